@@ -1,0 +1,3 @@
+"""Hardware knowledge of gfx942/gfx950: operands, instruction specs, hazards, MFMA layouts, emulator.
+
+Imports nothing from asmgen."""

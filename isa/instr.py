@@ -1,0 +1,63 @@
+"""One machine instruction as data: mnemonic, positional operands, modifiers; prints as LLVM syntax.
+
+``Instr`` is what the builder makes, the text parser reads and the binary decoder produces, so the
+emitter, the passes and the emulator all speak of the same object. Operands are positional in
+LLVM's assembly order (destinations first); which are read or written is the spec table's business
+(``isa.spec``). Modifiers are ``(name, value)`` pairs in the order they print:
+``True`` prints ``name`` (``offen``, ``lds``, ``sc0``), an int ``name:N`` (``offset:16``,
+``vmcnt`` is not a modifier: waitcnt fields are operands), a tuple ``name:[a,b]`` (``op_sel``),
+a str ``name:text`` (``dpp`` controls such as ``row_shr:1`` are stored as ``("row_shr", 1)``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .operands import Operand
+
+ModValue = Any  # bool | int | str | tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Instr:
+    """An instruction: ``op`` mnemonic (lower case, no ``_e32``/``_e64`` suffix), operands, modifiers."""
+
+    op: str
+    operands: tuple[Operand, ...] = ()
+    mods: tuple[tuple[str, ModValue], ...] = ()
+    encoding: str = ""  # "e32" | "e64" | "dpp" | "sdwa" | "" (as decoded or asked for; "" = assembler's choice)
+
+    def mod(self, name: str, default: ModValue = None) -> ModValue:
+        for k, val in self.mods:
+            if k == name:
+                return val
+        return default
+
+    def has(self, name: str) -> bool:
+        return any(k == name for k, _ in self.mods)
+
+    def with_mods(self, **updates: ModValue) -> "Instr":
+        """A copy with modifiers set (value None removes one)."""
+        mods = [(k, updates.pop(k) if k in updates else val) for k, val in self.mods]
+        mods += list(updates.items())
+        return Instr(self.op, self.operands, tuple((k, val) for k, val in mods if val is not None and
+                                                   val is not False), self.encoding)
+
+    def __str__(self) -> str:
+        name = self.op + (f"_{self.encoding}" if self.encoding in ("e32", "e64", "dpp", "sdwa") else "")
+        text = name
+        if self.operands:
+            text += " " + ", ".join(str(o) for o in self.operands)
+        for k, val in self.mods:
+            text += " " + format_mod(k, val)
+        return text
+
+
+def format_mod(name: str, val: ModValue) -> str:
+    if val is True:
+        return name
+    if isinstance(val, tuple):
+        return f"{name}:[{','.join(str(x) for x in val)}]"
+    if isinstance(val, int) and name in ("row_mask", "bank_mask"):
+        return f"{name}:{hex(val)}"
+    return f"{name}:{val}"

@@ -1,0 +1,1 @@
+"""Named schedule recipes: small functions of their parameters, selected by name."""
