@@ -5,7 +5,7 @@ emitter, the passes and the emulator all speak of the same object. Operands are 
 LLVM's assembly order (destinations first); which are read or written is the spec table's business
 (``isa.spec``). Modifiers are ``(name, value)`` pairs in the order they print:
 ``True`` prints ``name`` (``offen``, ``lds``, ``sc0``), an int ``name:N`` (``offset:16``,
-``vmcnt`` is not a modifier: waitcnt fields are operands), a tuple ``name:[a,b]`` (``op_sel``),
+``s_waitcnt`` holds one ``Imm(simm16)`` operand and prints its fields), a tuple ``name:[a,b]`` (``op_sel``),
 a str ``name:text`` (``dpp`` controls such as ``row_shr:1`` are stored as ``("row_shr", 1)``).
 """
 from __future__ import annotations
@@ -44,13 +44,10 @@ class Instr:
                                                    val is not False), self.encoding)
 
     def __str__(self) -> str:
-        name = self.op + (f"_{self.encoding}" if self.encoding in ("e32", "e64", "dpp", "sdwa") else "")
-        text = name
-        if self.operands:
-            text += " " + ", ".join(str(o) for o in self.operands)
-        for k, val in self.mods:
-            text += " " + format_mod(k, val)
-        return text
+        # The printer knows s_waitcnt fields and VOP3 source modifiers (isa.asm_format); it imports
+        # this module, hence the import here.
+        from .asm_format import format_instr
+        return format_instr(self)
 
 
 def format_mod(name: str, val: ModValue) -> str:

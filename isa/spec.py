@@ -106,4 +106,8 @@ FLAGS = (
     "writes_exec", "dpp_ok", "sdwa_ok", "packed",  # packed = VOP3P math
     "partial_dst", # may write part of a register (SDWA/op_sel dst), cdna-facts section 3
     "readlane",    # v_readlane/v_writelane/v_readfirstlane (lane-select hazards)
+    "dot", "dgemm",  # v_dot* (own hazard rules); f64 MFMAs
+    "flat", "scratch",  # FLAT-segment forms (bump vmcnt and lgkmcnt)
+    "rtn",         # atomic returning its pre-op value
+    "cache",       # cache-control instructions
 )
