@@ -1,0 +1,223 @@
+"""Conversion VALU semantics: int <-> float, f32 <-> f16/f64/bf16, packing, and the fp8/bf8 converts.
+
+Rules (AMD CDNA3 ISA guide, V_CVT_*): float -> int truncates toward zero (flr/rpi round down / half
+up), saturates to the integer range, NaN -> 0. Narrowing float converts round to nearest even
+(v_cvt_pkrtz_f16_f32 rounds toward zero). bf16 and fp8/bf8 use ml_dtypes: on gfx942 fp8 is
+e4m3fnuz and bf8 e5m2fnuz, on gfx950 OCP e4m3fn and e5m2 (cdna-facts section 2); an out-of-range
+value becomes NaN (inf for OCP bf8) unless ``clamp`` is set, which saturates to the largest finite
+value. The fp8 flavour is looked up from ``m.arch`` at execution time.
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from .dpp import bind_vop, is_sdwa, plain_reader, reject_mods, sdwa_src, sel_bit
+from .operand_io import AluModifierError, alu, ops, register, vector_getter, vector_setter
+
+F32, F16, F64 = np.float32, np.float16, np.float64
+U32 = np.uint32
+
+FP8 = {"gfx942": {"fp8": ml_dtypes.float8_e4m3fnuz, "bf8": ml_dtypes.float8_e5m2fnuz},
+       "gfx950": {"fp8": ml_dtypes.float8_e4m3fn, "bf8": ml_dtypes.float8_e5m2}}
+
+
+def fp8_type(m, kind: str):
+    arch = getattr(m, "arch", None)
+    if arch not in FP8:
+        raise AluModifierError(f"fp8/bf8 conversion needs the arch (gfx942 | gfx950), machine has {arch!r}")
+    return FP8[arch][kind]
+
+
+def f2i(x, lo: int, hi: int, out):
+    """Float lanes to integer: truncate, saturate to [lo, hi], NaN -> 0."""
+    t = np.trunc(x.astype(F64))
+    t = np.where(np.isnan(t), 0, np.clip(t, lo, hi))
+    return t.astype(np.int64).astype(out)
+
+
+def f16_rtz(x):
+    """f32 -> f16 rounding toward zero (v_cvt_pkrtz_f16_f32)."""
+    h = x.astype(F16)
+    hb = h.view(np.uint16).astype(np.int32)
+    back = h.astype(F32)
+    over = np.isfinite(x) & (np.abs(back) > np.abs(x))
+    hb = np.where(over, hb - 1, hb)   # one ulp toward zero (also inf -> 65504)
+    return hb.astype(np.uint16).view(F16)
+
+
+def bf16_rne(x):
+    return x.astype(ml_dtypes.bfloat16).view(np.uint16)
+
+
+def _ubyte(k):
+    return lambda a: ((a >> U32(8 * k)) & U32(0xFF)).astype(F32)
+
+
+CVT_OPS: dict[str, tuple] = {
+    "v_cvt_f32_f16": (("f16",), "f32", lambda a: a.astype(F32)),
+    "v_cvt_f16_f32": (("f32",), "f16", lambda a: a.astype(F16)),
+    "v_cvt_f32_u32": (("u32",), "f32", lambda a: a.astype(F32)),
+    "v_cvt_f32_i32": (("i32",), "f32", lambda a: a.astype(F32)),
+    "v_cvt_u32_f32": (("f32",), "u32", lambda a: f2i(a, 0, 0xFFFFFFFF, U32)),
+    "v_cvt_i32_f32": (("f32",), "i32", lambda a: f2i(a, -(1 << 31), (1 << 31) - 1, np.int32)),
+    "v_cvt_flr_i32_f32": (("f32",), "i32", lambda a: f2i(np.floor(a), -(1 << 31), (1 << 31) - 1, np.int32)),
+    "v_cvt_rpi_i32_f32": (("f32",), "i32",
+                          lambda a: f2i(np.floor(a.astype(F64) + 0.5), -(1 << 31), (1 << 31) - 1, np.int32)),
+    "v_cvt_f64_f32": (("f32",), "f64", lambda a: a.astype(F64)),
+    "v_cvt_f32_f64": (("f64",), "f32", lambda a: a.astype(F32)),
+    "v_cvt_f64_i32": (("i32",), "f64", lambda a: a.astype(F64)),
+    "v_cvt_f64_u32": (("u32",), "f64", lambda a: a.astype(F64)),
+    "v_cvt_i32_f64": (("f64",), "i32", lambda a: f2i(a, -(1 << 31), (1 << 31) - 1, np.int32)),
+    "v_cvt_u32_f64": (("f64",), "u32", lambda a: f2i(a, 0, 0xFFFFFFFF, U32)),
+    "v_cvt_f16_u16": (("u16",), "f16", lambda a: a.astype(F16)),
+    "v_cvt_f16_i16": (("i16",), "f16", lambda a: a.astype(F16)),
+    "v_cvt_u16_f16": (("f16",), "u16", lambda a: f2i(a, 0, 0xFFFF, np.uint16)),
+    "v_cvt_i16_f16": (("f16",), "i16", lambda a: f2i(a, -(1 << 15), (1 << 15) - 1, np.int16)),
+    "v_cvt_f32_ubyte0": (("u32",), "f32", _ubyte(0)),
+    "v_cvt_f32_ubyte1": (("u32",), "f32", _ubyte(1)),
+    "v_cvt_f32_ubyte2": (("u32",), "f32", _ubyte(2)),
+    "v_cvt_f32_ubyte3": (("u32",), "f32", _ubyte(3)),
+    "v_cvt_f32_bf16": (("u32",), "f32", lambda a: ((a & U32(0xFFFF)) << U32(16)).view(F32)),
+    "v_cvt_pkrtz_f16_f32": (("f32", "f32"), "u32",
+                            lambda a, b: f16_rtz(a).view(np.uint16).astype(U32)
+                            | (f16_rtz(b).view(np.uint16).astype(U32) << U32(16))),
+    "v_cvt_pk_f16_f32": (("f32", "f32"), "u32",
+                         lambda a, b: a.astype(F16).view(np.uint16).astype(U32)
+                         | (b.astype(F16).view(np.uint16).astype(U32) << U32(16))),
+    "v_cvt_pk_bf16_f32": (("f32", "f32"), "u32",
+                          lambda a, b: bf16_rne(a).astype(U32) | (bf16_rne(b).astype(U32) << U32(16))),
+    "v_pack_b32_f16": (("f16", "f16"), "u32",
+                       lambda a, b: a.view(np.uint16).astype(U32) | (b.view(np.uint16).astype(U32) << U32(16))),
+    "v_cvt_pk_u16_u32": (("u32", "u32"), "u32",
+                         lambda a, b: np.minimum(a, U32(0xFFFF)) | (np.minimum(b, U32(0xFFFF)) << U32(16))),
+    "v_cvt_pk_i16_i32": (("i32", "i32"), "u32",
+                         lambda a, b: (np.clip(a, -32768, 32767).astype(np.uint32) & U32(0xFFFF))
+                         | (np.clip(b, -32768, 32767).astype(np.uint32) << U32(16))),
+    "v_cvt_off_f32_i4": (("u32",) * 1, "f32",
+                         lambda a: (((a & U32(0xF)) ^ U32(8)).astype(np.int32) - 8).astype(F32) / F32(16)),
+    "v_cvt_pknorm_i16_f32": (("f32", "f32"), "u32", lambda a, b: _norm16(a, True) | (_norm16(b, True) << U32(16))),
+    "v_cvt_pknorm_u16_f32": (("f32", "f32"), "u32",
+                             lambda a, b: _norm16(a, False) | (_norm16(b, False) << U32(16))),
+    "v_sat_pk_u8_i16": (("u32",), "u32",
+                        lambda a: np.clip(np.ascontiguousarray(a).view(np.int16).reshape(64, 2), 0, 255)
+                        .astype(np.uint8).view(np.uint16)[:, 0].astype(U32)),
+}
+
+
+def _norm16(x, signed: bool):
+    """f32 -> snorm16 / unorm16 (ISA guide V_CVT_PKNORM_*: clamp, scale by 32767 / 65535, RNE)."""
+    if signed:
+        v = np.rint(np.clip(np.nan_to_num(x.astype(F64), nan=0.0), -1.0, 1.0) * 32767.0)
+        return v.astype(np.int64).astype(np.uint16).astype(U32)
+    v = np.rint(np.clip(np.nan_to_num(x.astype(F64), nan=0.0), 0.0, 1.0) * 65535.0)
+    return v.astype(U32)
+
+
+def _make_cvt(name):
+    srcs, dst, fn = CVT_OPS[name]
+    return lambda ins: bind_vop(ins, fn, srcs, dst)
+
+
+register(CVT_OPS, _make_cvt)
+
+
+def to_fp8(x, dt, clamp: bool):
+    """f32 lanes -> fp8/bf8 byte patterns (uint8), RNE; ``clamp`` saturates to +-max finite."""
+    if clamp:
+        big = float(ml_dtypes.finfo(dt).max)
+        x = np.where(np.isnan(x), x, np.clip(x, -big, big)).astype(F32)
+    return x.astype(dt).view(np.uint8)
+
+
+# ----- v_cvt_pk_fp8_f32 / v_cvt_pk_bf8_f32 vdst, s0, s1 [op_sel:[_,_,hi]]: two bytes into one word of
+# vdst, the other word kept (ISA guide V_CVT_PK_FP8_F32; op_sel[2] selects the destination word) ----
+def _bind_pk8(kind: str):
+    def bind(ins):
+        d = ops(ins, 3)[0]
+        reject_mods(ins)
+        ga, gb = plain_reader(ins, 1, 0, "f32"), plain_reader(ins, 2, 1, "f32")
+        hi = bool(sel_bit(ins, "op_sel", 2))
+        clamp = bool(ins.mod("clamp", False))
+        gd, put = vector_getter(d), vector_setter(d)
+        sh = U32(16 if hi else 0)
+        keep = U32(0x0000FFFF if hi else 0xFFFF0000)
+
+        def run(m, w):
+            dt = fp8_type(m, kind)
+            word = to_fp8(ga(w), dt, clamp).astype(U32) | (to_fp8(gb(w), dt, clamp).astype(U32) << U32(8))
+            put(w, (gd(w) & keep) | (word << sh), w.exec_mask())
+        return run
+    return bind
+
+
+alu("v_cvt_pk_fp8_f32")(_bind_pk8("fp8"))
+alu("v_cvt_pk_bf8_f32")(_bind_pk8("bf8"))
+
+
+# ----- v_cvt_sr_fp8_f32 / v_cvt_sr_bf8_f32 vdst, s0, s1(random bits): stochastic rounding into the
+# byte op_sel[2] + 2*op_sel[3] of vdst. Rounding: add the random bits below the fp8 mantissa LSB to the
+# f32 pattern and truncate (the ISA's stochastic-rounding definition), then narrow exactly. -------------
+def _bind_sr8(kind: str):
+    def bind(ins):
+        d = ops(ins, 3)[0]
+        reject_mods(ins)
+        ga, gr = plain_reader(ins, 1, 0, "f32"), plain_reader(ins, 2, 1, "u32")
+        byte = sel_bit(ins, "op_sel", 2) + 2 * sel_bit(ins, "op_sel", 3)
+        clamp = bool(ins.mod("clamp", False))
+        gd, put = vector_getter(d), vector_setter(d)
+        sh = U32(8 * byte)
+        keep = ~U32(0xFF << (8 * byte))
+
+        def run(m, w):
+            dt = fp8_type(m, kind)
+            mant = ml_dtypes.finfo(dt).nmant
+            drop = 23 - mant
+            x = ga(w)
+            bits = x.view(U32)
+            noise = gr(w) & U32((1 << drop) - 1)
+            fin = np.isfinite(x)
+            rounded = np.where(fin, ((bits + noise) & ~U32((1 << drop) - 1)), bits).view(F32)
+            # exact narrowing of a value already on the fp8 grid (normal range); RNE handles denormals
+            b8 = to_fp8(rounded, dt, clamp).astype(U32)
+            put(w, (gd(w) & keep) | (b8 << sh), w.exec_mask())
+        return run
+    return bind
+
+
+alu("v_cvt_sr_fp8_f32")(_bind_sr8("fp8"))
+alu("v_cvt_sr_bf8_f32")(_bind_sr8("bf8"))
+
+
+# ----- v_cvt_f32_fp8 / bf8: one byte (SDWA src0_sel BYTE_n, default byte 0) -> f32;
+# v_cvt_pk_f32_fp8 / bf8: one word (SDWA src0_sel WORD_n) -> two f32 ----------------------------------
+def _bind_from8(kind: str, pk: bool):
+    def bind(ins):
+        d, s = ops(ins, 2)
+        reject_mods(ins, clamp=True)
+        raw = vector_getter(s)
+        sel = sdwa_src(ins, 0, 1) if is_sdwa(ins) else None
+        if ins.mod("op_sel") and not is_sdwa(ins):
+            raise AluModifierError(f"{ins}: op_sel byte select is not accepted by LLVM for {ins.op}")
+        put = vector_setter(d, 2 if pk else 1)
+
+        def run(m, w):
+            dt = fp8_type(m, kind)
+            v = raw(w)
+            if sel is not None:
+                v = sel(v)
+            b = (v & U32(0xFFFF if pk else 0xFF))
+            lo = (b & U32(0xFF)).astype(np.uint8).view(dt).astype(F32).view(U32)
+            if pk:
+                hi = (b >> U32(8)).astype(np.uint8).view(dt).astype(F32).view(U32)
+                put(w, np.stack([lo, hi]), w.exec_mask())
+            else:
+                put(w, lo, w.exec_mask())
+        return run
+    return bind
+
+
+alu("v_cvt_f32_fp8")(_bind_from8("fp8", False))
+alu("v_cvt_f32_bf8")(_bind_from8("bf8", False))
+alu("v_cvt_pk_f32_fp8")(_bind_from8("fp8", True))
+alu("v_cvt_pk_f32_bf8")(_bind_from8("bf8", True))
