@@ -1,0 +1,41 @@
+"""``load(kernel_or_json, backend=...)`` with a real backend switch: ``emu`` runs the emulator
+runner of ``asmgen.api``, ``hip`` the HIP runner of ``asmgen.runtime.hip_loader``, ``auto`` whichever
+``select_backend`` picks. The runner gets ``backend`` and ``backend_reason`` attributes saying which
+one runs and why.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .backend import select_backend
+
+
+def load(kernel_or_json: Any, backend: str = "emu", seed: int = 0, device: int | None = None,
+         hip: Any = None):
+    """A runner (NumPy in, NumPy out) for a ``Kernel`` or a ``.json`` contract path."""
+    from ..api import EmuRunner, _read_meta
+    choice = select_backend(backend, hip=hip, device=device,
+                            arch=_arch_of(kernel_or_json))
+    meta, hsaco = _read_meta(kernel_or_json)
+    if choice.name == "hip":
+        from .hip_loader import HipRunner
+        runner = HipRunner(meta, hsaco, device=choice.device.index, hip=hip)
+    else:
+        runner = EmuRunner(meta, hsaco, seed)
+    runner.backend = choice.name
+    runner.backend_reason = choice.reason
+    return runner
+
+
+def _arch_of(src: Any) -> str | None:
+    """The kernel's arch, read before the backend is chosen (``auto`` must not pick a GPU of
+    another arch); None when the source is unreadable (``_read_meta`` reports that)."""
+    meta = getattr(src, "meta", None)
+    if isinstance(meta, dict):
+        return meta.get("arch")
+    import json
+    from pathlib import Path
+    try:
+        return json.loads(Path(src).read_text()).get("arch")
+    except (OSError, ValueError, AttributeError, TypeError):
+        return None

@@ -1,0 +1,197 @@
+"""The on-disk kernel cache: folder resolution, key stability, hit/miss, corruption detected and
+rebuilt (with a warning naming the path), atomic publication with concurrent builders, ls/clear."""
+import multiprocessing as mp
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from asmgen import __version__
+from asmgen import cache as C
+from asmgen.runtime.errors import CacheCorruptWarning, CacheError
+
+PARTS = C.key_parts("gemm", {"m": 64, "n": 64, "tile": (64, 64, 32)}, {"name": "pgr1", "params": {"prefetch": 1}},
+                    "gfx942", "Debian LLVM version 22.1.8")
+ARTS = {"k.s": "s_endpgm\n", "k.hsaco": b"\x7fELF" + bytes(range(256)), "k.json": b'{"kernel": "k"}'}
+
+
+def test_cache_dir_resolution(monkeypatch, tmp_path):
+    monkeypatch.setenv("ASMGEN_CACHE_DIR", str(tmp_path / "explicit"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert C.cache_dir() == tmp_path / "explicit"
+    monkeypatch.delenv("ASMGEN_CACHE_DIR")
+    assert C.cache_dir() == tmp_path / "xdg" / "asmgen"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert C.cache_dir() == tmp_path / "home" / ".cache" / "asmgen"
+
+
+def test_key_is_canonical_and_covers_every_part():
+    k = C.cache_key(PARTS)
+    assert len(k) == 64 and int(k, 16) >= 0
+    assert PARTS["asmgen"] == C.asmgen_version()
+    assert PARTS["asmgen"].startswith(__version__ + "+") and len(PARTS["asmgen"]) == len(__version__) + 17
+    reordered = {key: PARTS[key] for key in reversed(list(PARTS))}
+    reordered["config"] = {"tile": [64, 64, 32], "n": 64, "m": 64}          # list == tuple, order free
+    assert C.cache_key(reordered) == k
+    for field, value in [("kind", "attention"), ("arch", "gfx950"), ("toolchain", "LLVM version 21.1.0"),
+                         ("asmgen", "9.9.9"), ("recipe", {"name": "pgr2", "params": {"prefetch": 2}}),
+                         ("config", {"m": 128, "n": 64, "tile": [64, 64, 32]})]:
+        assert C.cache_key(PARTS | {field: value}) != k, field
+    with pytest.raises(CacheError, match="not plain JSON data"):
+        C.cache_key(PARTS | {"config": {"x": object()}})
+    with pytest.raises(CacheError, match="not plain JSON data"):
+        C.cache_key(PARTS | {"config": {"x": float("nan")}})
+
+
+def test_miss_then_hit(cache_root):
+    calls = []
+
+    def build():
+        calls.append(1)
+        return ARTS
+
+    arts, hit = C.cached(PARTS, build)
+    assert not hit and calls == [1]
+    assert arts["k.s"] == b"s_endpgm\n" and arts["k.hsaco"] == ARTS["k.hsaco"]
+    arts2, hit2 = C.cached(PARTS, build)
+    assert hit2 and calls == [1] and arts2 == arts
+    assert list(cache_root.iterdir()) == [cache_root / f"{C.cache_key(PARTS)}.entry"]
+    _, hit3 = C.cached(PARTS | {"arch": "gfx950"}, build)
+    assert not hit3 and calls == [1, 1]
+
+
+@pytest.mark.parametrize("damage,problem", [
+    (lambda d: d[:-1] + bytes([d[-1] ^ 0x01]), "checksum mismatch"),
+    (lambda d: d[: len(d) // 2], "checksum mismatch"),
+    (lambda d: b"garbage", "no 'ASMGEN-CACHE 1' header"),
+    (lambda d: b"", "no 'ASMGEN-CACHE 1' header"),
+])
+def test_corrupt_entry_is_reported_and_rebuilt(cache_root, damage, problem):
+    C.cached(PARTS, lambda: ARTS)
+    path = C.entry_path(C.cache_key(PARTS))
+    path.write_bytes(damage(path.read_bytes()))
+    (entry,) = C.cache_ls()
+    assert not entry.valid and problem in entry.problem
+    rebuilt = []
+    with pytest.warns(CacheCorruptWarning) as rec:
+        arts, hit = C.cached(PARTS, lambda: rebuilt.append(1) or ARTS)
+    assert not hit and rebuilt == [1]
+    assert str(path) in str(rec[0].message) and problem in str(rec[0].message)
+    assert rec[0].filename == __file__                          # points at the caller
+    assert C.cached(PARTS, lambda: 1 / 0) == (arts, True)        # the rebuilt entry is whole again
+    assert all(e.valid for e in C.cache_ls())
+
+
+def test_entry_under_another_key_name_is_corrupt(cache_root):
+    C.cached(PARTS, lambda: ARTS)
+    other = PARTS | {"arch": "gfx950"}
+    os.replace(C.entry_path(C.cache_key(PARTS)), C.entry_path(C.cache_key(other)))
+    with pytest.warns(CacheCorruptWarning, match="is not the file's"):
+        _, hit = C.cached(other, lambda: ARTS)
+    assert not hit
+
+
+def test_bad_builds_and_unwritable_folder(tmp_path):
+    with pytest.raises(CacheError, match="artifact name '../x' must be a plain file name"):
+        C.cached(PARTS, lambda: {"../x": b""}, root=tmp_path)
+    with pytest.raises(CacheError, match="artifact 'a' is int, not bytes or str"):
+        C.cached(PARTS, lambda: {"a": 1}, root=tmp_path)
+    with pytest.raises(CacheError, match="non-empty dict"):
+        C.cached(PARTS, dict, root=tmp_path)
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(CacheError, match=f"cannot write to the kernel cache folder {blocker}/sub"):
+        C.cached(PARTS, lambda: ARTS, root=blocker / "sub")
+
+
+def test_ls_and_clear(cache_root):
+    assert C.cache_ls() == [] and C.cache_clear() == 0
+    C.cached(PARTS, lambda: ARTS)
+    C.cached(PARTS | {"kind": "attention"}, lambda: {"a.s": "x"})
+    keep = cache_root / "README"
+    keep.write_text("not ours")
+    stale = cache_root / ".tmp-deadbeef-xyz"
+    stale.write_bytes(b"half")
+    os.utime(stale, (time.time() - 3600, time.time() - 3600))
+    fresh = cache_root / ".tmp-cafe-abc"
+    fresh.write_bytes(b"in flight")
+    entries = C.cache_ls()
+    assert sorted(e.kind for e in entries) == ["attention", "gemm"]
+    assert {e.files for e in entries} == {("k.s", "k.hsaco", "k.json"), ("a.s",)}
+    assert C.cache_clear() == 3
+    assert sorted(p.name for p in cache_root.iterdir()) == [".tmp-cafe-abc", "README"]
+
+
+def _builder(root, barrier, queue, delay):
+    barrier.wait()
+
+    def build():
+        time.sleep(delay)
+        return ARTS | {"who": str(os.getpid())}
+
+    arts, hit = C.cached(PARTS, build, root=root)
+    queue.put((os.getpid(), hit, sorted(arts), arts["k.hsaco"] == ARTS["k.hsaco"]))
+
+
+def test_concurrent_builders_leave_one_valid_entry(tmp_path):
+    ctx = mp.get_context("fork")
+    n = 4
+    barrier, queue = ctx.Barrier(n), ctx.Queue()
+    procs = [ctx.Process(target=_builder, args=(str(tmp_path), barrier, queue, 0.2)) for _ in range(n)]
+    for p in procs:
+        p.start()
+    results = [queue.get(timeout=60) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    assert all(ok and names == ["k.hsaco", "k.json", "k.s", "who"] for _, _, names, ok in results)
+    assert sum(not hit for _, hit, _, _ in results) >= 2       # they really raced (all missed together)
+    files = sorted(Path(tmp_path).iterdir())
+    assert files == [C.entry_path(C.cache_key(PARTS), tmp_path)]   # one entry, no temporary file left
+    arts, hit = C.cached(PARTS, lambda: 1 / 0, root=tmp_path)
+    assert hit and int(arts["who"]) in {pid for pid, _, _, _ in results}
+
+
+def test_cached_kernel_round_trip(cache_root, gemm_kernel):
+    parts = C.key_parts("gemm", gemm_kernel.config.to_dict(), {"name": "pgr1"}, "gfx942",
+                        gemm_kernel.meta["toolchain"])
+    k1, hit1 = C.cached_kernel(parts, lambda: gemm_kernel, config=gemm_kernel.config)
+    assert not hit1 and k1 is gemm_kernel
+    k2, hit2 = C.cached_kernel(parts, lambda: 1 / 0, config=gemm_kernel.config)
+    assert hit2 and k2 is not gemm_kernel
+    assert (k2.name, k2.asm, k2.hsaco, k2.meta) == (k1.name, k1.asm, k1.hsaco, k1.meta)
+    assert k2.config is gemm_kernel.config
+    out = cache_root / "saved"
+    k2.save(out)
+    assert (out / f"{k2.name}.hsaco").read_bytes() == gemm_kernel.hsaco
+
+
+def test_recipe_desc():
+    from schedules import get_recipe
+    assert C.recipe_desc(get_recipe("pgr1"))["name"] == "pgr1"
+    assert C.recipe_desc(get_recipe("pgr1"))["params"]["prefetch"] == 1
+    assert C.recipe_desc(None) is None
+
+
+def test_cli_cache_ls_clear(cache_root, capsys):
+    from asmgen.cli import main
+    C.cached(PARTS, lambda: ARTS)
+    assert main(["cache", "ls"]) == 0
+    out = capsys.readouterr().out
+    assert f"# {cache_root}: 1 entries" in out and C.cache_key(PARTS)[:16] in out and "k.hsaco" in out
+    assert main(["cache", "clear"]) == 0
+    assert "removed 1 files" in capsys.readouterr().out
+    assert C.cache_ls() == []
+
+
+def test_cached_gemm(cache_root):
+    k1, hit1 = C.cached_gemm(64, 64, 32, dtype="f16")
+    k2, hit2 = C.cached_gemm(m=64, n=64, k=32, tile=[64, 64, 32])          # same call, spelled differently
+    assert (hit1, hit2) == (False, True)
+    assert (k2.name, k2.asm, k2.hsaco, k2.meta) == (k1.name, k1.asm, k1.hsaco, k1.meta)
+    assert k2.config == k1.config
+    k3, hit3 = C.cached_gemm(64, 64, 32, schedule="pgr2")
+    assert not hit3 and k3.meta["schedule"] == "pgr2"
+    assert len(C.cache_ls()) == 2
