@@ -1,0 +1,106 @@
+"""Program control that involves time or other waves: s_waitcnt, s_barrier, s_endpgm, s_nop,
+s_setprio, s_sleep; and MFMA dispatch to ``isa.emu.mfma.mfma``.
+
+s_waitcnt simm16 (cdna-facts section 4): vmcnt = bits 3:0 | bits 15:14 << 4, expcnt = bits 6:4,
+lgkmcnt = bits 11:8; a field at its maximum (63 / 15) does not wait. s_nop only counts wait
+states (isa.emu.program). s_setprio and s_sleep change timing only, which the random
+interleaving already covers, so they do nothing here.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..operands import Imm, Reg
+from . import pending
+from .errors import EmulatorError
+from .semantics import binder
+
+VM_MAX = 63
+LGKM_MAX = 15
+
+
+def decode_waitcnt(simm16: int) -> tuple[int, int, int]:
+    """(vmcnt, expcnt, lgkmcnt) of an s_waitcnt immediate on gfx9."""
+    vm = (simm16 & 0xF) | ((simm16 >> 14) & 3) << 4
+    return vm, (simm16 >> 4) & 7, (simm16 >> 8) & 0xF
+
+
+def _simm16(ins) -> int:
+    if not ins.operands:
+        return 0
+    op = ins.operands[0]
+    if isinstance(op, Imm) and isinstance(op.value, int):
+        return op.value & 0xFFFF
+    val = getattr(op, "value", None)
+    if isinstance(val, int):
+        return val & 0xFFFF
+    raise EmulatorError(f"s_waitcnt operand {op!r} is not an immediate")
+
+
+@binder("s_waitcnt")
+def bind_waitcnt(ins):
+    vm, _exp, lgkm = decode_waitcnt(_simm16(ins))
+    vm_n = None if vm >= VM_MAX else vm
+    lgkm_n = None if lgkm >= LGKM_MAX else lgkm
+
+    def fn(m, w):
+        pending.waitcnt(m, w, vm_n, lgkm_n)
+    return fn
+
+
+@binder("s_barrier")
+def bind_barrier(ins):
+    def fn(m, w):
+        m.arrive_barrier(w)
+    return fn
+
+
+@binder("s_endpgm")
+def bind_endpgm(ins):
+    def fn(m, w):
+        m.end_wave(w)
+    return fn
+
+
+@binder("s_nop", "s_setprio", "s_sleep", "s_icache_inv")
+def bind_nothing(ins):
+    def fn(m, w):
+        return None
+    return fn
+
+
+def bind_mfma(ins, spec, arch: str):
+    """MFMA: D = A x B + C for all 64 lanes, computed by isa.emu.mfma (EMU-MFMA). D is written at
+    issue; reading it too early is caught by the hazard check (cdna-facts section 3), not timed.
+    EXEC must be all ones (a partial EXEC is an error, see below)."""
+    from .mfma import mfma as mfma_fn
+    if len(ins.operands) < 4:
+        raise EmulatorError(f"'{ins}': an MFMA needs vdst, srcA, srcB, srcC")
+    vdst, sa, sb, sc = ins.operands[:4]
+    cd = spec.mfma.cd_regs
+    cbsz, abid, blgp = (int(ins.mod(k, 0) or 0) for k in ("cbsz", "abid", "blgp"))
+    name = spec.name
+
+    def rows(w, op, n):
+        if isinstance(op, Reg):
+            f = w.vgpr if op.file == "v" else w.agpr
+            return f[op.index:op.index + op.count]
+        if isinstance(op, Imm):
+            return np.full((n, 64), op.bits32(), np.uint32)
+        raise EmulatorError(f"'{ins}': MFMA operand {op} is not a register or constant")
+
+    dfile_v = vdst.file == "v"
+    d0 = vdst.index
+
+    def fn(m, w):
+        if w.exec != (1 << 64) - 1:
+            # How MFMAs treat a partial EXEC is not established (cdna-facts has no entry): refuse
+            # rather than guess. LLVM only emits MFMAs under a full EXEC.
+            raise m.error(EmulatorError, f"MFMA with EXEC {w.exec:#018x}: only a full EXEC is "
+                          "modelled", w)
+        a = rows(w, sa, 1)
+        b = rows(w, sb, 1)
+        c = rows(w, sc, cd)
+        d = mfma_fn(name, arch, a, b, c, cbsz=cbsz, abid=abid, blgp=blgp)
+        (w.vgpr if dfile_v else w.agpr)[d0:d0 + cd] = d
+    return fn

@@ -1,0 +1,221 @@
+"""MUBUF instructions: buffer_load_* / buffer_store_* through a 128-bit buffer resource (V#),
+including LDS DMA (``lds`` modifier: global -> LDS at M0).
+
+V# (cdna-facts section 5): dword0 = base[31:0]; dword1 = base[47:32] (15:0) | stride (29:16) |
+swizzle_en (31); dword2 = num_records; dword3 = format bits (ignored; swizzle and add_tid are not
+modelled and raise). Address = base + soffset + inst_offset + voffset (+ index * stride with idxen).
+Range check, raw buffers (stride 0): voffset + inst_offset (soffset excluded) is checked per dword
+against num_records bytes; structured: index >= num_records. Out-of-range loads return 0, stores
+are dropped (CK masks lanes with voffset 0x80000000). In-range addresses must fall inside an
+allocation (GlobalOutOfBoundsError otherwise). LDS DMA (section 6): LDS address = M0 + inst_offset
++ lane_id * 4 (<= 4 B) or lane_id * 16 (x3/x4, gfx950); the loaded bytes are written there.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..operands import Reg
+from .errors import EmulatorError, GlobalOutOfBoundsError
+from .lds import dwords_of
+from .mem_common import byte_range, bytes_to_dwords, lanes_to_bytes, mod_int, regfile, scalar_operand_value
+from .pending import VM, AsyncOp
+from .program import reg_keys
+from .semantics import binder
+
+LOADS = {"dword": (4, False), "dwordx2": (8, False), "dwordx3": (12, False), "dwordx4": (16, False),
+         "ubyte": (1, False), "sbyte": (1, True), "ushort": (2, False), "sshort": (2, True)}
+STORES = {"dword": 4, "dwordx2": 8, "dwordx3": 12, "dwordx4": 16, "byte": 1, "short": 2}
+
+
+LANES64 = np.arange(64, dtype=np.int64)
+
+
+def decode_srd(w, srsrc: Reg) -> tuple[int, int, int]:
+    """(base, stride, num_records) of the V# in s[srsrc:srsrc+3]."""
+    d0, d1, d2, d3 = w.sgpr[srsrc.index:srsrc.index + 4].tolist()
+    if d1 >> 30:
+        raise EmulatorError(f"buffer resource {srsrc} has swizzle bits set (dword1 {d1:#x}); "
+                            "swizzled buffers are not modelled")
+    if (d3 >> 23) & 1:
+        raise EmulatorError(f"buffer resource {srsrc} has add_tid_enable set (dword3 {d3:#x}); "
+                            "not modelled")
+    return d0 | ((d1 & 0xFFFF) << 32), (d1 >> 16) & 0x3FFF, d2
+
+
+class _Shape:
+    """Static part of a MUBUF access: modifiers and per-dword range-check offsets."""
+
+    def __init__(self, ins, vaddr, srsrc, soffset, nbytes: int) -> None:
+        self.offen, self.idxen = ins.has("offen"), ins.has("idxen")
+        if (self.offen or self.idxen) and not isinstance(vaddr, Reg):
+            raise EmulatorError(f"'{ins}': offen/idxen need a VGPR address, got {vaddr}")
+        self.vaddr, self.srsrc, self.soffset = vaddr, srsrc, soffset
+        self.inst_off = mod_int(ins, "offset")
+        self.nbytes = nbytes
+        ndw = max(1, (nbytes + 3) // 4)
+        # end of each dword of the access relative to the lane offset (per-dword range check)
+        self.dw_end = 4 * np.arange(ndw) + np.minimum(4, nbytes - 4 * np.arange(ndw))
+
+
+def _addresses(w, sh: _Shape, lanes):
+    """(uint64 addresses, bool[n, n_dwords] in-range or None when every dword is in range)."""
+    base, stride, num_records = decode_srd(w, sh.srsrc)
+    soff = scalar_operand_value(w, sh.soffset)
+    r = sh.vaddr.index if isinstance(sh.vaddr, Reg) else 0
+    index = None
+    if sh.idxen:
+        index = w.vgpr[r][lanes].astype(np.int64)
+        r += 1
+    if sh.offen:
+        range_off = w.vgpr[r][lanes].astype(np.int64) + sh.inst_off
+    else:
+        range_off = np.full(len(LANES64[lanes]), sh.inst_off, np.int64)
+    if stride == 0 or index is None:
+        if stride == 0 and (not range_off.size or int(range_off.max()) + sh.nbytes <= num_records):
+            in_range = None
+        elif stride == 0:
+            in_range = (range_off[:, None] + sh.dw_end) <= num_records
+        else:
+            in_range = None
+    else:
+        ok = index < num_records
+        in_range = None if ok.all() else np.repeat(ok[:, None], len(sh.dw_end), axis=1)
+    addr = range_off + (base + soff)
+    if index is not None:
+        addr = addr + index * stride
+    return addr.astype(np.uint64), in_range
+
+
+def _locate(m, w, addr, in_range, nbytes, what):
+    """(location, byte mask of the in-range lanes or None, in-range lane rows or None)."""
+    try:
+        if in_range is None:
+            return m.mem.locate(addr, nbytes, what), None, None
+        rows = np.flatnonzero(in_range.any(axis=1))
+        mask_b = np.repeat(in_range[rows], 4, axis=1)[:, :nbytes]
+        return (m.mem.locate(addr[rows], nbytes, what) if rows.size else None), mask_b, rows
+    except GlobalOutOfBoundsError as e:
+        raise m.error(GlobalOutOfBoundsError, e.what, w) from None
+
+
+def _gather(mem, loc, mask_b, rows, n, nbytes):
+    """uint8[n, nbytes]: loaded bytes, 0 for out-of-range dwords (they never touch memory)."""
+    if mask_b is None:
+        return mem.gather(loc, n, nbytes)
+    out = np.zeros((n, nbytes), np.uint8)
+    if rows.size:
+        out[rows] = np.where(mask_b, mem.gather(loc, len(rows), nbytes), 0)
+    return out
+
+
+def _bind_load(ins, nbytes, signed):
+    lds = ins.has("lds")
+    if lds:
+        vaddr, srsrc, soffset = ins.operands[:3]
+        vdst = None
+    else:
+        vdst, vaddr, srsrc, soffset = ins.operands[:4]
+    sh = _Shape(ins, vaddr, srsrc, soffset, nbytes)
+    ndw = (nbytes + 3) // 4
+    regs = () if lds else reg_keys(vdst)
+    lds_stride = 16 if nbytes > 4 else 4
+
+    def fn(m, w):
+        lanes = w.exec_lanes()
+        addr, in_range = _addresses(w, sh, lanes)
+        loc, mask_b, rows = _locate(m, w, addr, in_range, nbytes, "buffer load")
+        mem, n = m.mem, len(addr)
+        if lds:
+            base = (w.m0 & 0x3FFFF) + sh.inst_off
+            idx = (base + LANES64[lanes] * lds_stride)[:, None] + byte_range(nbytes)
+            m.lds.check_bounds(m, w, idx, f"LDS-DMA write of {nbytes} bytes")
+            lds_data = m.lds.data
+
+            def apply():
+                lds_data[idx] = _gather(mem, loc, mask_b, rows, n, nbytes)
+            op = AsyncOp(w, VM, (), apply, w.pc, ins, lds_dw=dwords_of(idx), lds_write=True, dma=True)
+            m.lds.dma_issue(m, w, op)
+            m.issue(w, op)
+            return
+        f = regfile(w, vdst)
+        d = vdst.index
+
+        def apply():
+            f[d:d + ndw, lanes] = bytes_to_dwords(_gather(mem, loc, mask_b, rows, n, nbytes), signed).T
+        m.issue(w, AsyncOp(w, VM, regs, apply, w.pc, ins))
+    return fn
+
+
+def _bind_store(ins, nbytes):
+    vdata, vaddr, srsrc, soffset = ins.operands[:4]
+    sh = _Shape(ins, vaddr, srsrc, soffset, nbytes)
+    ndw = (nbytes + 3) // 4
+
+    def fn(m, w):
+        lanes = w.exec_lanes()
+        addr, in_range = _addresses(w, sh, lanes)
+        loc, mask_b, rows = _locate(m, w, addr, in_range, nbytes, "buffer store")
+        data = lanes_to_bytes(regfile(w, vdata)[vdata.index:vdata.index + ndw], lanes, nbytes)
+        mem = m.mem
+        m.claim_global_writes(w, loc, nbytes)
+
+        def apply():
+            if mask_b is None:
+                mem.scatter(loc, data)
+            elif rows.size:
+                old = mem.gather(loc, len(rows), nbytes)
+                mem.scatter(loc, np.where(mask_b, data[rows], old))
+        m.issue(w, AsyncOp(w, VM, (), apply, w.pc, ins))
+    return fn
+
+
+for _sfx, (_nb, _sg) in LOADS.items():
+    binder("buffer_load_" + _sfx)(lambda ins, nb=_nb, sg=_sg: _bind_load(ins, nb, sg))
+for _sfx, _nb in STORES.items():
+    binder("buffer_store_" + _sfx)(lambda ins, nb=_nb: _bind_store(ins, nb))
+
+
+def _bind_atomic(ins, name):
+    """buffer_atomic_<op> vdata, vaddr, srsrc, soffset: per lane in lane order; with ``sc0`` the
+    pre-op value returns into vdata. Out-of-range lanes are dropped (and return 0)."""
+    from .mem_global import ATOMIC_OPS
+    vdata, vaddr, srsrc, soffset = ins.operands[:4]
+    rtn = ins.has("sc0")
+    fn_op = ATOMIC_OPS[name]
+    regs = reg_keys(vdata) if rtn else ()
+
+    sh = _Shape(ins, vaddr, srsrc, soffset, 4)
+
+    def fn(m, w):
+        lanes = np.flatnonzero(w.exec_mask())
+        addr, in_range = _addresses(w, sh, lanes)
+        ok = np.ones(len(addr), bool) if in_range is None else in_range[:, 0]
+        _locate(m, w, addr, in_range, 4, "buffer atomic")
+        vals = regfile(w, vdata)[vdata.index][lanes].copy()
+        mem = m.mem
+
+        def apply():
+            old = np.zeros(len(lanes), np.uint32)
+            for j in np.flatnonzero(ok):
+                buf, off = mem.find(int(addr[j]), 4, ins.op)
+                cur = buf[off:off + 4].view(np.uint32)
+                old[j] = cur[0]
+                cur[0] = fn_op(int(cur[0]), int(vals[j]))
+            if rtn:
+                regfile(w, vdata)[vdata.index, lanes] = old
+        m.issue(w, AsyncOp(w, VM, regs, apply, w.pc, ins))
+    return fn
+
+
+for _name in ("add", "sub", "smin", "umin", "smax", "umax", "and", "or", "xor", "inc", "dec", "swap",
+              "add_f32"):
+    binder("buffer_atomic_" + _name)(lambda ins, n=_name: _bind_atomic(ins, n))
+
+
+@binder("buffer_wbl2", "buffer_inv")
+def bind_cache_op(ins):
+    """L2 write-back / L1 invalidate (memory-model fences): no data to move in the emulator, but
+    they are VMEM ops that count in vmcnt (LLVM waits vmcnt(0) after them), so they queue."""
+    def fn(m, w):
+        m.issue(w, AsyncOp(w, VM, (), None, w.pc, ins))
+    return fn

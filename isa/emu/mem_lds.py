@@ -1,0 +1,369 @@
+"""LDS instructions (DS format): ds_read*/ds_write* (b8..b128, read2/write2, st64), LDS atomics,
+and the LDS-crossbar lane ops ds_swizzle_b32 / ds_bpermute_b32 / ds_permute_b32.
+
+All count in lgkmcnt and land in issue order per wave (cdna-facts section 4). Addresses and store
+data are read at issue; reads take LDS bytes when they land (isa.emu.pending). Address = VGPR +
+offset (16-bit unsigned); read2/write2 use offset0/offset1 in units of the element size (x64 for
+st64). Out-of-allocation addresses are LdsOutOfBoundsError. Inactive lanes do nothing.
+Not implemented: ds_read_*_tr_* (gfx950 transpose layout unverified), addtid, d16 forms.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .lds import dwords_of
+from .mem_common import byte_range, bytes_to_dwords, mod_int, regfile
+from .pending import LDS, AsyncOp
+from .program import reg_keys
+from .semantics import binder
+
+READS = {"ds_read_b32": (4, False), "ds_read_b64": (8, False), "ds_read_b96": (12, False),
+         "ds_read_b128": (16, False), "ds_read_u8": (1, False), "ds_read_i8": (1, True),
+         "ds_read_u16": (2, False), "ds_read_i16": (2, True)}
+WRITES = {"ds_write_b8": 1, "ds_write_b16": 2, "ds_write_b32": 4, "ds_write_b64": 8,
+          "ds_write_b96": 12, "ds_write_b128": 16}
+READ2 = {"ds_read2_b32": (4, 1), "ds_read2_b64": (8, 1), "ds_read2st64_b32": (4, 64),
+         "ds_read2st64_b64": (8, 64)}
+WRITE2 = {"ds_write2_b32": (4, 1), "ds_write2_b64": (8, 1), "ds_write2st64_b32": (4, 64),
+          "ds_write2st64_b64": (8, 64)}
+
+M32 = 0xFFFFFFFF
+
+
+def _atomic_fn(name: str):
+    if name == "add_f32":
+        def f(old, v):
+            r = np.array([old], np.uint32).view(np.float32) + np.array([v], np.uint32).view(np.float32)
+            return int(r.astype(np.float32).view(np.uint32)[0])
+        return f
+    s32 = lambda x: x - (1 << 32) if x >> 31 else x
+    return {"add_u32": lambda o, v: (o + v) & M32, "sub_u32": lambda o, v: (o - v) & M32,
+            "min_u32": min, "max_u32": max,
+            "min_i32": lambda o, v: o if s32(o) <= s32(v) else v,
+            "max_i32": lambda o, v: o if s32(o) >= s32(v) else v,
+            "and_b32": lambda o, v: o & v, "or_b32": lambda o, v: o | v, "xor_b32": lambda o, v: o ^ v,
+            "inc_u32": lambda o, v: 0 if o >= v else o + 1,
+            "dec_u32": lambda o, v: v if (o == 0 or o > v) else o - 1}[name]
+
+
+ATOMICS = ("add_u32", "sub_u32", "min_i32", "max_i32", "min_u32", "max_u32", "and_b32", "or_b32",
+           "xor_b32", "add_f32", "inc_u32", "dec_u32")
+
+
+def _lanes_addr(w, vaddr, offset: int):
+    """(lanes, uint32 addresses of the active lanes); lanes is slice(None) when all are active.
+    The DS address is the 32-bit sum VGPR + offset (it wraps: LLVM folds negative bases into it)."""
+    lanes = w.exec_lanes()
+    return lanes, w.vgpr[vaddr.index][lanes] + np.uint32(offset)
+
+
+def _check(m, w, addr: np.ndarray, span: int, what: str) -> None:
+    """Bounds of accesses [addr, addr + span) (DS offsets are unsigned, so addr >= 0)."""
+    if addr.size and int(addr.max()) + span > m.lds.size:
+        m.lds.check_bounds(m, w, addr[:, None].astype(np.int64) + np.arange(span), what)
+
+
+def _trace_banks(m, addr: np.ndarray, nbytes: int) -> None:
+    if m.trace is not None and m.trace:
+        m.trace[-1]["lds_bank_conflicts"] = bank_conflict_cycles(m.arch, addr, nbytes)
+
+
+def bank_conflict_cycles(arch: str, addr: np.ndarray, nbytes: int) -> int:
+    """Extra LDS cycles from bank conflicts (cdna-facts section 7): lanes go in phases (32 lanes
+    for <= 4 B, 16 for 8 B, 8 for 16 B); in a phase, distinct dwords on one bank serialize and
+    equal dwords broadcast. The CK lane grouping of ds_read_b128 is approximated by consecutive
+    lanes."""
+    nbanks = 64 if arch == "gfx950" else 32
+    per_phase = 32 if nbytes <= 4 else (16 if nbytes <= 8 else 8)
+    ndw = max(1, (nbytes + 3) // 4)
+    extra = 0
+    for s in range(0, len(addr), per_phase):
+        dws = np.unique(((addr[s:s + per_phase] // 4)[:, None] + np.arange(ndw)).reshape(-1))
+        if dws.size:
+            extra += int(np.bincount(dws % nbanks).max()) - 1
+    return extra
+
+
+class _Access:
+    """Static shape of a DS access: elements of ``size`` bytes at byte offsets ``offs`` from the
+    lane address (1 element for ds_read/ds_write, 2 for read2/write2)."""
+
+    def __init__(self, offs: tuple[int, ...], size: int) -> None:
+        self.size = size
+        self.span = max(offs) + size
+        self.nreg = len(offs) * ((size + 3) // 4)
+        self.dword_ok = size % 4 == 0 and all(o % 4 == 0 for o in offs)
+        self.dw_offs = np.concatenate([o // 4 + np.arange(size // 4) for o in offs]) if self.dword_ok \
+            else None
+        self.single = self.dword_ok and self.nreg == 1
+        self.byte_offs = np.concatenate([o + np.arange(size) for o in offs])
+
+    def locate(self, addr: np.ndarray):
+        """(dword indices, byte indices or None when dword aligned) of lane addresses ``addr``."""
+        if self.dword_ok and not (addr & 3).any():
+            base = addr >> 2
+            if self.single:
+                return (base + self.dw_offs[0]) if self.dw_offs[0] else base, None
+            return (base[:, None] + self.dw_offs).ravel(), None
+        idx = addr[:, None] + self.byte_offs
+        return dwords_of(idx), idx
+
+
+def _read_op(m, w, ins, regs, vdst, lanes, addr, acc: _Access, signed=False):
+    lds = m.lds
+    dw, idx = acc.locate(addr)
+    f = regfile(w, vdst)
+    d, n = vdst.index, acc.nreg
+    if idx is None:
+        u32 = lds.u32
+
+        def apply():
+            f[d:d + n, lanes] = u32[dw].reshape(-1, n).T
+    else:
+        data = lds.data
+
+        def apply():
+            f[d:d + n, lanes] = bytes_to_dwords(data[idx], signed).T
+    if lds.dma_owner is not None:
+        lds.check_dma_pending(m, w, dw)
+    m.issue(w, AsyncOp(w, LDS, regs, apply, w.pc, ins, lds_dw=dw))
+
+
+def _write_op(m, w, ins, lanes, addr, acc: _Access, rows: np.ndarray):
+    """rows: uint32[acc.nreg (or 1 for sub-dword), 64] data registers, element after element."""
+    lds = m.lds
+    dw, idx = acc.locate(addr)
+    if idx is None:
+        vals = rows[0][lanes].copy() if acc.nreg == 1 else rows[:, lanes].T.ravel()
+        u32 = lds.u32
+
+        def apply():
+            u32[dw] = vals
+    else:
+        data = np.array(rows[:, lanes].T, dtype=np.uint32, order="C", copy=True).view(np.uint8)
+        if acc.size < 4:
+            data = data[:, :acc.size]
+        buf = lds.data
+
+        def apply():
+            buf[idx] = data
+    if lds.dma_owner is not None:
+        lds.check_dma_pending(m, w, dw, write=True)
+    m.issue(w, AsyncOp(w, LDS, (), apply, w.pc, ins, lds_dw=dw, lds_write=True))
+
+
+@binder(*READS)
+def bind_read(ins):
+    vdst, vaddr = ins.operands[0], ins.operands[1]
+    nbytes, signed = READS[ins.op]
+    off = np.uint32(mod_int(ins, "offset"))
+    acc = _Access((0,), nbytes)
+    regs, r = reg_keys(vdst), vaddr.index
+    what = f"read of {nbytes} bytes"
+
+    def fn(m, w):
+        lanes = w.exec_lanes()
+        addr = w.vgpr[r][lanes] + off
+        _check(m, w, addr, acc.span, what)
+        _read_op(m, w, ins, regs, vdst, lanes, addr, acc, signed)
+        if m.trace is not None:
+            _trace_banks(m, addr, nbytes)
+    return fn
+
+
+@binder(*READ2)
+def bind_read2(ins):
+    vdst, vaddr = ins.operands[0], ins.operands[1]
+    size, scale = READ2[ins.op]
+    acc = _Access((mod_int(ins, "offset0") * size * scale, mod_int(ins, "offset1") * size * scale), size)
+    regs, r = reg_keys(vdst), vaddr.index
+    what = f"read2 of 2x{size} bytes"
+
+    def fn(m, w):
+        lanes = w.exec_lanes()
+        addr = w.vgpr[r][lanes]
+        _check(m, w, addr, acc.span, what)
+        _read_op(m, w, ins, regs, vdst, lanes, addr, acc)
+        if m.trace is not None:
+            _trace_banks(m, addr + np.uint32(acc.byte_offs[0]), size)
+    return fn
+
+
+@binder(*WRITES)
+def bind_write(ins):
+    vaddr, vdata = ins.operands[0], ins.operands[1]
+    nbytes = WRITES[ins.op]
+    off = np.uint32(mod_int(ins, "offset"))
+    acc = _Access((0,), nbytes)
+    s, ndw, r = vdata.index, (nbytes + 3) // 4, vaddr.index
+    what = f"write of {nbytes} bytes"
+
+    def fn(m, w):
+        lanes = w.exec_lanes()
+        addr = w.vgpr[r][lanes] + off
+        _check(m, w, addr, acc.span, what)
+        _write_op(m, w, ins, lanes, addr, acc, regfile(w, vdata)[s:s + ndw])
+        if m.trace is not None:
+            _trace_banks(m, addr, nbytes)
+    return fn
+
+
+@binder(*WRITE2)
+def bind_write2(ins):
+    vaddr, d0, d1 = ins.operands[0], ins.operands[1], ins.operands[2]
+    size, scale = WRITE2[ins.op]
+    acc = _Access((mod_int(ins, "offset0") * size * scale, mod_int(ins, "offset1") * size * scale), size)
+    ndw, r = size // 4, vaddr.index
+    what = f"write2 of 2x{size} bytes"
+
+    def fn(m, w):
+        lanes = w.exec_lanes()
+        addr = w.vgpr[r][lanes]
+        _check(m, w, addr, acc.span, what)
+        rows = np.concatenate([regfile(w, d0)[d0.index:d0.index + ndw],
+                               regfile(w, d1)[d1.index:d1.index + ndw]])
+        _write_op(m, w, ins, lanes, addr, acc, rows)
+        if m.trace is not None:
+            _trace_banks(m, addr + np.uint32(acc.byte_offs[0]), size)
+    return fn
+
+
+def _bind_atomic(name: str, rtn: bool):
+    op_fn = _atomic_fn(name)
+
+    def bind(ins):
+        if rtn:
+            vdst, vaddr, vdata = ins.operands[:3]
+            regs = reg_keys(vdst)
+        else:
+            vaddr, vdata = ins.operands[:2]
+            vdst, regs = None, ()
+        offset = mod_int(ins, "offset")
+
+        def fn(m, w):
+            lanes, addr = _lanes_addr(w, vaddr, offset)
+            _check(m, w, addr, 4, "atomic of 4 bytes")
+            vals = regfile(w, vdata)[vdata.index][lanes].copy()
+            buf = m.lds.data
+
+            def apply():
+                old = np.empty(len(addr), np.uint32)
+                for j in range(len(addr)):   # lanes in order: duplicates accumulate
+                    a = int(addr[j])
+                    cur = buf[a:a + 4].view(np.uint32)
+                    old[j] = cur[0]
+                    cur[0] = op_fn(int(cur[0]), int(vals[j]))
+                if vdst is not None:
+                    regfile(w, vdst)[vdst.index, lanes] = old
+            dw = dwords_of(addr[:, None] + byte_range(4))
+            m.issue(w, AsyncOp(w, LDS, regs, apply, w.pc, ins, lds_dw=dw, lds_write="atomic"))
+        return fn
+    return bind
+
+
+for _n in ATOMICS:
+    binder("ds_" + _n)(_bind_atomic(_n, False))
+    binder("ds_" + _n.replace("_", "_rtn_", 1))(_bind_atomic(_n, True))
+
+
+# ------------------------------------------------------------------------------------------------
+# Cross-lane ops through the LDS crossbar (no LDS memory; lgkmcnt). AMD GCN3/CDNA3 ISA guide:
+# an inactive source lane reads as 0; only active lanes are written.
+# ------------------------------------------------------------------------------------------------
+def _lane_result(m, w, ins, vdst, result: np.ndarray) -> None:
+    lanes = np.flatnonzero(w.exec_mask())
+    vals = result[lanes]
+
+    def apply():
+        regfile(w, vdst)[vdst.index, lanes] = vals
+    m.issue(w, AsyncOp(w, LDS, reg_keys(vdst), apply, w.pc, ins))
+
+
+@binder("ds_bpermute_b32")
+def bind_bpermute(ins):
+    vdst, vaddr, vdata = ins.operands[:3]
+    offset = mod_int(ins, "offset")
+
+    def fn(m, w):
+        act = w.exec_mask()
+        src = np.where(act, regfile(w, vdata)[vdata.index], 0).astype(np.uint32)
+        sel = ((w.vgpr[vaddr.index].astype(np.int64) + offset) >> 2) & 63
+        _lane_result(m, w, ins, vdst, src[sel])
+    return fn
+
+
+@binder("ds_permute_b32")
+def bind_permute(ins):
+    vdst, vaddr, vdata = ins.operands[:3]
+    offset = mod_int(ins, "offset")
+
+    def fn(m, w):
+        act = w.exec_mask()
+        out = np.zeros(64, np.uint32)
+        lanes = np.flatnonzero(act)
+        sel = ((w.vgpr[vaddr.index][lanes].astype(np.int64) + offset) >> 2) & 63
+        out[sel] = regfile(w, vdata)[vdata.index][lanes]
+        _lane_result(m, w, ins, vdst, out)
+    return fn
+
+
+def swizzle_source_lanes(pattern: int) -> np.ndarray:
+    """Source lane of every lane for ds_swizzle_b32 offset ``pattern`` (CDNA3 ISA, DS_SWIZZLE_B32):
+    bit 15 set = quad-permute mode (2-bit selects per lane within each group of 4); else bit-mask
+    mode within groups of 32: src = ((lane & and_mask) | or_mask) ^ xor_mask, masks in bits
+    4:0, 9:5, 14:10."""
+    lane = np.arange(64)
+    if pattern & 0x8000:
+        sel = np.array([(pattern >> (2 * (i % 4))) & 3 for i in range(64)])
+        return (lane & ~3) + sel
+    and_m, or_m, xor_m = pattern & 31, (pattern >> 5) & 31, (pattern >> 10) & 31
+    return (lane & 32) | ((((lane & 31) & and_m) | or_m) ^ xor_m)
+
+
+def _swizzle_pattern(val) -> int:
+    if isinstance(val, int):
+        return val
+    text = str(val).replace(" ", "")
+    mt = re.fullmatch(r"swizzle\((\w+)(?:,(.*))?\)", text)
+    if not mt:
+        raise ValueError(f"unknown ds_swizzle offset {val!r}")
+    kind, args = mt.group(1), [a for a in (mt.group(2) or "").split(",") if a]
+    if kind == "QUAD_PERM":
+        p = [int(a) for a in args]
+        return 0x8000 | p[0] | p[1] << 2 | p[2] << 4 | p[3] << 6
+    if kind == "SWAP":
+        return 31 | (int(args[0]) << 10)
+    if kind == "REVERSE":
+        return 31 | ((int(args[0]) - 1) << 10)
+    if kind == "BROADCAST":
+        size, lane = int(args[0]), int(args[1])
+        return ((~(size - 1)) & 31) | (lane << 5)
+    if kind == "BITMASK_PERM":
+        mask = args[0].strip('"')
+        and_m = or_m = xor_m = 0
+        for i, c in enumerate(mask):
+            bit = 1 << (4 - i)
+            if c in "01":
+                and_m |= 0
+                or_m |= bit if c == "1" else 0
+            elif c == "p":
+                and_m |= bit
+            elif c == "i":
+                and_m |= bit
+                xor_m |= bit
+        return and_m | or_m << 5 | xor_m << 10
+    raise ValueError(f"unknown ds_swizzle mode {kind!r}")
+
+
+@binder("ds_swizzle_b32")
+def bind_swizzle(ins):
+    vdst, vaddr = ins.operands[:2]
+    src_lane = swizzle_source_lanes(_swizzle_pattern(ins.mod("offset", 0)))
+
+    def fn(m, w):
+        act = w.exec_mask()
+        src = np.where(act, w.vgpr[vaddr.index], 0).astype(np.uint32)
+        _lane_result(m, w, ins, vdst, src[src_lane])
+    return fn

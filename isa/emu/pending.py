@@ -1,0 +1,174 @@
+"""Asynchronous memory results: the queue of in-flight operations, landing, and s_waitcnt coverage.
+
+Model (docs/design.md "Correctness without hardware", cdna-facts section 4):
+- Every VMEM / LDS / SMEM instruction becomes an ``AsyncOp`` at issue. Addresses and store data
+  are read at issue; the memory side (load data read, store data written) happens when the op
+  *lands*, at a seeded random later step. Choice documented: loads read memory at landing time,
+  which is closest to hardware (the data is fetched some time after issue) and lets a race with
+  another wave's store show up as a wrong value rather than being hidden.
+- Landing order: VMEM ops of one wave land in issue order (vmcnt counts them in order), LDS ops of
+  one wave land in issue order, SMEM ops land in any order (SIInsertWaitcnts: "SMEM can return out
+  of order").
+- A register written by an op is *pending* from issue until an ``s_waitcnt`` covers the op, even if
+  the op already landed: reading or overwriting it before is an error, so a missing wait never
+  passes by luck. Coverage: vmcnt(N) covers all but the N most recent VMEM ops; lgkmcnt(N) covers
+  an LDS op once N or more LDS ops were issued after it, and covers SMEM ops only when N == 0
+  (with SMEM outstanding only lgkmcnt(0) is safe).
+- LDS bytes: a wave's own ds_write followed by its ds_read of the same bytes needs no wait (LDS
+  ops of one wave execute in order, and LLVM relies on it); a ds_read of bytes its own LDS-DMA
+  (vmcnt) still writes is an error, and accesses by other waves follow the barrier race rule
+  (isa.emu.lds).
+"""
+from __future__ import annotations
+
+import heapq
+
+VM, LDS, SMEM = 0, 1, 2
+KIND_NAME = ("vmem", "lds", "smem")
+
+
+class AsyncOp:
+    """One in-flight memory operation of a wave."""
+
+    __slots__ = (
+        "apply",
+        "dma",
+        "epoch",
+        "instr",
+        "kind",
+        "land_time",
+        "landed",
+        "lds_dw",
+        "lds_write",
+        "pc",
+        "regs",
+        "seq",
+        "wave",
+    )
+
+    def __init__(self, wave, kind: int, regs: tuple, apply, pc: int, instr,
+                 lds_dw=None, lds_write=False, dma: bool = False) -> None:
+        self.wave = wave
+        self.kind = kind
+        self.regs = regs            # register keys (isa.emu.program.reg_keys) written at landing
+        self.apply = apply          # callable() doing the memory side at landing, or None
+        self.landed = False
+        self.land_time = 0
+        self.lds_dw = lds_dw        # int64 LDS dword indices touched (flat, may repeat), or None
+        self.lds_write = lds_write  # False, True, or "atomic"
+        self.dma = dma              # LDS-DMA: LDS bytes written under vmcnt
+        self.pc = pc
+        self.instr = instr
+        self.seq = 0
+        self.epoch = -1             # barrier epoch of the last race-detector record
+
+
+def issue(m, w, op: AsyncOp, latency: int) -> None:
+    """Queue ``op`` for wave ``w``: pending registers, queue position, landing time."""
+    m.seq += 1
+    op.seq = m.seq
+    t = m.now + latency
+    if op.kind == VM:
+        q = w.vm_queue
+        if q:
+            t = max(t, q[-1].land_time)   # in order
+    else:
+        q = w.lgkm_queue
+        if op.kind == LDS:
+            for prev in reversed(q):
+                if prev.kind == LDS:
+                    t = max(t, prev.land_time)
+                    break
+    op.land_time = t
+    q.append(op)
+    pend = w.pending_regs
+    for k in op.regs:
+        pend[k] = op
+    if op.lds_dw is not None and m.lds.multi:
+        m.lds.touch(m, op)
+    heapq.heappush(m.heap, (t, op.seq, op))
+
+
+def land(m, op: AsyncOp) -> None:
+    if op.landed:
+        return
+    op.landed = True
+    if op.lds_dw is not None and op.epoch != m.epoch and m.lds.multi:
+        m.lds.touch(m, op)      # a barrier released since issue: the access counts after it too
+    if op.apply is not None:
+        op.apply()
+
+
+def land_due(m) -> None:
+    """Land every queued op whose time has come."""
+    heap = m.heap
+    now = m.now
+    while heap and heap[0][0] <= now:
+        land(m, heapq.heappop(heap)[2])
+
+
+def _cover(m, w, op: AsyncOp) -> None:
+    pend = w.pending_regs
+    for k in op.regs:
+        if pend.get(k) is op:
+            del pend[k]
+    if op.dma:
+        m.lds.dma_done(w, op)
+
+
+def waitcnt(m, w, vm: int | None, lgkm: int | None) -> None:
+    """s_waitcnt: land ops until the counters are <= the values, then cover what is guaranteed."""
+    if vm is not None and len(w.vm_queue) > vm:
+        q = w.vm_queue
+        n = len(q) - vm
+        w.vm_queue = q[n:]
+        for op in q[:n]:
+            land(m, op)
+            _cover(m, w, op)
+    if lgkm is not None and w.lgkm_queue:
+        q = w.lgkm_queue
+        outstanding = [op for op in q if not op.landed]
+        while len(outstanding) > lgkm:
+            # Any SMEM op, or the oldest LDS op, may complete next.
+            choices = [op for op in outstanding if op.kind == SMEM]
+            first_lds = next((op for op in outstanding if op.kind != SMEM), None)
+            if first_lds is not None:
+                choices.append(first_lds)
+            op = choices[m.rng.randrange(len(choices))] if len(choices) > 1 else choices[0]
+            land(m, op)
+            outstanding.remove(op)
+        keep = []
+        n_lds_after = 0
+        for op in reversed(q):
+            if op.kind == SMEM:
+                covered = lgkm == 0
+            else:
+                covered = n_lds_after >= lgkm
+                n_lds_after += 1
+            if covered:
+                _cover(m, w, op)
+            else:
+                keep.append(op)
+        keep.reverse()
+        w.lgkm_queue = keep
+
+
+def drain(m, w) -> None:
+    """At s_endpgm: everything the wave issued lands (stores in flight complete on hardware)."""
+    vm, lgkm = w.vm_queue, w.lgkm_queue
+    w.vm_queue, w.lgkm_queue = [], []
+    for op in vm:
+        land(m, op)
+        _cover(m, w, op)
+    for op in lgkm:
+        land(m, op)
+        _cover(m, w, op)
+
+
+def retouch_uncovered(m, w) -> None:
+    """After a barrier release: LDS accesses of ``w`` not yet covered by a wait may still be in
+    flight on hardware, so they count as accesses in the new barrier epoch too."""
+    for q in (w.vm_queue, w.lgkm_queue):
+        for op in q:
+            if op.lds_dw is not None and op.landed and op.epoch != m.epoch:
+                m.lds.touch(m, op)

@@ -1,0 +1,271 @@
+"""A program decoded once for the machine: per instruction its bound handler, spec, the register
+keys it reads and writes, its register-budget footprint and its wait-state count.
+
+Register keys are ints: SGPR i (incl. vcc_lo 106 / vcc_hi 107) -> i, VGPR i -> 1000 + i,
+AGPR i -> 2000 + i. Read/write sets come from the spec table's operand roles (``isa.tables``);
+when the table lacks a mnemonic the LLVM convention "destinations first" is used (first operand
+written, the rest read) and the entry notes it.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..instr import Instr
+from ..operands import Imm, Label, Reg, Special
+from . import hazard_check, semantics
+from .errors import EmulatorError, UnknownInstructionError
+
+V_BASE = 1000
+A_BASE = 2000
+_SPECIAL_KEYS = {"vcc": (106, 107), "vcc_lo": (106,), "vcc_hi": (107,)}
+
+
+def reg_keys(op) -> tuple[int, ...]:
+    if isinstance(op, Reg):
+        base = 0 if op.file == "s" else (V_BASE if op.file == "v" else A_BASE)
+        return tuple(range(base + op.index, base + op.index + op.count))
+    if isinstance(op, Special):
+        return _SPECIAL_KEYS.get(op.name, ())
+    return ()
+
+
+def key_name(k: int) -> str:
+    if k >= A_BASE:
+        return f"a{k - A_BASE}"
+    if k >= V_BASE:
+        return f"v{k - V_BASE}"
+    if k == 106:
+        return "vcc_lo"
+    if k == 107:
+        return "vcc_hi"
+    return f"s{k}"
+
+
+def spec_lookup(arch: str) -> Callable | None:
+    """``instr -> InstrSpec | None`` from isa.tables, or None when the tables are not available."""
+    try:
+        from ..errors import UnknownInstruction
+        from ..tables import spec_for
+    except ImportError:
+        return None
+
+    def find(ins: Instr):
+        try:
+            return spec_for(arch, ins)
+        except UnknownInstruction:
+            return None
+    return find
+
+
+class Entry:
+    """One decoded instruction ready to step."""
+
+    __slots__ = (
+        "fn",
+        "hz_cons",
+        "hz_max",
+        "hz_prod",
+        "instr",
+        "is_mfma",
+        "max_a",
+        "max_s",
+        "max_v",
+        "note",
+        "offset",
+        "pc",
+        "reads",
+        "rw_set",
+        "spec",
+        "writes",
+        "ws",
+    )
+
+    def __init__(self, pc: int, instr: Instr) -> None:
+        self.pc = pc
+        self.instr = instr
+        self.fn = None
+        self.spec = None
+        self.reads: tuple[int, ...] = ()
+        self.writes: tuple[int, ...] = ()
+        self.rw_set: frozenset[int] = frozenset()   # reads | writes, for the fast pending test
+        self.max_s = self.max_v = self.max_a = -1
+        self.ws = 1
+        self.note = ""
+        self.offset = 0
+        self.is_mfma = False
+        self.hz_prod = -1       # bit mask of hazard rules this instruction can be the producer of
+        self.hz_cons = -1       # ... the consumer of (isa.emu.hazard_check.classify)
+        self.hz_max = 1 << 30   # most wait states any rule it produces can require
+
+    def __str__(self) -> str:
+        return str(self.instr)
+
+
+class Program:
+    """Decoded instruction list + labels, shared by every workgroup of a launch."""
+
+    def __init__(self, instrs: list[Instr], labels: dict[str, int], arch: str,
+                 offsets: list[int] | None = None) -> None:
+        self.arch = arch
+        self.labels = dict(labels)
+        self.entries: list[Entry] = []
+        self.hz_cache: dict = {}
+        self.hazard_unchecked: set[str] = set()   # mnemonics without a spec: hazards not checked
+        self.offsets = offsets
+        get_spec = spec_lookup(arch)
+        handlers = semantics.load_all()
+        alu_binders = _alu_binders()
+        for pc, ins in enumerate(instrs):
+            e = Entry(pc, ins)
+            if offsets is not None:
+                e.offset = offsets[pc]
+            e.spec = _find_spec(get_spec, ins)
+            _rw_sets(e)
+            e.ws = _wait_states(ins)
+            e.is_mfma = e.spec is not None and e.spec.mfma is not None
+            e.fn = _bind(e, handlers, alu_binders, arch)
+            hazard_check.classify(arch, e)
+            self.entries.append(e)
+        if offsets is not None:
+            self.offset_to_pc = {off: pc for pc, off in enumerate(offsets)}
+
+    def reaches_sync(self) -> list[bool]:
+        """Per pc: can a wave at this pc still reach an s_barrier or s_endpgm? (Static control flow
+        from the spec's ``branch`` flag and Label operands; a branch without a label, such as
+        s_setpc_b64, may go anywhere.) Computed once, used to report barrier deadlocks."""
+        if getattr(self, "_reach", None) is not None:
+            return self._reach
+        n = len(self.entries)
+        succ: list[list[int]] = [[] for _ in range(n)]
+        anywhere = []
+        sync = []
+        for e in self.entries:
+            sp, ins = e.spec, e.instr
+            flags = sp.flags if sp is not None else frozenset()
+            if "barrier" in flags or "endpgm" in flags or ins.op in ("s_barrier", "s_endpgm"):
+                sync.append(e.pc)
+                continue
+            labels = [o for o in ins.operands if isinstance(o, Label)]
+            if "branch" in flags or labels:
+                if labels:
+                    succ[e.pc] += [self.labels[lb.name] for lb in labels if lb.name in self.labels]
+                else:
+                    anywhere.append(e.pc)
+                if ins.op == "s_branch":
+                    continue
+            if e.pc + 1 < n:
+                succ[e.pc].append(e.pc + 1)
+        pred: list[list[int]] = [[] for _ in range(n)]
+        for a, bs in enumerate(succ):
+            for b in bs:
+                pred[b].append(a)
+        reach = [False] * n
+        stack = sync + anywhere
+        for pc in stack:
+            reach[pc] = True
+        while stack:
+            b = stack.pop()
+            for a in pred[b]:
+                if not reach[a]:
+                    reach[a] = True
+                    stack.append(a)
+        self._reach = reach
+        return reach
+
+    def label_index(self, label) -> int:
+        name = label.name if isinstance(label, Label) else str(label)
+        try:
+            return self.labels[name]
+        except KeyError:
+            raise EmulatorError(f"branch to unknown label {name!r}; labels are "
+                                f"{sorted(self.labels)[:10]}") from None
+
+
+def _alu_binders() -> dict:
+    try:
+        from .operand_io import alu_binders
+    except ImportError:
+        return {}
+    try:
+        return alu_binders()
+    except ImportError:
+        # Some ALU module is still being written; use what registered so far.
+        from .operand_io import BINDERS
+        return dict(BINDERS)
+
+
+def _find_spec(get_spec, ins: Instr):
+    return None if get_spec is None else get_spec(ins)
+
+
+def _wait_states(ins: Instr) -> int:
+    """Wait states an issued instruction counts: 1, or N+1 for s_nop N (cdna-facts section 3)."""
+    if ins.op == "s_nop":
+        n = ins.operands[0].value if ins.operands and isinstance(ins.operands[0], Imm) else 0
+        return int(n) + 1
+    return 1
+
+
+_FILE_BASE = {"s": 0, "v": V_BASE, "a": A_BASE}
+
+
+def _loc_key(loc) -> int:
+    return _FILE_BASE[loc[0]] + loc[1]
+
+
+def _rw_sets(e: Entry) -> None:
+    ins, spec = e.instr, e.spec
+    reads: list[int] = []
+    writes: list[int] = []
+    custom = semantics.RW_SETS.get(ins.op)
+    if custom is not None:
+        reads, writes = custom(ins)
+    elif spec is not None:
+        # one truth for operand roles: isa.access (also used by isa.hazards and the passes)
+        from ..access import read_locs, write_locs
+        reads = sorted(_loc_key(loc) for loc in read_locs(spec, ins) if loc[0] in _FILE_BASE)
+        writes = sorted(_loc_key(loc) for loc in write_locs(spec, ins) if loc[0] in _FILE_BASE)
+    else:
+        e.note = "no spec: first operand taken as written, the rest as read"
+        for i, op in enumerate(ins.operands):
+            (writes if i == 0 else reads).extend(reg_keys(op))
+    e.reads = tuple(dict.fromkeys(reads))
+    e.writes = tuple(dict.fromkeys(writes))
+    e.rw_set = frozenset(e.reads) | frozenset(e.writes)
+    for op in ins.operands:
+        if isinstance(op, Reg):
+            if op.file == "s":
+                e.max_s = max(e.max_s, op.last)
+            elif op.file == "v":
+                e.max_v = max(e.max_v, op.last)
+            else:
+                e.max_a = max(e.max_a, op.last)
+
+
+def _bind(e: Entry, handlers: dict, alu_binders: dict, arch: str):
+    ins = e.instr
+    try:
+        b = semantics.CORE_BINDERS.get(ins.op)
+        if b is not None:
+            return b(ins)
+        if e.is_mfma:
+            from .control import bind_mfma
+            return bind_mfma(ins, e.spec, arch)
+        b = alu_binders.get(ins.op)
+        if b is not None:
+            return b(ins)
+        h = handlers.get(ins.op)
+        if h is not None:
+            return lambda m, w: h(m, w, ins)
+    except EmulatorError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a binder rejected this operand form: fail when executed
+        err = f"cannot bind '{ins}': {type(exc).__name__}: {exc}"
+        return _raiser(UnknownInstructionError, err)
+    return _raiser(UnknownInstructionError, f"no emulator semantics for mnemonic {ins.op!r}")
+
+
+def _raiser(cls, what: str):
+    def fn(m, w):
+        raise m.error(cls, what, w)
+    return fn
