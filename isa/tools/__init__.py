@@ -1,0 +1,1 @@
+"""Developer tools of the isa package (data generators); not imported at run time."""
