@@ -1,0 +1,184 @@
+"""Timing parameters of the cycle model, one table per arch (and per device for clock/HBM), each
+value with its source tag.
+
+Every number comes from /work/shared/docs/cdna-timing.md ("timing") or cdna-facts.md ("facts");
+the tag names the section and the kind letter used there: **M** measured, **V** vendor-stated,
+**L** LLVM model, **D** derived here, **?** not found for this arch (the gfx942 value is reused).
+``params_for(arch, device=None)`` returns an ``ArchParams``; ``p.value("lds_latency")`` or
+``p.lds_latency`` read a number, ``p.source("lds_latency")`` its tag, ``p.table()`` all of them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import IsaError
+
+
+class CycleParamError(IsaError):
+    """An unknown arch, device or parameter name asked of the cycle-model tables."""
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """One parameter: its value and where it comes from."""
+
+    value: float
+    src: str
+
+
+# --- values shared by gfx942 and gfx950 (issue model, MFMA, latencies) ----------------------------
+_COMMON: dict[str, Value] = {
+    "simds_per_cu": Value(4, "facts §1 (SPECS)"),
+    "max_waves_per_simd": Value(8, "facts §1 [V]; timing §3 (RPC-PIPE) V"),
+    "vgprs_per_lane": Value(512, "facts §1 [V] (unified VGPR+AGPR file)"),
+    # each clk the arbiter serves one SIMD, round robin -> a SIMD gets an issue slot every 4 clk
+    "issue_interval": Value(4, "timing §3 arbiter (RPC-PIPE, RPC-SOL) V"),
+    # one issued instruction = one wait state (facts §3) and a wave issues at most once per slot
+    "wait_state_clk": Value(4, "D: facts §3 (1 instr = 1 wait state) x timing §3 (slot every 4 clk)"),
+    "valu_clk": Value(4, "timing §3 VALU wave64 4 clk (IREE, SISCHED) V/L"),
+    "trans_clk": Value(16, "timing §3 transcendental quarter rate (SISCHED) L; own pipe: ?"),
+    "salu_clk": Value(4, "D: one issue slot (timing §3); LLVM SALU latency 1 unit (SISCHED) L"),
+    "mfma_clk_per_pass": Value(4, "facts §2.1 (1 pass = 4 cycles) [V]; timing §3 (MCBLOG) V"),
+    "lds_latency": Value(52, "timing §1 LDS read 51-52 clk (MT4G) M, gfx942"),
+    "smem_latency": Value(48, "timing §1 s_load scalar L1 hit 48 clk (MT4G) M, gfx942"),
+    "vmem_l2_latency": Value(288, "timing §1 L2 hit 288 clk p50 (MT4G) M, gfx942"),
+    "vmem_hbm_latency": Value(876, "timing §1 HBM 876 clk p50 (MT4G) M, gfx942"),
+    "vl1_bytes_per_clk": Value(128, "timing §2 vector L1 128 B/clk/CU (RPC-SOL) V, gfx942"),
+    "lds_ports": Value(2, "timing §2 SIMDs pair on an LDS port (RPC-PIPE) V, gfx942"),
+    # one extra serialized bank access per conflict, approximated as 1 clk of port time
+    "lds_conflict_clk": Value(1, "D: facts §7 (conflicting lanes serialize), 1 clk per extra access"),
+    # no measured s_barrier cost exists in the docs (LLVM's 500 is a scheduler guess, timing §1):
+    # the release is modelled as visible at the next issue slot
+    "barrier_release_clk": Value(4, "D: one issue slot; no measured value (timing §1 SISCHED 500 = guess)"),
+}
+
+_ARCH: dict[str, dict[str, Value]] = {
+    "gfx942": {
+        "mfma_flops_per_clk_cu": Value(2048, "facts §1 dense bf16 2048 FLOP/clk/CU (MI300)"),
+        "lds_bytes_cu": Value(65536, "facts §1 LDS 64 KiB/CU (SPECS)"),
+        "lds_bytes_per_clk": Value(128, "timing §2 LDS peak 128 B/clk/CU (RPC-PIPE, RPC-SOL) V"),
+        "lds_port_bytes_per_clk": Value(64, "timing §2 64 B/clk per port per direction (RPC-PIPE) V"),
+        "lds_banks": Value(32, "facts §7 32 banks x 4 B (CK-LDS)"),
+        "l2_bytes_per_clk_xcd": Value(2048, "timing §2 L2 128 B/clk/ch x 16 ch/XCD (RPC-SOL) V/D"),
+        "cus_per_xcd": Value(38, "facts §1 38 CUs/XCD (SPECS)"),
+    },
+    "gfx950": {
+        "mfma_flops_per_clk_cu": Value(4096, "facts §1 dense bf16 4096 FLOP/clk/CU (derived [V])"),
+        "lds_bytes_cu": Value(163840, "facts §1 LDS 160 KiB/CU (CDNA4BLOG)"),
+        "lds_bytes_per_clk": Value(256, "timing §2 LDS read 256 B/clk/CU (CDNA4GEMM, HKPH) V/M"),
+        # port width not stated for gfx950: 256 B/clk split over the two ports assumed (?)
+        "lds_port_bytes_per_clk": Value(128, "D: timing §2 256 B/clk / 2 ports; port width not stated (?)"),
+        "lds_banks": Value(64, "facts §7 64 banks (CDNA4BLOG)"),
+        # L2 bandwidth per XCD not stated for gfx950: the gfx942 figure is reused (?)
+        "l2_bytes_per_clk_xcd": Value(2048, "? gfx942 value (timing §2 RPC-SOL); gfx950 not found"),
+        "cus_per_xcd": Value(32, "facts §1 32 CUs/XCD (SPECS)"),
+    },
+}
+
+# Devices: clock, CU count and HBM bandwidth differ within an arch.
+_DEVICES: dict[str, tuple[str, dict[str, Value]]] = {
+    "MI300X": ("gfx942", {
+        "clock_mhz": Value(2100, "timing §5 MI300X peak engine clock 2100 MHz (MAF) V"),
+        "cus": Value(304, "facts §1 304 CUs (SPECS)"),
+        "hbm_tbps": Value(5.3, "facts §1 HBM3 5.3 TB/s (MI300) V"),
+    }),
+    "MI325X": ("gfx942", {
+        "clock_mhz": Value(2100, "facts §1 MI325X peak 2100 MHz (MI300, derived)"),
+        "cus": Value(304, "facts §1 304 CUs (SPECS)"),
+        "hbm_tbps": Value(6.0, "facts §1 HBM3E 6 TB/s (secondary sources only) S"),
+    }),
+    "MI355X": ("gfx950", {
+        "clock_mhz": Value(2400, "facts §1 MI355X peak 2400 MHz (HOTCHIPS) V"),
+        "cus": Value(256, "facts §1 256 CUs (SPECS)"),
+        "hbm_tbps": Value(8.0, "facts §1 HBM3E 8 TB/s (SPECS, HK) V"),
+    }),
+}
+DEFAULT_DEVICE = {"gfx942": "MI300X", "gfx950": "MI355X"}
+
+
+class ArchParams:
+    """The parameter table of one arch on one device (read-only)."""
+
+    def __init__(self, arch: str, device: str, values: dict[str, Value]) -> None:
+        self.arch = arch
+        self.device = device
+        self._values = dict(values)
+
+    def value(self, name: str) -> float:
+        try:
+            return self._values[name].value
+        except KeyError:
+            raise CycleParamError(f"no cycle-model parameter {name!r} for {self.arch}; known: "
+                                  f"{', '.join(sorted(self._values))}") from None
+
+    def source(self, name: str) -> str:
+        self.value(name)
+        return self._values[name].src
+
+    def __getattr__(self, name: str) -> float:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self.value(name)
+
+    def table(self) -> dict[str, dict]:
+        """name -> {"value", "src"} for every parameter (for reports)."""
+        return {k: {"value": v.value, "src": v.src} for k, v in sorted(self._values.items())}
+
+    def replace(self, **overrides: float) -> ArchParams:
+        """A copy with some values replaced (tagged "override"); unknown names raise."""
+        vals = dict(self._values)
+        for k, v in overrides.items():
+            self.value(k)
+            vals[k] = Value(v, "override")
+        return ArchParams(self.arch, self.device, vals)
+
+    # --- derived values ---------------------------------------------------------------------
+    def vmem_latency(self, hbm_fraction: float) -> float:
+        """Mean VMEM load latency when ``hbm_fraction`` of the bytes miss L2 (D: linear mix of
+        the measured L2-hit and HBM latencies, timing §1)."""
+        _check_fraction(hbm_fraction)
+        return ((1.0 - hbm_fraction) * self.vmem_l2_latency
+                + hbm_fraction * self.vmem_hbm_latency)
+
+    def hbm_bytes_per_clk_cu(self) -> float:
+        """Per-CU share of HBM bandwidth in B/clk: HBM bandwidth / CUs / clock (D)."""
+        return self.hbm_tbps * 1e12 / (self.cus * self.clock_mhz * 1e6)
+
+    def l2_bytes_per_clk_cu(self) -> float:
+        """Per-CU share of the XCD's L2 bandwidth in B/clk (D: timing §2 / CUs per XCD)."""
+        return self.l2_bytes_per_clk_xcd / self.cus_per_xcd
+
+    def vmem_bytes_per_clk(self, hbm_fraction: float) -> float:
+        """Per-CU VMEM bandwidth in B/clk: the smallest of vector L1, the CU's L2 share and, when
+        part of the traffic goes to HBM, the CU's HBM share divided by that fraction (D)."""
+        _check_fraction(hbm_fraction)
+        bw = min(self.vl1_bytes_per_clk, self.l2_bytes_per_clk_cu())
+        if hbm_fraction > 0:
+            bw = min(bw, self.hbm_bytes_per_clk_cu() / hbm_fraction)
+        return bw
+
+    def peak_tflops(self) -> float:
+        return self.mfma_flops_per_clk_cu * self.cus * self.clock_mhz * 1e6 / 1e12
+
+
+def _check_fraction(f: float) -> None:
+    if not 0.0 <= f <= 1.0:
+        raise CycleParamError(f"hbm_fraction {f} is outside 0..1")
+
+
+def devices() -> dict[str, str]:
+    """device name -> arch."""
+    return {d: a for d, (a, _) in _DEVICES.items()}
+
+
+def params_for(arch: str, device: str | None = None) -> ArchParams:
+    """The parameter table of ``arch`` on ``device`` (default: MI300X for gfx942, MI355X for gfx950)."""
+    if arch not in _ARCH:
+        raise CycleParamError(f"unknown arch {arch!r}; the cycle model knows {', '.join(_ARCH)}")
+    device = device or DEFAULT_DEVICE[arch]
+    if device not in _DEVICES:
+        raise CycleParamError(f"unknown device {device!r}; known: {', '.join(_DEVICES)}")
+    dev_arch, dev_vals = _DEVICES[device]
+    if dev_arch != arch:
+        raise CycleParamError(f"device {device} is {dev_arch}, not {arch}")
+    return ArchParams(arch, device, {**_COMMON, **_ARCH[arch], **dev_vals})
