@@ -1,0 +1,189 @@
+"""The instruction DAG of one block: every dependence of its program order, as a networkx DiGraph.
+
+Graph nodes are ``Node.id`` ints with attribute ``node`` (the ``asmgen.ir.Node``) and ``pos`` (its
+program-order index). Edges carry ``kind`` ("raw" | "war" | "waw" | "lds" | "mem" | "barrier"),
+``distance`` (0 = same iteration; 1 = loop-carried, from iteration i to i+1) and ``latency``
+(cycles from the producer's issue until the consumer may issue, from ``asmgen.sched.model``).
+
+Dependences (program order is the reference semantics):
+  * registers, through VRegs, physical Regs and special registers (vcc, exec, scc, m0): RAW, WAR,
+    WAW per dword unit, from the spec table's operand roles (``asmgen.passes.effects``);
+  * LDS: write->read, read->write, write->write between ops whose regions alias (same region
+    id, or either is ``"*"``/unset);
+  * barriers fence LDS: every LDS op (ds_*, LDS-DMA) stays on its side of every s_barrier, and
+    barriers stay in order;
+  * global memory: store->store, store->load, load->store (addresses are not analysed).
+s_waitcnt and hazard s_nop are not nodes (inserted by passes after scheduling).
+
+Loop-carried dependences (``loop=True``) join the end of the body to its start with distance 1:
+register RAW/WAR/WAW between the last accesses of a unit and the first ones of the next
+iteration, and barrier fences between the LDS ops after the last barrier and those before the
+first. A straight-line schedule of the body always honours them; they are recorded for the
+waitcnt/hazard passes and for modulo-style recipes. Distance-0 edges form a DAG.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import networkx as nx
+
+from .ir import Node
+from .passes.effects import Effects, effects
+
+
+def _aliases(a: str | None, b: str | None) -> bool:
+    return a is None or b is None or a == "*" or b == "*" or a == b
+
+
+def _lds_region(node: Node, eff: Effects, write: bool) -> str | None:
+    if write:
+        return node.lds_write if node.lds_write is not None else "*"
+    return node.lds_read if node.lds_read is not None else "*"
+
+
+class _Builder:
+    def __init__(self, g: nx.DiGraph, latency) -> None:
+        self.g = g
+        self.latency = latency
+
+    def edge(self, u: Node, v: Node, kind: str, distance: int = 0) -> None:
+        if u is v:
+            return
+        g = self.g
+        lat = self.latency(u, v, kind) if distance == 0 or kind == "raw" else 0
+        d = g.get_edge_data(u.id, v.id)
+        if d is None:
+            g.add_edge(u.id, v.id, kind=kind, distance=distance, latency=lat)
+        elif distance < d["distance"] or (distance == d["distance"] and lat > d["latency"]):
+            d.update(kind=kind, distance=distance, latency=lat)
+
+
+def build_dag(nodes: Iterable[Node], arch: str, *, loop: bool = False, latency=None) -> nx.DiGraph:
+    """The dependence DAG of ``nodes`` in program order (see the module docstring)."""
+    from .sched.model import kind_latency, result_latency
+    nodes = list(nodes)
+    if latency is None:
+        res = {n.id: result_latency(arch, n) for n in nodes}
+
+        def lat_fn(u, v, kind):
+            return kind_latency(kind, res[u.id])
+    else:
+        lat_fn = latency
+    g = nx.DiGraph()
+    b = _Builder(g, lat_fn)
+    effs = []
+    for pos, n in enumerate(nodes):
+        g.add_node(n.id, node=n, pos=pos)
+        effs.append(effects(arch, n.instr))
+
+    last_write: dict = {}          # unit -> node
+    readers: dict = {}             # unit -> nodes reading it since its last write
+    first_access: dict = {}        # unit -> list[(node, is_write)] up to and including first write
+    # LDS: ops since the last barrier (reads and writes), plus fence bookkeeping
+    lds_since_barrier: list[tuple[Node, str | None, str | None]] = []
+    lds_before_first_barrier: list[Node] = []
+    last_barrier: Node | None = None
+    first_barrier: Node | None = None
+    last_gstore: Node | None = None
+    gloads_since_store: list[Node] = []
+
+    for n, e in zip(nodes, effs):
+        # registers
+        for u in e.reads:
+            w = last_write.get(u)
+            if w is not None:
+                b.edge(w, n, "raw")
+            readers.setdefault(u, []).append(n)
+            if loop:
+                fa = first_access.setdefault(u, [])
+                if not fa or not fa[-1][1]:
+                    fa.append((n, False))
+        for u in e.writes:
+            w = last_write.get(u)
+            if w is not None:
+                b.edge(w, n, "waw")
+            for r in readers.get(u, ()):
+                b.edge(r, n, "war")
+            last_write[u] = n
+            readers[u] = []
+            if loop:
+                fa = first_access.setdefault(u, [])
+                if not fa or not fa[-1][1]:
+                    fa.append((n, True))
+        # LDS and barriers
+        if e.barrier:
+            for m, _, _ in lds_since_barrier:
+                b.edge(m, n, "barrier")
+            if last_barrier is not None:
+                b.edge(last_barrier, n, "barrier")
+            lds_since_barrier = []
+            last_barrier = n
+            if first_barrier is None:
+                first_barrier = n
+        if e.lds:
+            wreg = _lds_region(n, e, True) if e.lds_store else None
+            pure_store = e.lds_dma or ("store" in e.spec.flags and "atomic" not in e.spec.flags)
+            rreg = None if pure_store else (n.lds_read or n.lds_write or "*")
+            for m, mr, mw in lds_since_barrier:
+                if (wreg is not None and ((mr is not None and _aliases(wreg, mr))
+                                          or (mw is not None and _aliases(wreg, mw)))) or \
+                        (rreg is not None and mw is not None and _aliases(rreg, mw)):
+                    b.edge(m, n, "lds")
+            if last_barrier is not None:
+                b.edge(last_barrier, n, "barrier")
+            elif loop:
+                lds_before_first_barrier.append(n)
+            lds_since_barrier.append((n, rreg, wreg))
+        # global memory order
+        if e.global_store:
+            if last_gstore is not None:
+                b.edge(last_gstore, n, "mem")
+            for m in gloads_since_store:
+                b.edge(m, n, "mem")
+            last_gstore = n
+            gloads_since_store = []
+        elif e.global_load:
+            if last_gstore is not None:
+                b.edge(last_gstore, n, "mem")
+            gloads_since_store.append(n)
+
+    if loop:
+        _loop_carried(b, last_write, readers, first_access, lds_since_barrier,
+                      lds_before_first_barrier, first_barrier, last_barrier)
+    return g
+
+
+def _loop_carried(b: _Builder, last_write, readers, first_access, lds_tail, lds_head,
+                  first_barrier, last_barrier) -> None:
+    for u, fa in first_access.items():
+        w = last_write.get(u)
+        tail_readers = readers.get(u, ())
+        for n, is_write in fa:
+            if is_write:
+                if w is not None:
+                    b.edge(w, n, "waw", 1)
+                for r in tail_readers:
+                    b.edge(r, n, "war", 1)
+            elif w is not None:
+                b.edge(w, n, "raw", 1)
+    if first_barrier is not None:
+        for m, _, _ in lds_tail:
+            b.edge(m, first_barrier, "barrier", 1)
+        if last_barrier is not None and last_barrier is not first_barrier:
+            b.edge(last_barrier, first_barrier, "barrier", 1)
+    if last_barrier is not None:
+        for n in lds_head:
+            b.edge(last_barrier, n, "barrier", 1)
+
+
+def intra_edges(g: nx.DiGraph):
+    """The distance-0 edges (the ones a straight-line schedule must respect)."""
+    return [(u, v) for u, v, d in g.edges(data="distance") if d == 0]
+
+
+def is_valid_order(g: nx.DiGraph, order: list[Node]) -> bool:
+    """True when ``order`` contains every node once and respects every distance-0 edge."""
+    pos = {n.id: i for i, n in enumerate(order)}
+    if len(pos) != g.number_of_nodes() or set(pos) != set(g.nodes):
+        return False
+    return all(pos[u] < pos[v] for u, v in intra_edges(g))

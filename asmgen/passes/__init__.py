@@ -1,0 +1,1 @@
+"""Passes over a scheduled program: waitcnt, hazard s_nops, liveness, register allocation, verify."""

@@ -1,0 +1,170 @@
+"""Register and memory effects of one instruction, read from the ISA spec table.
+
+Every pass (DAG, waitcnt, hazards, liveness, regalloc) asks this module which register units an
+instruction reads and writes, which s_waitcnt counter it bumps and whether it touches LDS; the
+answers come from ``isa.tables`` (operand roles, implicit operands, flags, counter), never from
+opcode lists here.
+
+A register *unit* is one dword of one register file, as a hashable tuple:
+  * virtual:  ``(file, vreg_id, offset)``     e.g. ("v", 12, 3) = dword 3 of %v12
+  * physical: ``(file, -1, index)``           e.g. ("v", -1, 7) = v7
+  * special:  ``("x", name, 0)``              vcc/exec/flat_scratch split into _lo/_hi halves
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from isa.instr import Instr
+from isa.operands import Reg, Special
+from isa.spec import InstrSpec
+
+from ..errors import AsmgenError
+from ..ir import VReg
+
+Unit = tuple
+
+
+# Vector instructions (VALU, MFMA, VMEM, DS) are masked by EXEC, so they read it (LLVM marks them
+# all ``implicit $exec``); the spec tables list only the implicit operands an instruction names.
+VECTOR_PIPES = ("valu", "trans", "mfma", "vmem", "lds")
+
+
+class EffectsError(AsmgenError):
+    """An instruction the spec table cannot describe (unknown mnemonic, operand count mismatch)."""
+
+
+_SPECIAL_UNITS = {
+    "vcc": ("vcc_lo", "vcc_hi"), "exec": ("exec_lo", "exec_hi"),
+    "flat_scratch": ("flat_scratch_lo", "flat_scratch_hi"), "xnack_mask": ("xnack_mask_lo", "xnack_mask_hi"),
+    "off": (),
+}
+
+
+def special_units(name: str) -> tuple[Unit, ...]:
+    return tuple(("x", n, 0) for n in _SPECIAL_UNITS.get(name, (name,)))
+
+
+def operand_units(o: object) -> tuple[Unit, ...]:
+    """Register units an operand names (empty for immediates and labels)."""
+    if isinstance(o, VReg):
+        return tuple((o.file, o.id, k) for k in range(o.offset, o.offset + o.count))
+    if isinstance(o, Reg):
+        return tuple((o.file, -1, k) for k in range(o.index, o.index + o.count))
+    if isinstance(o, Special):
+        return special_units(o.name)
+    return ()
+
+
+@dataclass(frozen=True, slots=True)
+class Effects:
+    """What one instruction does, for the passes."""
+
+    spec: InstrSpec
+    reads: tuple[Unit, ...]
+    writes: tuple[Unit, ...]
+    counter: str | None        # "vm" | "lgkm" | None
+    smem: bool                    # lgkm op that may complete out of order (cdna-facts section 4)
+    lds: bool                     # touches LDS (ds_* or LDS-DMA)
+    lds_dma: bool                 # buffer/global load into LDS: counted in vmcnt (section 6)
+    lds_store: bool               # writes LDS (ds_write*, LDS-DMA, ds atomics)
+    global_store: bool            # writes global memory (VMEM store/atomic)
+    global_load: bool             # reads global/constant memory (VMEM/SMEM load, LDS-DMA)
+    barrier: bool
+    waitcnt: bool
+    nop: bool
+    mfma: bool
+    dst_ops: tuple[int, ...]       # positional indices of written operands
+    src_ops: tuple[int, ...]       # positional indices of read operands
+    reg_reads: tuple[Unit, ...]    # reads / writes without special registers (for liveness)
+    reg_writes: tuple[Unit, ...]
+    op_align: tuple[int, ...]      # spec alignment of each positional operand
+    op_kinds: tuple[str, ...]      # spec kind letters of each positional operand
+
+    @property
+    def is_mem(self) -> bool:
+        return self.counter is not None
+
+
+def lookup_spec(arch: str, instr: Instr) -> InstrSpec:
+    """The spec of ``instr`` on ``arch`` (its LDS-DMA / returning-atomic variant included)."""
+    from isa.tables import spec_for
+    return spec_for(arch, instr)
+
+
+def map_operands(spec: InstrSpec, instr: Instr) -> list[int]:
+    """Index into ``spec.operands`` for each positional operand of ``instr``. When operands are
+    omitted, optional spec operands are skipped first-to-last until the counts match."""
+    n_spec, n_have = len(spec.operands), len(instr.operands)
+    if n_have > n_spec:
+        raise EffectsError(f"{instr}: {n_have} operands but the {spec.name} spec has {n_spec}")
+    skip = n_spec - n_have
+    out = []
+    for i, os_ in enumerate(spec.operands):
+        if skip and os_.optional:
+            skip -= 1
+            continue
+        out.append(i)
+    if skip:
+        raise EffectsError(f"{instr}: {n_have} operands, the {spec.name} spec needs at least "
+                           f"{n_spec - sum(o.optional for o in spec.operands)}")
+    return out[:n_have]
+
+
+_MEMO: dict[int, tuple] = {}
+
+
+def effects(arch: str, instr: Instr) -> Effects:
+    """Effects of ``instr`` on ``arch``. Memoised by object identity first (hashing an Instr walks
+    all its operands), then by value."""
+    m = _MEMO.get(id(instr))
+    if m is not None and m[0] is instr and m[1] == arch:
+        return m[2]
+    e = _effects(arch, instr)
+    if len(_MEMO) > 1 << 18:
+        _MEMO.clear()
+    _MEMO[id(instr)] = (instr, arch, e)
+    return e
+
+
+@lru_cache(maxsize=1 << 16)
+def _effects(arch: str, instr: Instr) -> Effects:
+    spec = lookup_spec(arch, instr)
+    idx = map_operands(spec, instr)
+    reads: list[Unit] = []
+    writes: list[Unit] = []
+    dst_ops, src_ops = [], []
+    for pos, si in enumerate(idx):
+        role = spec.operands[si].role
+        units = operand_units(instr.operands[pos])
+        if role in ("src", "dst_src"):
+            reads += units
+            src_ops.append(pos)
+        if role in ("dst", "dst_src"):
+            writes += units
+            dst_ops.append(pos)
+    fl = spec.flags
+    if spec.fmt == "MUBUF" and "atomic" in fl and instr.has("sc0") and instr.operands:
+        writes += operand_units(instr.operands[0])   # returning buffer atomic: pre-op value -> vdata
+    if spec.pipe in VECTOR_PIPES and not any(u[1] in ("exec_lo", "exec_hi") for u in reads):
+        reads += special_units("exec")
+    for name in spec.implicit_reads:
+        reads += special_units(name)
+    for name in spec.implicit_writes:
+        writes += special_units(name)
+    lds_dma = "lds_dma" in fl
+    lds = "lds" in fl or lds_dma
+    smem = "smem" in fl
+    ds_op = lds and not lds_dma
+    lds_store = lds_dma or (ds_op and ("store" in fl or "atomic" in fl))
+    return Effects(
+        spec=spec, reads=tuple(dict.fromkeys(reads)), writes=tuple(dict.fromkeys(writes)),
+        counter=spec.counter, smem=smem, lds=lds, lds_dma=lds_dma, lds_store=lds_store,
+        global_store=(not lds) and not smem and spec.counter == "vm" and ("store" in fl or "atomic" in fl),
+        global_load=(spec.counter == "vm" and "load" in fl) or lds_dma or (smem and "load" in fl),
+        barrier="barrier" in fl, waitcnt="waitcnt" in fl, nop="nop" in fl,
+        mfma="mfma" in fl, dst_ops=tuple(dst_ops), src_ops=tuple(src_ops),
+        reg_reads=tuple(dict.fromkeys(u for u in reads if u[0] != "x")),
+        reg_writes=tuple(dict.fromkeys(u for u in writes if u[0] != "x")),
+        op_align=tuple(spec.operands[si].align for si in idx),
+        op_kinds=tuple(spec.operands[si].kinds for si in idx))

@@ -1,0 +1,252 @@
+"""Hazard s_nop insertion (and checking) on a scheduled program with physical registers.
+
+For each instruction, look back over the preceding instructions until ``HORIZON`` wait states have
+elapsed (cdna-facts section 3: the largest gfx950 requirement is 20 states; LLVM looks 19 back),
+ask ``isa.hazards.required_wait_states(arch, producer, consumer)`` (the rules are data in the isa
+package) for every producer whose registers relate to the consumer, subtract the wait states
+elapsed in between (every instruction is one state, ``s_nop N`` is N+1), and insert the missing
+states as ``s_nop`` (at most ``s_nop 15`` = 16 states each, as LLVM emits on gfx9; section 10).
+
+Program shape: the loop body's head is preceded either by the prologue's tail (loop entry) or by
+the body's own tail and loop control (back-edge); both are checked and the larger need wins. The
+body tail used for the back-edge is the one *before* nops are inserted, which can only
+under-count elapsed states, so the result is conservative. The epilogue is preceded by the
+(final) body, or by the prologue when there is no loop.
+
+The rules compare register ranges, so this pass runs after register allocation (before it,
+virtual registers that will share a physical register could not be checked anyway).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache, lru_cache
+
+from isa.instr import Instr
+from isa.operands import Imm
+
+from ..errors import AsmgenError
+from ..ir import Node, Stream
+from .effects import effects
+
+HORIZON = 24          # wait states to look back (> max rule, 20 on gfx950)
+MAX_NOP_STATES = 16   # s_nop 15 (cdna-facts section 10)
+
+
+class HazardError(AsmgenError):
+    """The verifier found an unmet hazard (names both instructions and the states missing)."""
+
+
+def wait_states(instr: Instr, arch: str) -> int:
+    """Wait states an instruction provides: s_nop N gives N+1, anything else 1 (section 3)."""
+    if effects(arch, instr).nop:
+        o = instr.operands[0] if instr.operands else Imm(0)
+        return int(o.value) + 1 if isinstance(o, Imm) else 1
+    return 1
+
+
+def _default_rule() -> Callable[[str, Instr, Instr], int]:
+    from isa.hazards import required_wait_states  # written by the ISA-TABLES helper
+    return required_wait_states
+
+
+_VIEW_MEMO: dict[int, tuple] = {}
+
+
+def _rule_view(arch: str, instr: Instr) -> tuple:
+    """``_rule_view_cached`` memoised by object identity (hashing an Instr is slow)."""
+    m = _VIEW_MEMO.get(id(instr))
+    if m is not None and m[0] is instr and m[1] == arch:
+        return m[2]
+    view = _rule_view_cached(arch, instr)
+    if len(_VIEW_MEMO) > 1 << 18:
+        _VIEW_MEMO.clear()
+    _VIEW_MEMO[id(instr)] = (instr, arch, view)
+    return view
+
+
+_CLASS_MEMO: dict[tuple, tuple[int, int]] = {}
+
+
+def _shape(instr: Instr) -> tuple:
+    """What the rule class predicates may look at: mnemonic, modifiers, encoding and the kind,
+    file and width of each operand (not register numbers)."""
+    return (instr.op, instr.mods, instr.encoding,
+            tuple((type(o).__name__, getattr(o, "file", None), getattr(o, "count", None),
+                   getattr(o, "name", None)) for o in instr.operands))
+
+
+def _class_masks(arch: str, spec, instr: Instr) -> tuple[int, int]:
+    """(producer, consumer) rule-class bit masks of ``instr``, memoised by its shape."""
+    key = (arch, _shape(instr))
+    m = _CLASS_MEMO.get(key)
+    if m is None:
+        from isa.hazards import CONSUMERS, PRODUCERS, rules
+        pm = cm = 0
+        for i, r in enumerate(rules(arch)):
+            if PRODUCERS[r.producer](spec, instr):
+                pm |= 1 << i
+            if CONSUMERS[r.consumer](spec, instr):
+                cm |= 1 << i
+        m = _CLASS_MEMO[key] = (pm, cm)
+    return m
+
+
+@lru_cache(maxsize=1 << 16)
+def _rule_view_cached(arch: str, instr: Instr) -> tuple:
+    """How ``instr`` can take part in each rule of ``isa.hazards`` (its own data: the PRODUCERS /
+    CONSUMERS class predicates and the PRODUCED / CONSUMED location functions):
+    (producer mask, consumer mask, {rule i: produced locs}, {rule i: consumed locs})."""
+    from isa.access import accesses
+    from isa.hazards import CONSUMED, PRODUCED, rules
+    spec = effects(arch, instr).spec
+    pm, cm = _class_masks(arch, spec, instr)
+    if not (pm or cm):
+        return 0, 0, {}, {}
+    reads, writes = accesses(spec, instr)
+    made, used, kinds_p, kinds_c = {}, {}, {}, {}
+    for i, r in enumerate(rules(arch)):
+        if pm >> i & 1:
+            locs = kinds_p.get(r.produced)
+            if locs is None:
+                locs = kinds_p[r.produced] = PRODUCED[r.produced](reads, writes)
+            if locs:
+                made[i] = locs
+            else:
+                pm &= ~(1 << i)
+        if cm >> i & 1:
+            locs = kinds_c.get(r.consumed)
+            if locs is None:
+                locs = kinds_c[r.consumed] = CONSUMED[r.consumed](reads, writes)
+            used[i] = locs
+    return pm, cm, made, used
+
+
+@cache
+def _free_rules(arch: str) -> int:
+    """Rules that fire without a location overlap ("always": EXEC/VCC/M0 producers; hwreg ids)."""
+    from isa.hazards import rules
+    m = 0
+    for i, r in enumerate(rules(arch)):
+        if r.relation not in ("overlap", "same", "overlap_not_same"):
+            m |= 1 << i
+    return m
+
+
+class _Entry:
+    __slots__ = ("cmask", "instr", "made", "pmask", "states", "used")
+
+    def __init__(self, instr: Instr, arch: str) -> None:
+        self.instr = instr
+        self.states = wait_states(instr, arch)
+        self.pmask, self.cmask, self.made, self.used = _rule_view(arch, instr)
+
+
+def _candidate(p: _Entry, c: _Entry, free: int) -> bool:
+    """Could any rule fire for p -> c? Class masks intersect and, for an overlap rule, p's produced
+    locations meet c's consumed ones. The wait itself always comes from the rule function."""
+    m = p.pmask & c.cmask
+    if not m:
+        return False
+    if m & free:
+        return True
+    while m:
+        low = m & -m
+        i = low.bit_length() - 1
+        if not p.made[i].isdisjoint(c.used[i]):
+            return True
+        m ^= low
+    return False
+
+
+def _need(arch: str, rule, history: list[_Entry], c: _Entry) -> tuple[int, Instr | None]:
+    """Missing wait states before ``c`` given the preceding entries (most recent last)."""
+    need, culprit = 0, None
+    elapsed = 0
+    free = _free_rules(arch)
+    if c.cmask:
+        for p in reversed(history):
+            if elapsed >= HORIZON:
+                break
+            if p.pmask and _candidate(p, c, free):
+                req = rule(arch, p.instr, c.instr) - elapsed
+                if req > need:
+                    need, culprit = req, p.instr
+            elapsed += p.states
+    return need, culprit
+
+
+def _nops(kernel, states: int) -> list[Node]:
+    out = []
+    while states > 0:
+        n = min(states, MAX_NOP_STATES)
+        out.append(kernel.new_node(Instr("s_nop", (Imm(n - 1),)), {"nop"}))
+        states -= n
+    return out
+
+
+class _Walker:
+    def __init__(self, prog: Stream, insert: bool, rule) -> None:
+        self.prog = prog
+        self.arch = prog.kernel.arch
+        self.insert = insert
+        self.rule = lru_cache(maxsize=1 << 16)(rule or _default_rule())
+        self.violations: list[str] = []
+
+    def entries(self, nodes: list[Node]) -> list[_Entry]:
+        return [_Entry(n.instr, self.arch) for n in nodes]
+
+    def run(self, nodes: list[Node], contexts: list[list[_Entry]], section: str) -> list[Node]:
+        """``contexts``: possible histories before the first node (one per CFG predecessor)."""
+        out: list[Node] = []
+        hist: list[_Entry] = []
+        for node in nodes:
+            c = _Entry(node.instr, self.arch)
+            need, culprit = _need(self.arch, self.rule, hist, c)
+            if len(hist) < HORIZON and sum(h.states for h in hist) < HORIZON:
+                for ctx in contexts:
+                    n2, c2 = _need(self.arch, self.rule, ctx[-HORIZON:] + hist, c)
+                    if n2 > need:
+                        need, culprit = n2, c2
+            if need > 0:
+                if self.insert:
+                    for nop in _nops(self.prog.kernel, need):
+                        out.append(nop)
+                        hist.append(_Entry(nop.instr, self.arch))
+                else:
+                    self.violations.append(f"{section}[{len(out)}] {node.instr}: {need} wait state(s) "
+                                           f"missing after {culprit}")
+            out.append(node)
+            hist.append(c)
+            if len(hist) > 4 * HORIZON:
+                del hist[:2 * HORIZON]
+        return out
+
+
+def _walk(prog: Stream, insert: bool, rule=None) -> _Walker:
+    w = _Walker(prog, insert, rule)
+    pro = w.run(prog.prologue, [], "prologue")
+    pro_hist = w.entries(pro[-HORIZON:])
+    if prog.body is not None:
+        body_tail = w.entries(prog.body[-HORIZON:])
+        body = w.run(prog.body, [pro_hist, body_tail], "loop")
+        epi_ctx = [w.entries(body[-HORIZON:])]
+    else:
+        body = None
+        epi_ctx = [pro_hist]
+    epi = w.run(prog.epilogue, epi_ctx, "epilogue")
+    if insert:
+        prog.prologue, prog.epilogue = pro, epi
+        if body is not None:
+            prog.body = body
+    return w
+
+
+def insert_nops(prog: Stream, rule=None) -> Stream:
+    """Insert the fewest s_nop wait states that meet every hazard rule (in place)."""
+    _walk(prog, True, rule)
+    return prog
+
+
+def check_hazards(prog: Stream, rule=None) -> list[str]:
+    """Unmet hazards, one message each (empty = correct)."""
+    return _walk(prog, False, rule).violations

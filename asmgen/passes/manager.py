@@ -1,0 +1,87 @@
+"""The ordered pass pipeline from a KernelIR to a verified stream on physical registers.
+
+    schedule (per block: DAG + list scheduler) -> lower to a Stream (loop control, s_endpgm)
+      -> waitcnt insertion -> register allocation -> hazard s_nops -> verify
+
+The hazard pass runs after allocation because its rules compare physical register ranges (two
+virtual registers sharing a physical one can create a hazard); waitcnt runs before allocation so
+that liveness can keep in-flight load destinations reserved until their wait. ``dump(stage,
+program)`` is called after every stage (for examples/dump_pipeline.py and debugging).
+
+Recipes: ``recipe`` is passed to the list scheduler for every block, or, when it has a
+``for_block(name)`` method ("prologue" | "loop" | "epilogue"), the object that returns.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from isa.instr import Instr
+
+from ..dag import build_dag
+from ..ir import Block, KernelIR, Stream
+from ..sched.list_sched import schedule
+from .hazards import insert_nops
+from .regalloc import Allocation, allocate
+from .verify import verify
+from .waitcnt import insert_waitcnts
+
+Dump = Callable[[str, Stream], None]
+
+
+@dataclass
+class Compiled:
+    stream: Stream
+    allocation: Allocation
+
+    def items(self):
+        """Instructions and the loop label, in order, for ``asmgen.emit``."""
+        return self.stream.items()
+
+
+def _recipe_for(recipe, name: str):
+    if recipe is not None and hasattr(recipe, "for_block"):
+        return recipe.for_block(name)
+    return recipe
+
+
+def schedule_block(block: Block, recipe=None, *, loop: bool = False):
+    """The block's nodes in scheduled order."""
+    if not block.nodes:
+        return []
+    g = build_dag(block.nodes, block.kernel.arch, loop=loop)
+    return schedule(block.nodes, g, _recipe_for(recipe, block.name))
+
+
+def lower(kernel: KernelIR, recipe=None) -> Stream:
+    """Schedule every block and assemble the Stream (loop control and s_endpgm appended)."""
+    pro = schedule_block(kernel.prologue, recipe)
+    body = None
+    if kernel.loop is not None:
+        body = schedule_block(kernel.loop.body, recipe, loop=True)
+        body += [kernel.new_node(i, {"loop_ctrl"}) for i in kernel.loop.control_instrs()]
+    epi = schedule_block(kernel.epilogue, recipe)
+    epi.append(kernel.new_node(Instr("s_endpgm"), {"end"}))
+    return Stream(kernel, pro, body, epi)
+
+
+def compile_kernel(kernel: KernelIR, recipe=None, *, limits: dict[str, int] | None = None,
+                   dump: Dump | None = None, hazard_rule=None,
+                   acc_to_agpr: bool = False) -> Compiled:
+    """Run the whole pipeline; raises RegisterBudgetError, VerifyError, SchedError, ...
+    ``acc_to_agpr``: place VGPR-declared MFMA accumulators in AGPRs (``regalloc.allocate``)."""
+    def stage(name: str, prog: Stream) -> None:
+        if dump is not None:
+            dump(name, prog)
+
+    prog = lower(kernel, recipe)
+    stage("schedule", prog)
+    insert_waitcnts(prog)
+    stage("waitcnt", prog)
+    alloc = allocate(prog, limits, acc_to_agpr=acc_to_agpr)
+    stage("regalloc", prog)
+    insert_nops(prog, hazard_rule)
+    stage("hazards", prog)
+    verify(prog, hazard_rule)
+    stage("verify", prog)
+    return Compiled(prog, alloc)

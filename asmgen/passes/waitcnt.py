@@ -1,0 +1,353 @@
+"""s_waitcnt insertion (and checking) from dataflow, with score brackets per counter.
+
+Algorithm (the idea of LLVM's SIInsertWaitcnts / WaitcntBrackets, written afresh): every memory
+instruction that bumps a counter gets the next *score* of that counter (``ub``); a register unit it
+will write is pending with that score. ``lb`` is the score up to which everything is known done.
+Before an instruction that reads or overwrites a pending unit (RAW, and WAR/WAW against a load in
+flight), the minimal wait is ``vmcnt(ub - score)`` since VMEM returns in order (cdna-facts section
+4); for lgkm, ``lgkmcnt(ub - score)`` when only LDS ops are outstanding, else ``lgkmcnt(0)`` since
+SMEM may return out of order. A wait raises ``lb``. Counters cannot exceed their maximum (vmcnt 63,
+lgkmcnt 15), so ``lb >= ub - max`` always (LLVM does the same); that keeps the state finite.
+
+LDS memory (regions from ``Node.lds_read/lds_write``): a ds_* access of a region an LDS-DMA still
+writes waits vmcnt for that DMA (section 6); an LDS-DMA into a region with ds_* ops outstanding
+waits lgkmcnt for them; ``s_barrier`` waits for every outstanding LDS op (lgkmcnt) and LDS-DMA
+(vmcnt) so LDS writes are published to the other waves (section 4).
+
+Loops: the state at the loop head is the join of the prologue's exit state and the body's exit
+state (per unit the most recent score, i.e. the stricter wait), iterated to a fixpoint; the
+epilogue starts from the body's exit state. Existing s_waitcnt instructions in the stream are
+honoured, so the pass is idempotent; ``check_program`` runs the same analysis without inserting
+and returns what is missing (the verifier after register allocation).
+
+Weak spots: SMEM with a partial lgkmcnt(N>0) is not credited at all (only lgkmcnt(0) retires
+SMEM); stores to the same global address as a later load are not tracked (VMEM is in order).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from isa import waitcnt_enc
+from isa.instr import Instr
+from isa.operands import Imm
+
+from ..errors import AsmgenError
+from ..ir import Node, Stream
+from .effects import effects
+
+VM_MAX = waitcnt_enc.VM_MAX        # 63: vmcnt is 6 bits on gfx9 (cdna-facts section 4)
+LGKM_MAX = waitcnt_enc.LGKM_MAX    # 15: lgkmcnt is 4 bits
+MAX_FIXPOINT_ITERS = 64
+
+
+class WaitcntError(AsmgenError):
+    """The waitcnt analysis failed (no fixpoint) or the verifier found a missing wait."""
+
+
+def encode_waitcnt(vm: int | None, lgkm: int | None) -> int:
+    """simm16 of ``s_waitcnt vmcnt(vm) lgkmcnt(lgkm)`` (None = no wait on that counter)."""
+    return waitcnt_enc.waitcnt_imm(vmcnt=VM_MAX if vm is None else vm,
+                                   lgkmcnt=LGKM_MAX if lgkm is None else lgkm)
+
+
+def decode_waitcnt(simm16: int) -> tuple[int, int]:
+    """(vmcnt, lgkmcnt) of an s_waitcnt simm16."""
+    w = waitcnt_enc.decode(simm16)
+    return w.vmcnt, w.lgkmcnt
+
+
+def make_waitcnt(vm: int | None, lgkm: int | None) -> Instr:
+    return Instr("s_waitcnt", (Imm(encode_waitcnt(vm, lgkm)),))
+
+
+def waitcnt_fields(instr: Instr) -> tuple[int, int]:
+    o = instr.operands[0] if instr.operands else None
+    if not isinstance(o, Imm) or not isinstance(o.value, int):
+        raise WaitcntError(f"{instr}: s_waitcnt operand must be an integer simm16 Imm")
+    return decode_waitcnt(o.value)
+
+
+@dataclass
+class State:
+    """Score brackets of both counters (see module docstring). Scores are absolute ints."""
+
+    vm_ub: int = 0
+    vm_lb: int = 0
+    lg_ub: int = 0
+    lg_lb: int = 0
+    pend_vm: dict = field(default_factory=dict)     # unit -> vm score of its pending write
+    pend_lg: dict = field(default_factory=dict)     # unit -> lgkm score
+    smem_last: int = -1                              # lgkm score of the last out-of-order op
+    dma: dict = field(default_factory=dict)         # LDS region -> vm score of last LDS-DMA
+    lds_ops: dict = field(default_factory=dict)     # LDS region -> lgkm score of last ds_* op
+    # in-flight loads, for liveness: (score, load node id, units)
+    q_vm: list = field(default_factory=list)
+    q_lg: list = field(default_factory=list)
+
+    def copy(self) -> State:
+        return State(self.vm_ub, self.vm_lb, self.lg_ub, self.lg_lb, dict(self.pend_vm),
+                     dict(self.pend_lg), self.smem_last, dict(self.dma), dict(self.lds_ops),
+                     list(self.q_vm), list(self.q_lg))
+
+    def normalized(self) -> State:
+        """Same state with ub = max count and done entries dropped (for join and equality)."""
+        dv, dl = VM_MAX + 1 - self.vm_ub, LGKM_MAX + 1 - self.lg_ub
+        vlb, llb = self.vm_lb, self.lg_lb
+        return State(
+            VM_MAX + 1, vlb + dv, LGKM_MAX + 1, llb + dl,
+            {u: s + dv for u, s in self.pend_vm.items() if s > vlb},
+            {u: s + dl for u, s in self.pend_lg.items() if s > llb},
+            self.smem_last + dl if self.smem_last > llb else -1,
+            {r: s + dv for r, s in self.dma.items() if s > vlb},
+            {r: s + dl for r, s in self.lds_ops.items() if s > llb},
+            sorted((s + dv, n, us) for s, n, us in self.q_vm if s > vlb),
+            sorted((s + dl, n, us) for s, n, us in self.q_lg if s > llb))
+
+    def key(self) -> tuple:
+        n = self.normalized()
+        return (n.vm_lb, n.lg_lb, tuple(sorted(n.pend_vm.items())), tuple(sorted(n.pend_lg.items())),
+                n.smem_last, tuple(sorted(n.dma.items())), tuple(sorted(n.lds_ops.items())))
+
+
+def join(a: State, b: State) -> State:
+    a, b = a.normalized(), b.normalized()
+
+    def mx(d1: dict, d2: dict) -> dict:
+        out = dict(d1)
+        for k, s in d2.items():
+            if out.get(k, -1) < s:
+                out[k] = s
+        return out
+
+    return State(a.vm_ub, min(a.vm_lb, b.vm_lb), a.lg_ub, min(a.lg_lb, b.lg_lb),
+                 mx(a.pend_vm, b.pend_vm), mx(a.pend_lg, b.pend_lg), max(a.smem_last, b.smem_last),
+                 mx(a.dma, b.dma), mx(a.lds_ops, b.lds_ops),
+                 sorted(set(a.q_vm) | set(b.q_vm)), sorted(set(a.q_lg) | set(b.q_lg)))
+
+
+def _alias(r1: str, r2: str) -> bool:
+    return r1 == "*" or r2 == "*" or r1 == r2
+
+
+@dataclass
+class Need:
+    """What one instruction needs: minimal counts (None = nothing) and why, for messages."""
+
+    vm: int | None = None
+    lgkm: int | None = None
+    why: list = field(default_factory=list)
+
+    def want_vm(self, n: int, why: str) -> None:
+        self.vm = n if self.vm is None else min(self.vm, n)
+        self.why.append(why)
+
+    def want_lgkm(self, n: int, why: str) -> None:
+        self.lgkm = n if self.lgkm is None else min(self.lgkm, n)
+        self.why.append(why)
+
+
+class Analyzer:
+    """Walks node lists, updating a ``State``; inserts waits (``insert=True``) or records
+    violations. ``retire`` collects (section, index, load node id, units) when a load completes,
+    for liveness."""
+
+    def __init__(self, arch: str, kernel, insert: bool) -> None:
+        self.arch = arch
+        self.kernel = kernel
+        self.insert = insert
+        self.violations: list[str] = []
+        self.retired: list[tuple[str, int, int, tuple]] = []
+
+    def needs(self, st: State, node: Node, e) -> Need:
+        need = Need()
+        for u in e.reads + e.writes:
+            s = st.pend_vm.get(u)
+            if s is not None and s > st.vm_lb:
+                need.want_vm(st.vm_ub - s, f"{_u(u)} from a VMEM load")
+            s = st.pend_lg.get(u)
+            if s is not None and s > st.lg_lb:
+                need.want_lgkm(self._lg_count(st, s), f"{_u(u)} from an LGKM load")
+        if e.lds and not e.lds_dma:
+            regions = {node.lds_read or node.lds_write or "*", node.lds_write or node.lds_read or "*"}
+            for r, s in st.dma.items():
+                if s > st.vm_lb and any(_alias(r, x) for x in regions):
+                    need.want_vm(st.vm_ub - s, f"LDS region {r} written by LDS-DMA")
+        if e.lds_dma:
+            reg = node.lds_write or "*"
+            for r, s in st.lds_ops.items():
+                if s > st.lg_lb and _alias(r, reg):
+                    need.want_lgkm(self._lg_count(st, s), f"ds_* ops on LDS region {r} before DMA")
+        if e.barrier:
+            last_lds = max((s for s in st.lds_ops.values()), default=-1)
+            if last_lds > st.lg_lb:
+                need.want_lgkm(self._lg_count(st, last_lds), "LDS ops published by s_barrier")
+            last_dma = max((s for s in st.dma.values()), default=-1)
+            if last_dma > st.vm_lb:
+                need.want_vm(st.vm_ub - last_dma, "LDS-DMA published by s_barrier")
+        return need
+
+    @staticmethod
+    def _lg_count(st: State, score: int) -> int:
+        if st.smem_last > st.lg_lb:
+            return 0     # SMEM outstanding: out of order, only lgkmcnt(0) is safe (section 4)
+        return st.lg_ub - score
+
+    def apply_wait(self, st: State, vm: int | None, lgkm: int | None, section: str,
+                   idx: int) -> None:
+        if vm is not None and vm < VM_MAX:
+            st.vm_lb = max(st.vm_lb, st.vm_ub - vm)
+        # a partial lgkmcnt(N > 0) proves nothing while SMEM (out of order) is outstanding
+        if lgkm is not None and lgkm < LGKM_MAX and (lgkm == 0 or st.smem_last <= st.lg_lb):
+            st.lg_lb = max(st.lg_lb, st.lg_ub - lgkm)
+        self._retire(st, section, idx)
+
+    def _retire(self, st: State, section: str, idx: int) -> None:
+        while st.q_vm and st.q_vm[0][0] <= st.vm_lb:
+            _, nid, us = st.q_vm.pop(0)
+            self.retired.append((section, idx, nid, us))
+        while st.q_lg and st.q_lg[0][0] <= st.lg_lb:
+            _, nid, us = st.q_lg.pop(0)
+            self.retired.append((section, idx, nid, us))
+
+    def event(self, st: State, node: Node, e, section: str, idx: int) -> None:
+        fl = e.spec.flags
+        if e.counter == "vm":
+            st.vm_ub += 1
+            for u in e.writes:
+                if u[0] != "x":
+                    st.pend_vm[u] = st.vm_ub
+            if e.lds_dma:
+                st.dma[node.lds_write or "*"] = st.vm_ub
+            us = tuple(u for u in e.writes if u[0] != "x")
+            if us:
+                st.q_vm.append((st.vm_ub, node.id, us))
+            st.vm_lb = max(st.vm_lb, st.vm_ub - VM_MAX)
+        if e.counter == "lgkm" or "flat" in fl:
+            st.lg_ub += 1
+            us = tuple(u for u in e.writes if u[0] != "x")
+            for u in us:
+                st.pend_lg[u] = st.lg_ub
+            if e.smem or "flat" in fl:
+                st.smem_last = st.lg_ub
+            if e.lds and not e.lds_dma:
+                regs = {node.lds_read or "*"} if not e.lds_store else {node.lds_write or "*"}
+                for r in regs:
+                    st.lds_ops[r] = st.lg_ub
+            if us:
+                st.q_lg.append((st.lg_ub, node.id, us))
+            st.lg_lb = max(st.lg_lb, st.lg_ub - LGKM_MAX)
+        self._retire(st, section, idx)
+
+    def run(self, nodes: list[Node], st: State, section: str) -> list[Node]:
+        """Process ``nodes`` from ``st`` (mutated); returns the nodes with waits inserted."""
+        out: list[Node] = []
+        for node in nodes:
+            e = effects(self.arch, node.instr)
+            if e.waitcnt:
+                vm, lg = waitcnt_fields(node.instr)
+                out.append(node)
+                self.apply_wait(st, vm, lg, section, len(out) - 1)
+                continue
+            need = self.needs(st, node, e)
+            if need.vm is not None or need.lgkm is not None:
+                if self.insert:
+                    vm = None if need.vm is None else min(need.vm, VM_MAX)
+                    lg = None if need.lgkm is None else min(need.lgkm, LGKM_MAX)
+                    prev = out[-1] if out else None
+                    if prev is not None and "wait" in prev.tags and effects(self.arch, prev.instr).waitcnt:
+                        pvm, plg = waitcnt_fields(prev.instr)
+                        vm = pvm if vm is None else min(vm, pvm)
+                        lg = plg if lg is None else min(lg, plg)
+                        prev.instr = make_waitcnt(vm, lg)
+                    else:
+                        out.append(self.kernel.new_node(make_waitcnt(vm, lg), {"wait"},
+                                                        comment="; ".join(need.why)))
+                    self.apply_wait(st, need.vm, need.lgkm, section, len(out) - 1)
+                else:
+                    self.violations.append(
+                        f"{section}[{len(out)}] {node.instr}: needs "
+                        f"{'' if need.vm is None else f'vmcnt({need.vm}) '}"
+                        f"{'' if need.lgkm is None else f'lgkmcnt({need.lgkm}) '}({'; '.join(need.why)})")
+                    self.apply_wait(st, need.vm, need.lgkm, section, len(out))
+            out.append(node)
+            self.event(st, node, e, section, len(out) - 1)
+        return out
+
+
+def _u(u: tuple) -> str:
+    f, vid, k = u
+    return f"{f}{k}" if vid == -1 else f"%{f}{vid}+{k}"
+
+
+def analyze_program(prog: Stream, insert: bool) -> Analyzer:
+    """Run the analysis over the whole program (loop fixpoint included); with ``insert`` the
+    program's node lists are replaced by ones with waits inserted."""
+    k = prog.kernel
+    an = Analyzer(k.arch, k, insert)
+    st = State()
+    pro = an.run(prog.prologue, st, "prologue")
+    if insert and prog.body is not None:
+        _wait_smem_at_loop_entry(prog, an, st, pro)
+    if prog.body is not None:
+        exit_pro = st
+        head = exit_pro.copy()
+        seen = head.key()
+        for _ in range(MAX_FIXPOINT_ITERS):
+            probe = Analyzer(k.arch, k, insert)
+            s = head.copy()
+            probe.run([_clone(n) for n in prog.body] if insert else prog.body, s, "loop")
+            nxt = join(exit_pro, s)
+            if nxt.key() == seen:
+                break
+            head, seen = nxt, nxt.key()
+        else:
+            raise WaitcntError(f"waitcnt loop analysis found no fixpoint in {MAX_FIXPOINT_ITERS} "
+                               f"iterations")
+        st = head.copy()
+        body = an.run(prog.body, st, "loop")
+        # loads still in flight at the back-edge retire at the head of the next iteration
+        # (liveness sees that through the loop-head state; nothing more to record here)
+    else:
+        body = None
+    epi = an.run(prog.epilogue, st, "epilogue")
+    for _, nid, us in st.q_vm + st.q_lg:
+        an.retired.append(("epilogue", len(epi) - 1, nid, us))
+    if insert:
+        prog.prologue, prog.epilogue = pro, epi
+        if body is not None:
+            prog.body = body
+    an.loop_head_state = head if prog.body is not None else None  # type: ignore[attr-defined]
+    return an
+
+
+def _wait_smem_at_loop_entry(prog: Stream, an: Analyzer, st: State, pro: list[Node]) -> None:
+    """SMEM results the loop uses are waited for before the loop, not inside it: in the body the
+    wait would run every iteration and, as SMEM forces lgkmcnt(0), also drain the body's LDS ops."""
+    if st.smem_last <= st.lg_lb:
+        return
+    used = set()
+    for n in prog.body:
+        e = effects(prog.kernel.arch, n.instr)
+        used.update(e.reads)
+        used.update(e.writes)
+    if any(s > st.lg_lb and u in used for u, s in st.pend_lg.items()):
+        pro.append(prog.kernel.new_node(make_waitcnt(None, 0), {"wait"},
+                                        comment="SMEM results used in the loop"))
+        an.apply_wait(st, None, 0, "prologue", len(pro) - 1)
+
+
+def _clone(n: Node) -> Node:
+    """A copy for the fixpoint probes (insertion mutates merged wait nodes)."""
+    return Node(n.id, n.instr, n.tags, n.stage, n.iteration, n.group, n.priority, n.lds_read,
+                n.lds_write, n.comment)
+
+
+def insert_waitcnts(prog: Stream) -> Stream:
+    """Insert the minimal s_waitcnt before every instruction that needs one (in place)."""
+    analyze_program(prog, insert=True)
+    return prog
+
+
+def check_program(prog: Stream) -> list[str]:
+    """Missing waits, one message per instruction (empty list = the stream is correct)."""
+    return analyze_program(prog, insert=False).violations

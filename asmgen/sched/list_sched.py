@@ -1,0 +1,176 @@
+"""Pure list scheduler: orders a block's nodes so that every distance-0 DAG edge is respected.
+
+Algorithm: classic list scheduling over the ready list (nodes whose in-block predecessors have
+all issued). Among ready nodes allowed by the recipe's sched groups (``asmgen.sched.groups``),
+the one with the highest ``recipe.priority(node)`` issues next; ties break by a seeded random
+number when ``recipe.seed`` is set (the fuzz recipe), else by the lower node id, so a schedule is
+deterministic. The default priority is ``(node.priority, height)``: the node's own priority field,
+then its latency-weighted height (longest path to a sink, ``asmgen.sched.model`` latencies), i.e.
+critical path first.
+
+Ready nodes live in one heap per *class* (nodes with the same group-match signature), so a step
+costs O(classes + log n); a whole block is O(n log n + edges).
+
+Recipe protocol (every attribute optional; ``None`` = defaults)::
+
+    class Recipe:
+        groups: Sequence[SchedGroup] = ()
+        repeat: bool = False              # restart each group pipeline while matching nodes remain
+        seed: int | None = None           # random tie-break
+        def priority(self, node: Node) -> float | tuple: ...   # higher issues earlier
+"""
+from __future__ import annotations
+
+import heapq
+import random
+
+import networkx as nx
+
+from ..ir import Node
+from .groups import SchedError, pipelines
+
+
+def heights(g: nx.DiGraph) -> dict[int, int]:
+    """Longest latency-weighted path from each node to a sink over distance-0 edges."""
+    h: dict[int, int] = {}
+    order = sorted(g.nodes, key=lambda i: g.nodes[i]["pos"], reverse=True)
+    for u in order:
+        best = 0
+        for _, v, d in g.out_edges(u, data=True):
+            if d["distance"] == 0:
+                best = max(best, d["latency"] + h[v])
+        h[u] = best
+    return h
+
+
+class _Pipe:
+    __slots__ = ("cur", "filled", "groups", "remaining", "repeat")
+
+    def __init__(self, groups, remaining: int, repeat: bool) -> None:
+        self.groups = groups
+        self.cur = 0 if groups and remaining else None
+        self.filled = 0
+        self.remaining = remaining
+        self.repeat = repeat
+
+    def advance(self) -> None:
+        self.filled = 0
+        self.cur += 1
+        if self.cur >= len(self.groups):
+            self.cur = 0 if (self.repeat and self.remaining > 0) else None
+        if self.remaining <= 0:
+            self.cur = None
+
+
+def schedule(nodes: list[Node], g: nx.DiGraph, recipe=None) -> list[Node]:
+    """An order of ``nodes`` respecting every distance-0 edge of ``g`` (see module docstring).
+
+    Returns the ordered node list; ``schedule.last_skipped`` (module global ``LAST_SKIPPED``)
+    counts groups closed early because nothing matching them was ready.
+    """
+    global LAST_SKIPPED
+    prio_fn = getattr(recipe, "priority", None) if recipe is not None else None
+    groups = tuple(getattr(recipe, "groups", None) or ())
+    repeat = bool(getattr(recipe, "repeat", False))
+    seed: int | None = getattr(recipe, "seed", None)
+    rng = random.Random(seed) if seed is not None else None
+    by_id = {n.id: n for n in nodes}
+    if set(by_id) != set(g.nodes):
+        raise SchedError(f"DAG has {g.number_of_nodes()} nodes, block has {len(by_id)}: rebuild the DAG")
+    if prio_fn is None:
+        h = heights(g)
+        def prio_fn(n):
+            return (n.priority, h[n.id])
+
+    # group-match signature per pipeline
+    pipes_by_sync = pipelines(groups)
+    sync_ids = list(pipes_by_sync)
+    sig: dict[int, tuple] = {}
+    counts = {sid: 0 for sid in sync_ids}
+    for n in nodes:
+        s = []
+        for sid in sync_ids:
+            m = frozenset(i for i, gr in enumerate(pipes_by_sync[sid]) if gr.matches(n.tags))
+            s.append(m)
+            if m:
+                counts[sid] += 1
+        sig[n.id] = tuple(s)
+    pipes = [_Pipe(pipes_by_sync[sid], counts[sid], repeat) for sid in sync_ids]
+
+    indeg = {n.id: 0 for n in nodes}
+    succs: dict[int, list[int]] = {n.id: [] for n in nodes}
+    for u, v, d in g.edges(data="distance"):
+        if d == 0:
+            indeg[v] += 1
+            succs[u].append(v)
+
+    heaps: dict[tuple, list] = {}
+
+    def push(nid: int) -> None:
+        n = by_id[nid]
+        p = prio_fn(n)
+        key = (_neg(p), rng.random() if rng is not None else 0.0, nid)
+        heapq.heappush(heaps.setdefault(sig[nid], []), key)
+
+    for n in nodes:
+        if indeg[n.id] == 0:
+            push(n.id)
+
+    def allowed(s: tuple) -> bool:
+        return all(_allows(p, m) for p, m in zip(pipes, s))
+
+    out: list[Node] = []
+    skipped = 0
+    while len(out) < len(nodes):
+        best = None
+        best_cls = None
+        for cls, hp in heaps.items():
+            if hp and allowed(cls) and (best is None or hp[0] < best):
+                best, best_cls = hp[0], cls
+        if best is None:
+            if not any(heaps.values()):
+                raise SchedError(f"no ready node after {len(out)} of {len(nodes)}: the DAG has a cycle")
+            # nothing allowed: close an open group that blocks the best ready node, so every
+            # skip moves that node closer to issuing (no livelock between pipelines)
+            cls = min((hp[0], c) for c, hp in heaps.items() if hp)[1]
+            blocker = next(p for p, m in zip(pipes, cls) if not _allows(p, m))
+            blocker.advance()
+            skipped += 1
+            if skipped > 64 * (len(nodes) + 1) * max(1, len(groups)):
+                raise SchedError(f"sched groups never admit the ready nodes (skipped {skipped} groups)")
+            continue
+        heapq.heappop(heaps[best_cls])
+        nid = best[2]
+        n = by_id[nid]
+        out.append(n)
+        for p, m in zip(pipes, best_cls):
+            if m:
+                p.remaining -= 1
+                if p.cur is not None and p.cur in m:
+                    p.filled += 1
+                    if p.filled >= p.groups[p.cur].count:
+                        p.advance()
+                elif p.cur is not None and p.remaining <= 0:
+                    p.cur = None
+        for v in succs[nid]:
+            indeg[v] -= 1
+            if indeg[v] == 0:
+                push(v)
+    LAST_SKIPPED = skipped
+    return out
+
+
+LAST_SKIPPED = 0
+
+
+def _allows(p: _Pipe, m: frozenset) -> bool:
+    """Does pipeline ``p`` let a node with group-match set ``m`` issue now?"""
+    if p.cur is None or not m or p.cur in m:
+        return True
+    return not (p.repeat or any(i >= p.cur for i in m))
+
+
+def _neg(p):
+    if isinstance(p, tuple):
+        return tuple(-x for x in p)
+    return -p

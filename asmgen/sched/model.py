@@ -1,0 +1,53 @@
+"""Latency and resource model for the scheduler, read from the ISA spec table (pipe, cycles, passes).
+
+Latencies are cycles from a producer's issue until a dependent instruction can issue without
+stalling. Memory latencies are load-to-use figures (cdna-timing.md section 1: s_load L1 hit
+~48 clk, ds_read ~52 clk, vector L1 hit 116, L2 hit ~290, HBM ~880); the scheduler uses an
+L2-hit figure for VMEM, which is what a prefetching GEMM sees in steady state. MFMA results are
+ready after the MFMA's passes x 4 cycles (cdna-timing.md section 3, "MFMA cycles"); other VALU
+ops take the spec's issue cycles (4 for wave64, 16 for transcendentals).
+"""
+from __future__ import annotations
+
+from ..ir import Node
+from ..passes.effects import effects
+
+# cdna-timing.md section 1 (MT4G measurements on MI300X).
+SMEM_LATENCY = 48
+LDS_LATENCY = 64
+VMEM_LATENCY = 300
+
+
+def issue_cycles(arch: str, node: Node) -> int:
+    """Cycles the instruction occupies its pipe (MFMA: passes x 4; others: spec cycles)."""
+    spec = effects(arch, node.instr).spec
+    p = spec.passes_on(arch)
+    return p * 4 if p else spec.cycles
+
+
+def pipe(arch: str, node: Node) -> str:
+    return effects(arch, node.instr).spec.pipe
+
+
+def result_latency(arch: str, node: Node) -> int:
+    """Cycles from issue until the instruction's register results can be consumed."""
+    e = effects(arch, node.instr)
+    if e.counter == "vm":
+        return VMEM_LATENCY
+    if e.counter == "lgkm":
+        return SMEM_LATENCY if e.smem else LDS_LATENCY
+    return issue_cycles(arch, node)
+
+
+def kind_latency(kind: str, producer_result_latency: int) -> int:
+    """Latency of a DAG edge of ``kind`` whose producer's results take the given cycles."""
+    if kind == "raw":
+        return producer_result_latency
+    if kind == "barrier":
+        return 1
+    return 0
+
+
+def edge_latency(arch: str, u: Node, v: Node, kind: str) -> int:
+    """Latency of a DAG edge u -> v of ``kind`` (see ``asmgen.dag``)."""
+    return kind_latency(kind, result_latency(arch, u) if kind == "raw" else 0)
