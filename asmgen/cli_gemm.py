@@ -1,0 +1,116 @@
+"""CLI subcommands ``gemm`` (generate .s/.hsaco/.json into a folder) and ``check`` (run a
+contract on seeded random inputs against the NumPy reference: exit 0 match, 1 mismatch,
+2 bad input), per design.md "Command line"."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .errors import AsmgenError, ConfigError
+
+EXIT_OK, EXIT_MISMATCH, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def register(sub) -> None:
+    g = sub.add_parser("gemm", help="generate a GEMM kernel (C = alpha op(A) op(B) + beta C)")
+    g.add_argument("--arch", default="gfx942", choices=("gfx942", "gfx950"))
+    g.add_argument("--m", type=int, required=True)
+    g.add_argument("--n", type=int, required=True)
+    g.add_argument("--k", type=int, required=True)
+    g.add_argument("--dtype", default="f16", choices=("f16", "bf16"))
+    g.add_argument("--out-dtype", default=None, choices=("f32", "f16", "bf16"))
+    g.add_argument("--layout", default="NN", choices=("NN", "NT", "TN", "TT"))
+    g.add_argument("--schedule", default="pgr1", help="recipe name (pgr1, pgr2, ck_v4)")
+    g.add_argument("--tile", default="64x64x32", help="MT0xMT1xDepthU, e.g. 256x256x64")
+    g.add_argument("--waves", default="2x2", help="waves along M x N, e.g. 2x2")
+    g.add_argument("--prefetch", type=int, default=None, help="K-tiles staged ahead (1..3)")
+    g.add_argument("--mfma", default=None, help="MFMA shape, e.g. 32x32x8 or 16x16x16")
+    g.add_argument("--staging", type=int, default=None,
+                   help="K-tiles in flight in VGPRs (1 or 2; default: the recipe's)")
+    g.add_argument("--activation", default="none", choices=("none", "silu", "gelu"))
+    g.add_argument("--bias", action="store_true", help="fuse an f32 bias vector over N")
+    g.add_argument("--direct-to-lds", action="store_true",
+                   help="load K-contiguous operands straight to LDS (buffer_load ... lds)")
+    g.add_argument("-o", "--output", required=True, help="output folder")
+    g.set_defaults(func=cmd_gemm)
+
+    c = sub.add_parser("check", help="run a kernel contract on random inputs vs the NumPy reference")
+    c.add_argument("contract", help="DIR/<kernel>.json")
+    c.add_argument("--backend", default="emu", choices=("emu", "hip", "auto"))
+    c.add_argument("--seed", type=int, default=0)
+    c.set_defaults(func=cmd_check)
+
+
+def _shape(text: str, n: int, what: str) -> tuple[int, ...]:
+    try:
+        parts = tuple(int(p) for p in text.lower().split("x"))
+    except ValueError:
+        raise ConfigError(f"--{what} {text!r} is not {'x'.join(['N'] * n)}") from None
+    if len(parts) != n:
+        raise ConfigError(f"--{what} {text!r} needs {n} numbers")
+    return parts
+
+
+def cmd_gemm(args: argparse.Namespace) -> int:
+    from .api import gemm
+    kern = gemm(args.m, args.n, args.k, dtype=args.dtype, arch=args.arch, layout=args.layout,
+                out_dtype=args.out_dtype, schedule=args.schedule, tile=_shape(args.tile, 3, "tile"),
+                waves=_shape(args.waves, 2, "waves"), prefetch=args.prefetch,
+                mfma=_shape(args.mfma, 3, "mfma") if args.mfma else None,
+                activation=args.activation, bias=args.bias, direct_to_lds=args.direct_to_lds,
+                **({"staging": args.staging} if args.staging else {}))
+    path = kern.save(args.output)
+    r = kern.resources
+    print(f"{path}  vgpr={r['vgpr']} agpr={r['agpr']} sgpr={r['sgpr']} lds={r['lds']} "
+          f"waves/simd={r['waves_per_simd']}")
+    return EXIT_OK
+
+
+def check_gemm(meta: dict, run, seed: int) -> tuple[bool, str]:
+    from .config import GemmConfig
+    from .reference import compare, gemm_random_inputs
+    cfg_d = {k: v for k, v in meta["config"].items() if k != "kind"}
+    try:
+        cfg = GemmConfig(**cfg_d)
+    except TypeError as exc:
+        raise ConfigError(f"the contract's config is not a GEMM config: {exc}") from None
+    inp = gemm_random_inputs(cfg, seed)
+    out = run(**inp)
+    return compare(cfg, out, inp["A"], inp["B"], inp["C"], inp["alpha"], inp["beta"], inp.get("bias"))
+
+
+# kernel kind (contract "config"."kind") -> checker(meta, runner, seed) -> (ok, message)
+CHECKERS = {"gemm": check_gemm}
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .api import load
+    path = Path(args.contract)
+    try:
+        meta = json.loads(path.read_text())
+    except FileNotFoundError:
+        print(f"asmgen check: error: {path} does not exist", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        print(f"asmgen check: error: {path} is not a JSON contract: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    kind = (meta.get("config") or {}).get("kind") if isinstance(meta, dict) else None
+    checker = CHECKERS.get(kind)
+    if checker is None:
+        print(f"asmgen check: error: {path}: kernel kind {kind!r} has no checker "
+              f"(known: {sorted(CHECKERS)})", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    from isa.emu.errors import EmulatorError
+    try:
+        run = load(path, backend=args.backend, seed=args.seed)
+        ok, msg = checker(meta, run, args.seed)
+    except AsmgenError as exc:
+        print(f"asmgen check: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except EmulatorError as exc:   # the kernel misbehaved (race, unwaited load, hazard, ...)
+        print(f"FAILED {meta.get('kernel')} seed={args.seed}: emulator: {exc}")
+        return EXIT_MISMATCH
+    print(f"{'OK' if ok else 'MISMATCH'} {meta.get('kernel')} seed={args.seed}: {msg}")
+    return EXIT_OK if ok else EXIT_MISMATCH

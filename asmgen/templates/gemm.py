@@ -1,0 +1,299 @@
+"""GEMM template: ``GemmConfig`` -> tagged ``KernelIR`` (prologue / K-loop body / epilogue).
+
+``C = alpha * op(A) @ op(B) + beta * C`` (+ bias over N, + SiLU/GELU), f16/bf16 in, fp32
+accumulation in AGPRs, f32/f16/bf16 out. Workgroup (wg_x, wg_y) owns the C tile at
+(wg_x * MT0, wg_y * MT1); its waves split it ``waves[0] x waves[1]`` (M-fastest); each wave
+computes ``blocks`` MFMA blocks.
+
+Pipeline with prefetch depth d (``cfg.prefetch``), d + 1 LDS buffers, global -> VGPR -> LDS,
+S (``cfg.staging``, 1 or 2) sets of staging VGPRs: K-tile t lives in LDS buffer t % (d + 1). The
+prologue loads tiles 0..d-1 into LDS and tiles d..d+S-1 into the staging sets. Iteration i
+(the body holds S iterations, one per staging set; trip count ceil(K / (S DepthU)) >= 1):
+
+  lw  (stage d):     write set i % S (tile i + d) to buffer (i + d) % (d + 1)  [read by nobody
+                     since iteration i - 1's barrier]
+  gr  (stage d + S): load tile i + d + S into set i % S (after lw read it), so each global load
+                     has S iterations to land
+  lr, mfma (stage 0): ds_read the MFMA operands of tile i from buffer i % (d + 1); accumulate
+  bookkeeping: advance the K offsets, rotate the buffer bases
+  s_barrier:         publishes the LDS writes and frees buffer i % (d + 1)
+
+With ``direct_to_lds`` the K-contiguous operands skip the staging registers: the prologue
+loads tiles 0..d-1 with ``buffer_load_dword(x4) ... lds`` (LDS address M0 + lane * size,
+cdna-facts section 6) and iteration i loads tile i + d into buffer (i + d) % (d + 1) (stage d);
+the waitcnt pass makes every s_barrier wait for outstanding LDS-DMA (vmcnt).
+
+Tiles past K are never special-cased: K-contiguous loads past K are sent to an out-of-range
+offset, MN-contiguous loads past K fall beyond num_records (K is their outer dimension), so
+they read 0 (cdna-facts section 5) and add nothing. Rows/columns past M/N likewise read 0 and
+their stores are dropped. ``stage`` on loop nodes records how many K-tiles ahead of the computed
+one a node works; the template already places them in that pipeline, so a recipe must not shift
+them again.
+"""
+from __future__ import annotations
+
+from isa.instr import Instr
+from isa.operands import Imm, Special, s, v
+
+from ..config import GemmConfig
+from ..ir import KernelIR, VReg
+from . import gemm_epilogue as epi
+from . import gemm_prologue as pro
+from .layout import BUFFER_LOAD, DS_READ, DS_WRITE, global_read_map, lds_layout, mfma_name
+
+OFFEN = (("offen", True),)
+
+
+class GemmBuild:
+    """State while building one GEMM kernel: the IR, config and the shared registers."""
+
+    def __init__(self, cfg: GemmConfig) -> None:
+        self.cfg = cfg
+        self.k = KernelIR(cfg.arch, cfg.name)
+        self.kernarg = self.k.precolored("s", s(0, 2), "kernarg")
+        self.wg_x = self.k.precolored("s", s(2), "wg_x")
+        self.wg_y = self.k.precolored("s", s(3), "wg_y")
+        self.tid = self.k.precolored("v", v(0), "tid")
+        self.lds = lds_layout(cfg)
+        self.big: VReg | None = None   # OOB_OFFSET in every lane (set by lane_ids)
+        self._consts: dict[int, VReg] = {}
+
+    def sreg(self, count: int = 1, name: str = "") -> VReg:
+        return self.k.vreg("s", count, name=name)
+
+    def vreg(self, count: int = 1, name: str = "") -> VReg:
+        return self.k.vreg("v", count, name=name)
+
+    def const(self, value: int) -> VReg:
+        """An SGPR holding ``value``, set once in the prologue (VOP3 sources cannot be literals
+        on gfx9)."""
+        if value not in self._consts:
+            r = self.sreg(name=f"k{value:x}")
+            self.k.prologue.add(Instr("s_mov_b32", (r, Imm(value))), ("addr",))
+            self._consts[value] = r
+        return self._consts[value]
+
+    def mask(self) -> VReg:
+        """A 64-bit lane mask in an SGPR pair (VOP3 compare destination)."""
+        return self.k.vreg("s", 2, align=2, name="mask")
+
+
+def build_gemm(cfg: GemmConfig) -> KernelIR:
+    """The tagged KernelIR of ``cfg`` (see the module docstring for the pipeline)."""
+    gb = GemmBuild(cfg)
+    k, p = gb.k, gb.k.prologue
+    k.lds_bytes = gb.lds.total
+    srds, sc = pro.load_arguments(gb)
+    c_read = pro.finish_srds(gb, srds, sc)
+    pro.tile_origin(gb, sc)
+    ids = pro.lane_ids(gb)
+    gb.big = ids.big
+    gms = {op: global_read_map(cfg, op) for op in ("a", "b")}
+    grs = {op: pro.global_reads(gb, ids, sc, gms[op], srds[op.upper()], gb.lds) for op in ("a", "b")}
+    lr_base = {op: pro.local_read_base(gb, ids, op, gb.lds) for op in ("a", "b")}
+
+    # accumulators: blocks[0] x blocks[1] tuples of acc_regs AGPRs, zeroed
+    bm, bn = cfg.blocks
+    acc = [[k.vreg("a", cfg.acc_regs, align=4 if cfg.acc_regs >= 4 else 2, name=f"acc{i}_{j}")
+            for j in range(bn)] for i in range(bm)]
+    for row in acc:
+        for tup in row:
+            for r in range(cfg.acc_regs):
+                p.add(Instr("v_accvgpr_write_b32", (tup.sub(r), Imm(0))), ("acc_init",))
+
+    # loop-carried K state per operand: next tile's byte offset and the K left from its start
+    for gr in grs.values():
+        gr.kbyte, gr.krem = gb.sreg(name=f"{gr.operand}_kbyte"), gb.sreg(name=f"{gr.operand}_krem")
+        p.add(Instr("s_mov_b32", (gr.kbyte, Imm(0))), ("addr",))
+        p.add(Instr("s_mov_b32", (gr.krem, sc.K)), ("addr",))
+
+    d = cfg.prefetch
+    bufs = [gb.sreg(name=f"lds_buf{x}") for x in range(d + 1)]
+    for x, b in enumerate(bufs):
+        p.add(Instr("s_mov_b32", (b, Imm(x * gb.lds.buffer_bytes))), ("addr",))
+
+    # prologue: tiles 0..d-1 to LDS buffers 0..d-1; through VGPRs, tiles d..d+S-1 into the S
+    # staging register sets (tile t -> set (t - d) % S)
+    S = cfg.staging
+    staging: dict[str, list] = {op: [] for op in grs}
+    for op, gr in grs.items():
+        for tile in range(d if gr.dma else d + S):
+            region = f"{op.upper()}{tile}"
+            if gr.dma:
+                emit_global_reads(gb, p, gr, gms[op], stage=0, lds_buf=bufs[tile], region=region)
+            else:
+                regs = emit_global_reads(gb, p, gr, gms[op], stage=0)
+                if tile < d:
+                    lw = gb.vreg(name=f"lw_{op}")
+                    p.add(Instr("v_add_u32", (lw, bufs[tile], gr.lw_base)), ("addr", f"lw_{op}"))
+                    emit_local_writes(gb, p, gr, gms[op], regs, lw, 0, region=region, stage=0)
+                else:
+                    staging[op].append(regs)
+            advance_k(gb, p, gr)
+    p.add(Instr("s_barrier"), ("barrier",))
+
+    # trip count ceil(K / (S * DepthU)) >= 1 (K >= 1); with S = 2 an odd tile count computes one
+    # tile past K, which reads zeros everywhere and adds nothing
+    trips = gb.sreg(name="k_iters")
+    span = S * cfg.tile[2]
+    p.add(Instr("s_add_u32", (trips, sc.K, Imm(span - 1))), ("addr",))
+    p.add(Instr("s_lshr_b32", (trips, trips, Imm(span.bit_length() - 1))), ("addr",))
+    body = k.make_loop(trips, label="loop_k")
+    for copy in range(S):   # the body is unrolled S times, copy c using staging set c
+        emit_iteration(gb, body, grs, gms, {op: st[copy] for op, st in staging.items() if st},
+                       bufs, lr_base, acc)
+
+    epi.build_epilogue(gb, ids, sc, srds, c_read, acc)
+    return k
+
+
+def emit_iteration(gb: GemmBuild, body, grs, gms, staging, bufs, lr_base, acc) -> None:
+    """One K-tile i of the loop: lw tile i + d, gr tile i + d + S, compute tile i, advance,
+    rotate the LDS buffer bases, barrier (see the module docstring)."""
+    d, S = gb.cfg.prefetch, gb.cfg.staging
+    # lw: staged tile i + d -> buffer (i + d) % (d + 1) = bufs[d]; DMA operands load it directly
+    for op, gr in grs.items():
+        region = f"{op.upper()}_w"
+        if gr.dma:
+            emit_global_reads(gb, body, gr, gms[op], stage=d, lds_buf=bufs[d], region=region)
+            continue
+        lw = gb.vreg(name=f"lw_{op}")
+        body.add(Instr("v_add_u32", (lw, bufs[d], gr.lw_base)), ("addr", f"lw_{op}"), stage=d)
+        emit_local_writes(gb, body, gr, gms[op], staging[op], lw, 0, region=region, stage=d)
+    # gr: tile i + d + S -> the staging registers just written to LDS (loop-carried)
+    for op, gr in grs.items():
+        if not gr.dma:
+            emit_global_reads(gb, body, gr, gms[op], stage=d + S, dst=staging[op])
+    # lr + mfma on tile i from buffer i % (d + 1) = bufs[0]
+    emit_compute(gb, body, lr_base, bufs[0], acc)
+    for gr in grs.values():
+        advance_k(gb, body, gr, stage=d if gr.dma else d + S)
+    # rotate buffer bases: bufs[x] <- bufs[x + 1]
+    tmp = gb.sreg(name="lds_rot")
+    body.add(Instr("s_mov_b32", (tmp, bufs[0])), ("addr",))
+    for x in range(d):
+        body.add(Instr("s_mov_b32", (bufs[x], bufs[x + 1])), ("addr",))
+    body.add(Instr("s_mov_b32", (bufs[d], tmp)), ("addr",))
+    body.add(Instr("s_barrier"), ("barrier",))
+
+
+def advance_k(gb: GemmBuild, block, gr, stage: int = 0) -> None:
+    block.add(Instr("s_add_u32", (gr.kbyte, gr.kbyte, gr.step)), ("addr", f"gr_{gr.operand}_k"),
+              stage=stage)
+    block.add(Instr("s_sub_i32", (gr.krem, gr.krem, Imm(gb.cfg.tile[2]))),
+              ("addr", f"gr_{gr.operand}_k"), stage=stage)
+
+
+def emit_global_reads(gb: GemmBuild, block, gr, gm, stage: int, dst: list | None = None,
+                      lds_buf: VReg | None = None, region: str = "") -> list[tuple[VReg, ...]]:
+    """One K-tile of one operand: per vector, offset = base + kbyte; K-contiguous loads whose K
+    index is past K - k0 (signed) go to OOB_OFFSET; then buffer_load (cdna-facts section 5).
+    MN-contiguous vectors are two loads, K rows k and k + 1 (ld bytes apart). Returns the loaded
+    registers per vector (reusing ``dst`` when given). DMA operands (``gr.dma``) load into LDS
+    buffer ``lds_buf`` instead: M0 = buffer + region + wave chunk + j * threads * lane bytes."""
+    op = gr.operand
+    vec = gm.vec if gr.k_contig else gm.mn_vec     # elements per load
+    if gr.dma:
+        dst = []
+        m0b = gb.sreg(name=f"{op}_m0")
+        block.add(Instr("s_add_u32", (m0b, lds_buf, gr.m0_base)), ("addr", f"gr_{op}_addr"),
+                  stage=stage)
+    elif dst is None:
+        if gr.k_contig:
+            dst = [(gb.vreg(max(vec // 2, 1), name=f"g{op}{j}"),) for j in range(len(gr.offsets))]
+        else:   # one register per K row, holding ``vec`` (1 or 2) MN-neighbours
+            dst = [(gb.vreg(name=f"g{op}{j}k0"), gb.vreg(name=f"g{op}{j}k1"))
+                   for j in range(len(gr.offsets))]
+    tags = ("addr", f"gr_{op}_addr")
+    kmask: dict[int, VReg] = {}
+    for j, off in enumerate(gr.offsets):
+        a = gb.vreg(name=f"ga_{op}{j}")
+        block.add(Instr("v_add_u32", (a, gr.kbyte, off)), tags, stage=stage)
+        if gr.k_contig:
+            kk = gr.kk[j]
+            if kk.id not in kmask:
+                m = gb.mask()
+                block.add(Instr("v_cmp_gt_i32", (m, gr.krem, kk), encoding="e64"), tags,
+                          stage=stage)
+                kmask[kk.id] = m
+            am = gb.vreg(name=f"gam_{op}{j}")
+            block.add(Instr("v_cndmask_b32", (am, gb.big, a, kmask[kk.id]), encoding="e64"),
+                      tags, stage=stage)
+            if gr.dma:
+                lane_bytes = 2 * vec
+                block.add(Instr("s_add_u32", (Special("m0"), m0b, Imm(j * gm.threads * lane_bytes))),
+                          tags, stage=stage)
+                block.add(Instr(BUFFER_LOAD[lane_bytes], (am, gr.srd, Imm(0)),
+                                OFFEN + (("lds", True),)), (f"gr_{op}", f"lw_{op}"), stage=stage,
+                          lds_write=region)
+            else:
+                block.add(Instr(BUFFER_LOAD[2 * vec], (dst[j][0], am, gr.srd, Imm(0)), OFFEN),
+                          (f"gr_{op}",), stage=stage)
+        else:
+            a1 = gb.vreg(name=f"ga1_{op}{j}")
+            block.add(Instr("v_add_u32", (a1, gr.ld_bytes, a)), tags, stage=stage)
+            for reg, addr in zip(dst[j], (a, a1)):
+                block.add(Instr(BUFFER_LOAD[2 * vec], (reg, addr, gr.srd, Imm(0)), OFFEN),
+                          (f"gr_{op}",), stage=stage)
+    return dst
+
+
+def emit_local_writes(gb: GemmBuild, block, gr, gm, regs: list, addr: VReg, const_off: int,
+                      region: str, stage: int) -> None:
+    """ds_write each vector to its LDS row: vector j sits at a constant (row, k) delta from
+    vector 0, so every write uses ``addr`` with an instruction offset (16-bit, section 5).
+    MN-contiguous pairs are packed first (low half = even K, as MFMA operands expect)."""
+    op = gr.operand
+    tags = (f"lw_{op}",)
+    for j, (dr, dk) in enumerate(gm.deltas()):
+        if gm.k_contig:
+            rows = [(dr, regs[j][0])]
+        elif gm.mn_vec == 1:    # (k, r) | (k + 1, r) << 16: low half = even K (section 2.2)
+            data = gb.vreg(name=f"pk_{op}{j}")
+            block.add(Instr("v_lshl_or_b32", (data, regs[j][1], Imm(16), regs[j][0])), tags,
+                      stage=stage)
+            rows = [(dr, data)]
+        else:                   # 2x2 transpose: row r = low halves, row r + 1 = high halves
+            rows = []
+            for w, sel in enumerate((0x05040100, 0x07060302)):
+                data = gb.vreg(name=f"pk_{op}{j}_{w}")
+                block.add(Instr("v_perm_b32", (data, regs[j][1], regs[j][0], gb.const(sel))),
+                          tags, stage=stage)
+                rows.append((dr + w, data))
+        for r, data in rows:
+            off = const_off + gb.lds.in_region(r, dk)
+            mods = (("offset", off),) if off else ()
+            block.add(Instr(DS_WRITE[2 * gm.vec], (addr, data), mods), tags, stage=stage,
+                      lds_write=region)
+
+
+def emit_compute(gb: GemmBuild, block, lr_base: dict[str, VReg], rbuf: VReg, acc) -> None:
+    """ds_read every MFMA operand of the tile (one ds_read_b64/b128 per block and K-step), then
+    the MFMAs, K-step by K-step; with ``s_setprio 1`` around the MFMA cluster (section 9.3)."""
+    cfg = gb.cfg
+    bm, bn = cfg.blocks
+    steps = cfg.tile[2] // cfg.mfma[2]
+    rb = gb.lds.row_bytes
+    nbytes = 2 * cfg.k_per_lane
+    addr = {}
+    for op in ("a", "b"):
+        addr[op] = gb.vreg(name=f"lr_{op}")
+        block.add(Instr("v_add_u32", (addr[op], rbuf, lr_base[op])), ("addr", f"lr_{op}"))
+    frags = {}
+    for kb in range(steps):
+        for op, nblk, mf in (("a", bm, cfg.mfma[0]), ("b", bn, cfg.mfma[1])):
+            for ib in range(nblk):
+                f = gb.vreg(cfg.operand_regs, name=f"f{op}{kb}_{ib}")
+                off = ib * mf * rb + kb * cfg.mfma[2] * 2
+                mods = (("offset", off),) if off else ()
+                block.add(Instr(DS_READ[nbytes], (f, addr[op]), mods), (f"lr_{op}",),
+                          lds_read=f"{op.upper()}_r")
+                frags[op, kb, ib] = f
+    name = mfma_name(cfg)
+    block.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_hi"))
+    for kb in range(steps):
+        for ib in range(bm):
+            for jb in range(bn):
+                c = acc[ib][jb]
+                block.add(Instr(name, (c, frags["a", kb, ib], frags["b", kb, jb], c)), ("mfma",))
+    block.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))

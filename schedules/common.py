@@ -1,0 +1,67 @@
+"""Shared recipe pieces: a per-block recipe with tag ranks, SchedGroups and a seed.
+
+``BlockRecipe.priority(node)`` = (rank of the node's best-ranked tag, -node.id): higher ranks
+issue first among ready nodes, then program order. ``GemmRecipe`` bundles the loop recipe with
+the template knobs the recipe implies (``prefetch``) and leaves the prologue and epilogue to the
+scheduler's default (critical path first).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from asmgen.errors import ConfigError
+from asmgen.sched.groups import SchedGroup
+
+
+@dataclass(frozen=True)
+class BlockRecipe:
+    """What the list scheduler reads for one block."""
+
+    ranks: tuple[tuple[str, int], ...] = ()
+    groups: tuple[SchedGroup, ...] = ()
+    repeat: bool = False
+    seed: int | None = None
+
+    def priority(self, node) -> tuple:
+        best = 0
+        table = dict(self.ranks)
+        for t in node.tags:
+            r = table.get(t)
+            if r is not None and r > best:
+                best = r
+        return (best, -node.id)
+
+
+@dataclass(frozen=True)
+class GemmRecipe:
+    """A named schedule: the loop body's BlockRecipe plus template knobs."""
+
+    name: str
+    loop: BlockRecipe
+    prefetch: int = 1          # template knob: K-tiles staged in LDS ahead of the computed one
+    params: dict = field(default_factory=dict)
+    staging: int = 1           # template knob: K-tiles in flight in VGPRs
+
+    def for_block(self, name: str):
+        return self.loop if name == "loop" else None
+
+
+def check_int(name: str, value, lo: int, hi: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        raise ConfigError(f"recipe parameter {name}={value!r} is outside {lo}..{hi}")
+    return value
+
+
+def setprio_groups(sync_id: int = 1) -> tuple[SchedGroup, ...]:
+    """A pipeline pinning the template's ``s_setprio`` pair around the MFMA cluster: the raise
+    (tag ``setprio_hi``) issues before the first MFMA, the drop (``setprio_lo``) only once no
+    other node can issue (the MFMA group is open-ended: the recipe does not know the MFMA count;
+    the scheduler closes it when it runs dry), i.e. at the end of the body (cdna-facts 9.1/9.3:
+    raise priority for the MFMA cluster so other waves' memory ops do not starve it)."""
+    return (SchedGroup({"setprio_hi"}, 1, sync_id), SchedGroup({"mfma"}, 1 << 20, sync_id),
+            SchedGroup({"setprio_lo"}, 1, sync_id))
+
+
+GR = ("gr_a", "gr_b", "gr_a_addr", "gr_b_addr", "gr_a_k", "gr_b_k")
+LW = ("lw_a", "lw_b")
+LR = ("lr_a", "lr_b")

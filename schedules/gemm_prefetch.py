@@ -1,0 +1,52 @@
+"""Prefetch recipes for the GEMM K loop: ``pgr1`` and ``pgr2`` (one function, two defaults).
+
+``pgr1`` (load, barrier, compute): every global read of the next tiles and every LDS write
+issues first, then the LDS reads and MFMAs of the current tile; the template's barrier closes
+the iteration. ``pgr2`` (Tensile PrefetchGlobalRead=2 with ScheduleIterAlg 3 style, cdna-facts
+section 9.1): two K-tiles in flight (template prefetch depth 2) and the MFMAs form the timeline,
+with ``lr_per_mfma`` LDS reads, ``gr_per_mfma`` global reads and ``lw_per_mfma`` LDS writes
+placed after each MFMA (SchedGroups repeated through the body).
+"""
+from __future__ import annotations
+
+from asmgen.sched.groups import SchedGroup
+
+from . import register
+from .common import GR, LR, LW, BlockRecipe, GemmRecipe, check_int, setprio_groups
+
+
+def prefetch_recipe(name: str, prefetch: int, interleave: bool, lr_per_mfma: int = 2,
+                    gr_per_mfma: int = 1, lw_per_mfma: int = 1, seed=None,
+                    staging: int = 1) -> GemmRecipe:
+    check_int("prefetch", prefetch, 1, 3)
+    check_int("staging", staging, 1, 2)
+    for pname, val in (("lr_per_mfma", lr_per_mfma), ("gr_per_mfma", gr_per_mfma),
+                       ("lw_per_mfma", lw_per_mfma)):
+        check_int(pname, val, 1, 64)
+    if not interleave:
+        ranks = tuple((t, 4) for t in GR) + tuple((t, 3) for t in LW) + \
+            tuple((t, 2) for t in LR) + (("mfma", 1),)
+        loop = BlockRecipe(ranks=ranks + (("setprio_hi", 1),), groups=setprio_groups(), seed=seed)
+    else:
+        ranks = tuple((t, 4) for t in LR) + (("mfma", 3),) + tuple((t, 2) for t in GR) + \
+            tuple((t, 2) for t in LW)
+        groups = (SchedGroup(set(LR), lr_per_mfma), SchedGroup({"mfma"}, 1),
+                  SchedGroup({"gr_a", "gr_b"}, gr_per_mfma), SchedGroup({"mfma"}, 1),
+                  SchedGroup(set(LW), lw_per_mfma), SchedGroup({"mfma"}, 1))
+        loop = BlockRecipe(ranks=ranks + (("setprio_hi", 3),), groups=groups + setprio_groups(),
+                           repeat=True, seed=seed)
+    params = dict(prefetch=prefetch, staging=staging, lr_per_mfma=lr_per_mfma,
+                  gr_per_mfma=gr_per_mfma, lw_per_mfma=lw_per_mfma)
+    return GemmRecipe(name, loop, prefetch, params, staging)
+
+
+@register("pgr1")
+def pgr1(prefetch: int = 1, seed=None, staging: int = 1, **kw) -> GemmRecipe:
+    return prefetch_recipe("pgr1", prefetch, False, seed=seed, staging=staging, **kw)
+
+
+@register("pgr2")
+def pgr2(prefetch: int = 2, lr_per_mfma: int = 2, gr_per_mfma: int = 1, lw_per_mfma: int = 1,
+         seed=None, staging: int = 1) -> GemmRecipe:
+    return prefetch_recipe("pgr2", prefetch, True, lr_per_mfma, gr_per_mfma, lw_per_mfma, seed,
+                           staging)
