@@ -74,6 +74,8 @@ def bind_mfma(ins, spec, arch: str):
     issue; reading it too early is caught by the hazard check (cdna-facts section 3), not timed.
     EXEC must be all ones (a partial EXEC is an error, see below)."""
     from .mfma import mfma as mfma_fn
+    from .mfma_fast import fdpa1 as fast_fdpa1
+    from .mfma_fast import plan as fast_plan
     if len(ins.operands) < 4:
         raise EmulatorError(f"'{ins}': an MFMA needs vdst, srcA, srcB, srcC")
     vdst, sa, sb, sc = ins.operands[:4]
@@ -81,26 +83,48 @@ def bind_mfma(ins, spec, arch: str):
     cbsz, abid, blgp = (int(ins.mod(k, 0) or 0) for k in ("cbsz", "abid", "blgp"))
     name = spec.name
 
-    def rows(w, op, n):
+    def rows(op, n):
+        """A getter ``w -> uint32 rows`` of one source, resolved once (no per-step dispatch)."""
         if isinstance(op, Reg):
-            f = w.vgpr if op.file == "v" else w.agpr
-            return f[op.index:op.index + op.count]
+            i, j = op.index, op.index + op.count
+            if op.file == "v":
+                return lambda w: w.vgpr[i:j]
+            return lambda w: w.agpr[i:j]
         if isinstance(op, Imm):
-            return np.full((n, 64), op.bits32(), np.uint32)
-        raise EmulatorError(f"'{ins}': MFMA operand {op} is not a register or constant")
+            const = np.full((n, 64), op.bits32(), np.uint32)
+            const.flags.writeable = False          # shared by every call; MFMAs only read sources
+            return lambda w: const
+
+        def bad(w):
+            raise EmulatorError(f"'{ins}': MFMA operand {op} is not a register or constant")
+        return bad
+
+    get_a, get_b, get_c = rows(sa, 1), rows(sb, 1), rows(sc, cd)
 
     dfile_v = vdst.file == "v"
     d0 = vdst.index
+    # the exact fast path (isa.emu.mfma_fast), planned once; None -> every call goes to mfma()
+    try:
+        fast = fast_plan(name, arch, cbsz, abid, blgp)
+    except Exception:  # noqa: BLE001 - bad modifiers: mfma() reports them when executed
+        fast = None
+    need = fast.need_a if fast is not None else 0
+    full = (1 << 64) - 1
 
     def fn(m, w):
-        if w.exec != (1 << 64) - 1:
+        if w._exec != full:
             # How MFMAs treat a partial EXEC is not established (cdna-facts has no entry): refuse
             # rather than guess. LLVM only emits MFMAs under a full EXEC.
             raise m.error(EmulatorError, f"MFMA with EXEC {w.exec:#018x}: only a full EXEC is "
                           "modelled", w)
-        a = rows(w, sa, 1)
-        b = rows(w, sb, 1)
-        c = rows(w, sc, cd)
+        a = get_a(w)
+        b = get_b(w)
+        c = get_c(w)
+        if fast is not None and len(a) >= need and len(b) >= need and len(c) == cd:
+            d = fast_fdpa1(fast, a, b, c)
+            if d is not None:
+                (w.vgpr if dfile_v else w.agpr)[d0:d0 + cd] = d
+                return
         d = mfma_fn(name, arch, a, b, c, cbsz=cbsz, abid=abid, blgp=blgp)
         (w.vgpr if dfile_v else w.agpr)[d0:d0 + cd] = d
     return fn

@@ -64,24 +64,34 @@ def classify(arch: str, e) -> None:
 def check(m, w, e) -> None:
     """Raise HazardError if ``e`` issued now by ``w`` would miss a required wait state.
     ``w.hazard_hist`` holds (expiry clock, clock after the producer, entry) of producers whose
-    largest possible requirement has not yet elapsed (appended by the machine)."""
+    largest possible requirement has not yet elapsed (appended by the machine). The wait a
+    (producer pc, consumer pc) pair needs is asked once and kept in the consumer's ``hz_need``
+    (0 when the rule masks do not intersect)."""
     hist = w.hazard_hist
     clock = w.ws_clock
     if hist[0][0] <= clock:
         hist[:] = [h for h in hist if h[0] > clock]
-    cons = e.hz_cons
-    cache = m.program.hz_cache
-    for _, end, prev in hist:
-        if not (prev.hz_prod & cons):
-            continue
-        key = (prev.pc, e.pc)
-        need = cache.get(key)
+    needs = e.hz_need
+    for h in hist:
+        prev = h[2]
+        need = needs.get(prev.pc)
         if need is None:
-            need = _hz.required_wait_states(m.arch, prev.instr, e.instr)
-            cache[key] = need
-        got = clock - end
-        if got < need:
-            raise m.error(HazardError, _message(m.arch, prev, e, need, got), w)
+            need = _need(m, prev, e)
+            needs[prev.pc] = need
+        if need and clock - h[1] < need:
+            raise m.error(HazardError, _message(m.arch, prev, e, need, clock - h[1]), w)
+
+
+def _need(m, prev, e) -> int:
+    if not (prev.hz_prod & e.hz_cons):
+        return 0
+    key = (prev.pc, e.pc)
+    cache = m.program.hz_cache
+    need = cache.get(key)
+    if need is None:
+        need = _hz.required_wait_states(m.arch, prev.instr, e.instr)
+        cache[key] = need
+    return need
 
 
 def _message(arch, prev, e, need: int, got: int) -> str:

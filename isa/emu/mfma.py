@@ -21,6 +21,8 @@ Cross-checked bit for bit against MMA-Sim's own ``amd_fused_dot_rd_add``/``fma``
 NumPy stand-in for torch) on 10k sampled outputs of every f16/bf16/fp8/xf32/f32 shape, exponent
 spreads up to 2**127, NaN/inf inputs included: no mismatch. The repository tests use an
 independent scalar Fraction model (tests/emu/test_mfma_numerics.py).
+Speed: ``mfma`` first tries ``isa.emu.mfma_fast`` (same bits, far fewer NumPy passes, for the
+fdpa/fdpa2 forms with finite inputs); ``mfma_model`` is this module's model alone.
 No denormal flushing. A zero result is +0 (the model's fixed-point sum has no sign). NaN results
 are the canonical 0x7FC00000 (payload/sign not modelled).
 
@@ -41,6 +43,10 @@ import numpy as np
 from isa.mfma_layout import layout, regs_to_elems
 from isa.mfma_shapes import F8F6F4_FORMATS, MfmaInfo, MfmaOperandError, mfma_info
 from isa.numerics import decode_table, f32_exponent, fma_f32
+
+from .mfma_fast import fdpa as fast_fdpa
+from .mfma_fast import fdpa1 as fast_fdpa1
+from .mfma_fast import plan as fast_plan
 
 _TWO128 = float(2.0 ** 128)
 _QNAN = np.uint32(0x7FC00000)
@@ -257,14 +263,46 @@ def mfma(name: str, arch: str, a: np.ndarray, b: np.ndarray, c: np.ndarray,
 
     a, b: uint32[n, 64] with n >= the VGPRs the operand format needs (``operand_regs``);
     c: uint32[cd_regs, 64]; returns uint32[cd_regs, 64]. Several waves at once: a, b, c with a
-    leading wave axis ([W, n, 64], [W, cd_regs, 64]) return [W, cd_regs, 64] (one NumPy pass)."""
+    leading wave axis ([W, n, 64], [W, cd_regs, 64]) return [W, cd_regs, 64] (one NumPy pass).
+    f16/bf16/fp8/bf8 forms take the exact fast path of ``isa.emu.mfma_fast`` when it applies
+    (same bits as ``mfma_model``)."""
+    return _mfma(name, arch, a, b, c, cbsz, abid, blgp, True)
+
+
+def mfma_model(name: str, arch: str, a: np.ndarray, b: np.ndarray, c: np.ndarray,
+               cbsz: int = 0, abid: int = 0, blgp: int = 0) -> np.ndarray:
+    """``mfma`` without the fast path: the model itself (for equivalence tests)."""
+    return _mfma(name, arch, a, b, c, cbsz, abid, blgp, False)
+
+
+def _fast_shapes_ok(fp, a, b, c) -> bool:
+    """The register shapes the fast path takes (others go to the model, which reports errors)."""
+    nd = c.ndim
+    if nd not in (2, 3) or c.shape[-2:] != (fp.cd_regs, 64):
+        return False
+    for r in (a, b):
+        if r.ndim != nd or r.shape[-1] != 64 or r.shape[-2] < fp.need_a \
+                or (nd == 3 and r.shape[0] != c.shape[0]):
+            return False
+    return True
+
+
+def _mfma(name, arch, a, b, c, cbsz, abid, blgp, fast: bool) -> np.ndarray:
     info = mfma_info(name, arch)
     per_wave = info.blocks * info.m * info.n * info.k
     if np.ndim(c) == 3 and len(c) * per_wave > _CHUNK_PRODUCTS:
         # keep the [products] temporaries cache-sized: big batches run slower per wave
         step = max(1, _CHUNK_PRODUCTS // per_wave)
-        return np.concatenate([mfma(name, arch, a[i:i + step], b[i:i + step], c[i:i + step],
-                                    cbsz, abid, blgp) for i in range(0, len(c), step)])
+        return np.concatenate([_mfma(name, arch, a[i:i + step], b[i:i + step], c[i:i + step],
+                                     cbsz, abid, blgp, fast) for i in range(0, len(c), step)])
+    if fast and info.kind in ("fdpa", "fdpa2"):
+        fp = fast_plan(name, arch, cbsz, abid, blgp)
+        if fp is not None:
+            a, b, c = (np.asarray(x, np.uint32) for x in (a, b, c))
+            if _fast_shapes_ok(fp, a, b, c):
+                d = fast_fdpa1(fp, a, b, c) if c.ndim == 2 else fast_fdpa(fp, a, b, c)
+                if d is not None:
+                    return d
     am, bm, cbits, fa, fb, waves = decode_codes(name, arch, a, b, c, cbsz, abid, blgp)
     if info.kind == "int":
         d = _int_dot(am, bm, cbits)

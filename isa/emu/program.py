@@ -64,6 +64,7 @@ class Entry:
         "fn",
         "hz_cons",
         "hz_max",
+        "hz_need",
         "hz_prod",
         "instr",
         "is_mfma",
@@ -96,6 +97,7 @@ class Entry:
         self.hz_prod = -1       # bit mask of hazard rules this instruction can be the producer of
         self.hz_cons = -1       # ... the consumer of (isa.emu.hazard_check.classify)
         self.hz_max = 1 << 30   # most wait states any rule it produces can require
+        self.hz_need: dict = {}  # producer pc -> wait states needed before this one (hazard_check)
 
     def __str__(self) -> str:
         return str(self.instr)

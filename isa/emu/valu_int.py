@@ -79,17 +79,21 @@ def _bfe(a, off, width, signed):
     return np.where(width == 0, U32(0), val)
 
 
+_PERM_BYTES = np.zeros((64, 16), np.uint8)
+_PERM_BYTES[:, 13:16] = 0xFF
+_PERM_LANE = (np.arange(64, dtype=np.intp) * 16)[:, None]
+
+
 def _perm(s0, s1, sel):
     """v_perm_b32 (ISA guide V_PERM_B32 byte_permute): each selector byte picks a byte of {S0, S1}
-    (0-7, S1 = bytes 0-3), the sign of byte 1/3/5/7 replicated (8-11), 0x00 (12) or 0xFF (13-15)."""
-    data = np.empty((64, 16), np.uint8)
+    (0-7, S1 = bytes 0-3), the sign of byte 1/3/5/7 replicated (8-11), 0x00 (12) or 0xFF (13-15).
+    One flat gather from a [lane, 16 candidate bytes] table."""
+    data = _PERM_BYTES.copy()
     data[:, 0:4] = s1.view(np.uint8).reshape(64, 4)
     data[:, 4:8] = s0.view(np.uint8).reshape(64, 4)
-    data[:, 8:12] = np.where(data[:, 1:8:2] & 0x80, np.uint8(0xFF), np.uint8(0))
-    data[:, 12] = 0
-    data[:, 13:16] = 0xFF
-    idx = np.minimum(np.ascontiguousarray(sel).view(np.uint8).reshape(64, 4), 15)
-    return np.take_along_axis(data, idx.astype(np.intp), axis=1).view(U32)[:, 0]
+    data[:, 8:12] = data[:, 1:8:2].view(np.int8) >> 7          # 0xFF where the sign bit is set
+    idx = np.minimum(np.ascontiguousarray(sel).view(np.uint8).reshape(64, 4), 15) + _PERM_LANE
+    return data.ravel()[idx].view(U32)[:, 0]
 
 
 def _ffbh(a):
