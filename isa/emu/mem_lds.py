@@ -5,7 +5,8 @@ All count in lgkmcnt and land in issue order per wave (cdna-facts section 4). Ad
 data are read at issue; reads take LDS bytes when they land (isa.emu.pending). Address = VGPR +
 offset (16-bit unsigned); read2/write2 use offset0/offset1 in units of the element size (x64 for
 st64). Out-of-allocation addresses are LdsOutOfBoundsError. Inactive lanes do nothing.
-Not implemented: ds_read_*_tr_* (gfx950 transpose layout unverified), addtid, d16 forms.
+The gfx950 transpose reads ds_read_*_tr_* live in isa.emu.mem_lds_tr (imported at the end of
+this module so they register with it). Not implemented: addtid, d16 forms.
 """
 from __future__ import annotations
 
@@ -367,3 +368,7 @@ def bind_swizzle(ins):
         src = np.where(act, w.vgpr[vaddr.index], 0).astype(np.uint32)
         _lane_result(m, w, ins, vdst, src[src_lane])
     return fn
+
+
+# gfx950 transpose reads: registered by importing the module (it uses _check/_trace_banks above)
+from . import mem_lds_tr  # noqa: F401
