@@ -102,10 +102,11 @@ def _check_operand(instr: Instr, spec: InstrSpec, ospec: OperandSpec, op: Operan
         raise BuildError(f"operand {name} is {what} ({op}); it takes {allowed}", instr=instr,
                          operand=name, rule="operand kind")
     if isinstance(op, Reg):
-        if op.count != ospec.width:
-            raise BuildError(f"operand {name} is {op.count} dword(s) wide ({op}); it needs {ospec.width}",
+        width = spec.operand_width(spec.operands.index(ospec), instr.operands)
+        if op.count != width:
+            raise BuildError(f"operand {name} is {op.count} dword(s) wide ({op}); it needs {width}",
                              instr=instr, operand=name, rule="operand width")
-        if ospec.align > 1 and op.index % ospec.align:
+        if ospec.align > 1 and width > 1 and op.index % ospec.align:
             raise BuildError(f"operand {name} = {op} starts at {op.file}{op.index}, which is not a "
                              f"multiple of {ospec.align} ({_FILE_WORD[op.file]} tuples of {ospec.width} "
                              f"dwords must be {ospec.align}-aligned on gfx90a+)", instr=instr,

@@ -83,6 +83,21 @@ class InstrSpec:
     def has(self, flag: str) -> bool:
         return flag in self.flags
 
+    def operand_width(self, i: int, operands: tuple) -> int:
+        """Dwords operand ``i`` must have, given the instruction's actual operands.
+
+        A GLOBAL ``vaddr`` is a 64-bit address with saddr ``off`` but a 32-bit offset beside an
+        SGPR-pair saddr (CDNA3 ISA guide, "Global instructions"); the table lists the 64-bit width.
+        """
+        ospec = self.operands[i]
+        if self.fmt == "GLOBAL" and ospec.name == "vaddr":
+            names = [o.name for o in self.operands]
+            if "saddr" in names and names.index("saddr") < len(operands):
+                saddr = operands[names.index("saddr")]
+                if getattr(saddr, "file", None) == "s":
+                    return 1
+        return ospec.width
+
     @property
     def dst_operands(self) -> tuple[int, ...]:
         return tuple(i for i, o in enumerate(self.operands) if o.role in ("dst", "dst_src"))

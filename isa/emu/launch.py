@@ -46,7 +46,8 @@ class Emulator:
 
     def __init__(self, arch: str = "gfx942", seed: int = 0, trace: bool = False,
                  step_limit: int = 50_000_000, check_hazards: bool = True,
-                 shuffle_workgroups: bool = True, check_global_races: bool = True) -> None:
+                 shuffle_workgroups: bool = True, check_global_races: bool = True,
+                 poison_registers: bool = True) -> None:
         if arch not in ARCHES:
             raise LaunchError(f"unknown arch {arch!r}; the emulator knows {', '.join(ARCHES)}")
         self.arch = arch
@@ -58,6 +59,7 @@ class Emulator:
         self.check_hazards = check_hazards
         self.shuffle_workgroups = shuffle_workgroups
         self.check_global_races = check_global_races
+        self.poison_registers = poison_registers
         self.steps = 0
         self._sys: dict = {}
 
@@ -190,6 +192,8 @@ class Emulator:
     def _init_wave(self, i, d, ki, wg, block, n_threads, karg, dispatch, queue, kernargs,
                    budgets) -> Wave:
         w = Wave(i, *budgets)
+        if self.poison_registers:
+            poison_wave(w, self.rng)
         lay = d.user_sgpr_layout()
         ptrs = {"dispatch_ptr": dispatch, "queue_ptr": queue, "kernarg_segment_ptr": karg}
         for name, reg in lay.items():
@@ -245,3 +249,19 @@ def _decode_program(code: bytes, arch: str) -> Program:
     instrs = [d.instr for d in decoded]
     offsets = [d.offset for d in decoded]
     return Program(instrs, label_index(decoded), arch, offsets)
+
+
+def poison_wave(w: Wave, rng: random.Random) -> None:
+    """Fill the registers a launch does not initialise with seeded garbage.
+
+    On hardware, SGPRs/VGPRs/AGPRs beyond those the kernel descriptor asks to be set (user and
+    system SGPRs, work-item ids in v0) hold whatever the previous wave on that SIMD left there
+    (AMDGPUUsage, "Initial Kernel Execution State": only the enabled registers are defined).
+    Zero-filling them would let a kernel that forgets to initialise a register pass by luck, so
+    each launch fills them from the emulator's seeded RNG; the launch code then writes the
+    defined ones on top.
+    """
+    g = np.random.default_rng(rng.getrandbits(64))
+    w.sgpr[:] = g.integers(0, 1 << 32, size=w.sgpr.shape, dtype=np.uint32)
+    w.vgpr[:] = g.integers(0, 1 << 32, size=w.vgpr.shape, dtype=np.uint32)
+    w.agpr[:] = g.integers(0, 1 << 32, size=w.agpr.shape, dtype=np.uint32)
