@@ -1,0 +1,36 @@
+"""Shared helpers of the attention tests: compile (cached per config and schedule) and run a
+kernel on the emulator at given runtime lengths, then compare with the float64 reference."""
+from __future__ import annotations
+
+import copy
+from functools import cache
+
+import numpy as np
+
+from asmgen.api import EmuRunner
+from asmgen.attn_api import compile_attention, get_attention_recipe
+from asmgen.attn_config import BLOCK_Q, AttentionConfig
+from asmgen.attn_reference import attention_random_inputs, compare_attention
+
+
+@cache
+def kernel(cfg: AttentionConfig, schedule: str = "attn_basic", sched_seed: int | None = None):
+    params = {} if sched_seed is None else {"seed": sched_seed}
+    return compile_attention(cfg, get_attention_recipe(schedule, **params))
+
+
+def run_case(cfg: AttentionConfig, seed: int, schedule: str = "attn_basic",
+             sched_seed: int | None = None, seqlen_q: int | None = None,
+             seqlen_k: int | None = None) -> tuple[bool, str, dict]:
+    """Run on seeded inputs (emulator seed = ``seed``); runtime lengths default to the config's."""
+    k = kernel(cfg, schedule, sched_seed)
+    sq = cfg.seqlen_q if seqlen_q is None else seqlen_q
+    sk = cfg.seqlen_k if seqlen_k is None else seqlen_k
+    meta = copy.deepcopy(k.meta)
+    meta["grid"][0] = -(-sq // BLOCK_Q)
+    inp = attention_random_inputs(cfg, seed, {"seqlen_q": sq, "seqlen_k": sk})
+    b, h, d = cfg.batch, cfg.heads, cfg.head_dim
+    outs = {"O": np.zeros((b, h, sq, d), inp["Q"].dtype), "LSE": np.zeros((b, h, sq), np.float32)}
+    out = EmuRunner(meta, k.hsaco, seed=seed)(seqlen_q=sq, seqlen_k=sk, **inp, **outs)
+    ok, msg = compare_attention(cfg, out, inp)
+    return ok, msg, out
