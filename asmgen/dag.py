@@ -24,6 +24,7 @@ waitcnt/hazard passes and for modulo-style recipes. Distance-0 edges form a DAG.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import networkx as nx
 
@@ -42,39 +43,65 @@ def _lds_region(node: Node, eff: Effects, write: bool) -> str | None:
 
 
 class _Builder:
-    def __init__(self, g: nx.DiGraph, latency) -> None:
-        self.g = g
-        self.latency = latency
+    """Collects edges in a plain dict (one entry per node pair: the smallest distance wins, then the
+    largest latency) and hands them to networkx once at the end."""
 
-    def edge(self, u: Node, v: Node, kind: str, distance: int = 0) -> None:
-        if u is v:
-            return
-        g = self.g
-        lat = self.latency(u, v, kind) if distance == 0 or kind == "raw" else 0
-        d = g.get_edge_data(u.id, v.id)
-        if d is None:
-            g.add_edge(u.id, v.id, kind=kind, distance=distance, latency=lat)
-        elif distance < d["distance"] or (distance == d["distance"] and lat > d["latency"]):
-            d.update(kind=kind, distance=distance, latency=lat)
+    def __init__(self, latency) -> None:
+        self.latency = latency
+        self.edges: dict[tuple[int, int], list] = {}    # (u id, v id) -> [kind, distance, latency]
+        edges = self.edges
+
+        def edge(u: Node, v: Node, kind: str, distance: int = 0) -> None:
+            if u is v:
+                return
+            lat = latency(u, v, kind) if distance == 0 or kind == "raw" else 0
+            key = (u.id, v.id)
+            d = edges.get(key)
+            if d is None:
+                edges[key] = [kind, distance, lat]
+            elif distance < d[1] or (distance == d[1] and lat > d[2]):
+                d[0], d[1], d[2] = kind, distance, lat
+        self.edge = edge
+
+
+@dataclass
+class BlockDag:
+    """The same dependences without networkx (what the pass manager hands the scheduler):
+    ``nodes`` in program order, ``edges[(u id, v id)] = [kind, distance, latency]`` in creation
+    order (the order ``build_dag`` adds them to its DiGraph)."""
+
+    nodes: list[Node]
+    edges: dict[tuple[int, int], list]
 
 
 def build_dag(nodes: Iterable[Node], arch: str, *, loop: bool = False, latency=None) -> nx.DiGraph:
     """The dependence DAG of ``nodes`` in program order (see the module docstring)."""
-    from .sched.model import kind_latency, result_latency
+    d = block_dag(nodes, arch, loop=loop, latency=latency)
+    g = nx.DiGraph()
+    for pos, n in enumerate(d.nodes):
+        g.add_node(n.id, node=n, pos=pos)     # (id, attrs) pairs in add_nodes_from are slower
+    g.add_edges_from((u, v, {"kind": k, "distance": dist, "latency": lat})
+                     for (u, v), (k, dist, lat) in d.edges.items())
+    return g
+
+
+def block_dag(nodes: Iterable[Node], arch: str, *, loop: bool = False, latency=None) -> BlockDag:
+    """``build_dag``'s dependences as a ``BlockDag`` (no graph object: faster to build)."""
+    from .sched.model import kind_latency, result_latency_of
     nodes = list(nodes)
+    effs = [effects(arch, n.instr) for n in nodes]
     if latency is None:
-        res = {n.id: result_latency(arch, n) for n in nodes}
+        res = {n.id: result_latency_of(arch, e) for n, e in zip(nodes, effs)}
+        by_kind = {k: kind_latency(k, 0) for k in ("war", "waw", "lds", "mem", "barrier")}
 
         def lat_fn(u, v, kind):
-            return kind_latency(kind, res[u.id])
+            if kind == "raw":
+                return kind_latency(kind, res[u.id])
+            return by_kind[kind]     # other kinds do not depend on the producer's latency
     else:
         lat_fn = latency
-    g = nx.DiGraph()
-    b = _Builder(g, lat_fn)
-    effs = []
-    for pos, n in enumerate(nodes):
-        g.add_node(n.id, node=n, pos=pos)
-        effs.append(effects(arch, n.instr))
+    b = _Builder(lat_fn)
+    edge = b.edge
 
     last_write: dict = {}          # unit -> node
     readers: dict = {}             # unit -> nodes reading it since its last write
@@ -92,8 +119,12 @@ def build_dag(nodes: Iterable[Node], arch: str, *, loop: bool = False, latency=N
         for u in e.reads:
             w = last_write.get(u)
             if w is not None:
-                b.edge(w, n, "raw")
-            readers.setdefault(u, []).append(n)
+                edge(w, n, "raw")
+            rs = readers.get(u)
+            if rs is None:
+                readers[u] = [n]
+            else:
+                rs.append(n)
             if loop:
                 fa = first_access.setdefault(u, [])
                 if not fa or not fa[-1][1]:
@@ -101,9 +132,11 @@ def build_dag(nodes: Iterable[Node], arch: str, *, loop: bool = False, latency=N
         for u in e.writes:
             w = last_write.get(u)
             if w is not None:
-                b.edge(w, n, "waw")
-            for r in readers.get(u, ()):
-                b.edge(r, n, "war")
+                edge(w, n, "waw")
+            rs = readers.get(u)
+            if rs:
+                for r in rs:
+                    edge(r, n, "war")
             last_write[u] = n
             readers[u] = []
             if loop:
@@ -150,7 +183,7 @@ def build_dag(nodes: Iterable[Node], arch: str, *, loop: bool = False, latency=N
     if loop:
         _loop_carried(b, last_write, readers, first_access, lds_since_barrier,
                       lds_before_first_barrier, first_barrier, last_barrier)
-    return g
+    return BlockDag(nodes, b.edges)
 
 
 def _loop_carried(b: _Builder, last_write, readers, first_access, lds_tail, lds_head,

@@ -293,6 +293,23 @@ class Stream:
     body: list[Node] | None
     epilogue: list[Node]
     allocation: dict[int, Reg] = field(default_factory=dict)   # vreg root id -> physical Reg
+    # results passes hand to later passes (e.g. the waitcnt analysis for liveness); an entry is
+    # only valid for the exact instructions it was computed on (``Stream.instr_snapshot``)
+    analysis: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def instr_snapshot(self) -> tuple:
+        """The current instruction objects of every section (compare element-wise with ``is``)."""
+        return tuple(tuple(n.instr for n in nodes) for _, nodes in self.sections())
+
+    def same_instrs(self, snapshot: tuple) -> bool:
+        """True when no instruction was inserted, removed or replaced since ``snapshot``."""
+        now = self.sections()
+        if len(now) != len(snapshot):
+            return False
+        for (_, nodes), old in zip(now, snapshot):
+            if len(nodes) != len(old) or any(n.instr is not o for n, o in zip(nodes, old)):
+                return False
+        return True
 
     def sections(self) -> list[tuple[str, list[Node]]]:
         out = [("prologue", self.prologue)]

@@ -80,6 +80,7 @@ class Effects:
     reg_writes: tuple[Unit, ...]
     op_align: tuple[int, ...]      # spec alignment of each positional operand
     op_kinds: tuple[str, ...]      # spec kind letters of each positional operand
+    reg_physical: bool = False     # some reg_reads / reg_writes unit is a physical register
 
     @property
     def is_mem(self) -> bool:
@@ -157,6 +158,8 @@ def _effects(arch: str, instr: Instr) -> Effects:
     smem = "smem" in fl
     ds_op = lds and not lds_dma
     lds_store = lds_dma or (ds_op and ("store" in fl or "atomic" in fl))
+    reg_reads = tuple(dict.fromkeys(u for u in reads if u[0] != "x"))
+    reg_writes = tuple(dict.fromkeys(u for u in writes if u[0] != "x"))
     return Effects(
         spec=spec, reads=tuple(dict.fromkeys(reads)), writes=tuple(dict.fromkeys(writes)),
         counter=spec.counter, smem=smem, lds=lds, lds_dma=lds_dma, lds_store=lds_store,
@@ -164,7 +167,7 @@ def _effects(arch: str, instr: Instr) -> Effects:
         global_load=(spec.counter == "vm" and "load" in fl) or lds_dma or (smem and "load" in fl),
         barrier="barrier" in fl, waitcnt="waitcnt" in fl, nop="nop" in fl,
         mfma="mfma" in fl, dst_ops=tuple(dst_ops), src_ops=tuple(src_ops),
-        reg_reads=tuple(dict.fromkeys(u for u in reads if u[0] != "x")),
-        reg_writes=tuple(dict.fromkeys(u for u in writes if u[0] != "x")),
+        reg_reads=reg_reads, reg_writes=reg_writes,
         op_align=tuple(spec.operands[si].align for si in idx),
-        op_kinds=tuple(spec.operands[si].kinds for si in idx))
+        op_kinds=tuple(spec.operands[si].kinds for si in idx),
+        reg_physical=any(u[1] == -1 for u in reg_reads + reg_writes))

@@ -95,13 +95,17 @@ def _class_masks(arch: str, spec, instr: Instr) -> tuple[int, int]:
 def _rule_view_cached(arch: str, instr: Instr) -> tuple:
     """How ``instr`` can take part in each rule of ``isa.hazards`` (its own data: the PRODUCERS /
     CONSUMERS class predicates and the PRODUCED / CONSUMED location functions):
-    (producer mask, consumer mask, {rule i: produced locs}, {rule i: consumed locs})."""
+    (producer mask, consumer mask, {rule i: produced locs}, {rule i: consumed locs}, reach,
+    wait states it provides): reach is the most wait states any rule can require after it as a
+    producer (``Wait`` of its rules at its MFMA passes, the formula ``isa.hazards.matching_rules``
+    uses)."""
     from isa.access import accesses
-    from isa.hazards import CONSUMED, PRODUCED, rules
+    from isa.hazards import CONSUMED, PRODUCED, mfma_passes, rules
     spec = effects(arch, instr).spec
+    states = wait_states(instr, arch)
     pm, cm = _class_masks(arch, spec, instr)
     if not (pm or cm):
-        return 0, 0, {}, {}
+        return 0, 0, {}, {}, 0, states
     reads, writes = accesses(spec, instr)
     made, used, kinds_p, kinds_c = {}, {}, {}, {}
     for i, r in enumerate(rules(arch)):
@@ -118,7 +122,9 @@ def _rule_view_cached(arch: str, instr: Instr) -> tuple:
             if locs is None:
                 locs = kinds_c[r.consumed] = CONSUMED[r.consumed](reads, writes)
             used[i] = locs
-    return pm, cm, made, used
+    passes = mfma_passes(arch, spec, instr) if spec.has("mfma") else 0
+    reach = max((r.wait(arch, passes) for i, r in enumerate(rules(arch)) if pm >> i & 1), default=0)
+    return pm, cm, made, used, reach, states
 
 
 @cache
@@ -133,12 +139,13 @@ def _free_rules(arch: str) -> int:
 
 
 class _Entry:
-    __slots__ = ("cmask", "instr", "made", "pmask", "states", "used")
+    __slots__ = ("cmask", "instr", "made", "pmask", "reach", "states", "used")
 
-    def __init__(self, instr: Instr, arch: str) -> None:
+    def __init__(self, instr: Instr, arch: str, exact: bool = True) -> None:
         self.instr = instr
-        self.states = wait_states(instr, arch)
-        self.pmask, self.cmask, self.made, self.used = _rule_view(arch, instr)
+        self.pmask, self.cmask, self.made, self.used, reach, self.states = _rule_view(arch, instr)
+        # wait states after which this producer can no longer matter (HORIZON for a custom rule)
+        self.reach = min(reach, HORIZON) if exact else HORIZON
 
 
 def _candidate(p: _Entry, c: _Entry, free: int) -> bool:
@@ -158,23 +165,6 @@ def _candidate(p: _Entry, c: _Entry, free: int) -> bool:
     return False
 
 
-def _need(arch: str, rule, history: list[_Entry], c: _Entry) -> tuple[int, Instr | None]:
-    """Missing wait states before ``c`` given the preceding entries (most recent last)."""
-    need, culprit = 0, None
-    elapsed = 0
-    free = _free_rules(arch)
-    if c.cmask:
-        for p in reversed(history):
-            if elapsed >= HORIZON:
-                break
-            if p.pmask and _candidate(p, c, free):
-                req = rule(arch, p.instr, c.instr) - elapsed
-                if req > need:
-                    need, culprit = req, p.instr
-            elapsed += p.states
-    return need, culprit
-
-
 def _nops(kernel, states: int) -> list[Node]:
     out = []
     while states > 0:
@@ -185,40 +175,82 @@ def _nops(kernel, states: int) -> list[Node]:
 
 
 class _Walker:
+    """One pass over the sections. Instead of re-walking the last HORIZON states for every
+    consumer, it keeps the *live producers*: entries with a producer class whose largest possible
+    requirement (``_Entry.reach``, from the rule table and the producer's MFMA passes) exceeds the
+    wait states elapsed since them. A producer outside that window can only need <= 0 more states,
+    so dropping it changes nothing; the result equals the full look-back."""
+
     def __init__(self, prog: Stream, insert: bool, rule) -> None:
         self.prog = prog
         self.arch = prog.kernel.arch
         self.insert = insert
-        self.rule = lru_cache(maxsize=1 << 16)(rule or _default_rule())
+        self.exact = rule is None
+        base = rule or _default_rule()
+        memo: dict = {}
+        arch = self.arch
+
+        def cached(p: Instr, c: Instr) -> int:     # instrs stay alive for the walk: ids are stable
+            key = (id(p), id(c))
+            r = memo.get(key)
+            if r is None:
+                r = memo[key] = base(arch, p, c)
+            return r
+        self.rule = cached
+        self.free = _free_rules(arch)
         self.violations: list[str] = []
 
+    def entry(self, instr: Instr) -> _Entry:
+        return _Entry(instr, self.arch, self.exact)
+
     def entries(self, nodes: list[Node]) -> list[_Entry]:
-        return [_Entry(n.instr, self.arch) for n in nodes]
+        return [self.entry(n.instr) for n in nodes]
 
     def run(self, nodes: list[Node], contexts: list[list[_Entry]], section: str) -> list[Node]:
-        """``contexts``: possible histories before the first node (one per CFG predecessor)."""
+        """``contexts``: possible histories before the first node (one per CFG predecessor); a
+        consumer needs the most any of them (with this block's own history) requires."""
         out: list[Node] = []
-        hist: list[_Entry] = []
+        # live producers, most recent first: [end position in wait states, entry]; context
+        # producers end at <= 0 (this block starts at 0)
+        live: list[tuple[int, _Entry]] = []
+        for ctx in contexts:
+            end = 0
+            for p in reversed(ctx[-HORIZON:]):
+                if -end >= HORIZON:
+                    break
+                if p.pmask and p.reach > -end:
+                    live.append((end, p))
+                end -= p.states
+        free, rule = self.free, self.rule
+        cur = 0
         for node in nodes:
-            c = _Entry(node.instr, self.arch)
-            need, culprit = _need(self.arch, self.rule, hist, c)
-            if len(hist) < HORIZON and sum(h.states for h in hist) < HORIZON:
-                for ctx in contexts:
-                    n2, c2 = _need(self.arch, self.rule, ctx[-HORIZON:] + hist, c)
-                    if n2 > need:
-                        need, culprit = n2, c2
+            c = self.entry(node.instr)
+            need, culprit = 0, None
+            if live:
+                cmask = c.cmask
+                expired = False
+                for end, p in live:
+                    elapsed = cur - end
+                    if elapsed >= p.reach:
+                        expired = True
+                    elif p.pmask & cmask and _candidate(p, c, free):
+                        req = rule(p.instr, c.instr) - elapsed
+                        if req > need:
+                            need, culprit = req, p.instr
+                if expired:
+                    live = [item for item in live if cur - item[0] < item[1].reach]
             if need > 0:
                 if self.insert:
                     for nop in _nops(self.prog.kernel, need):
                         out.append(nop)
-                        hist.append(_Entry(nop.instr, self.arch))
+                        cur += wait_states(nop.instr, self.arch)
                 else:
                     self.violations.append(f"{section}[{len(out)}] {node.instr}: {need} wait state(s) "
                                            f"missing after {culprit}")
             out.append(node)
-            hist.append(c)
-            if len(hist) > 4 * HORIZON:
-                del hist[:2 * HORIZON]
+            cur += c.states
+            if c.pmask and c.reach > 0:
+                live.insert(0, (cur, c))
         return out
 
 

@@ -15,11 +15,14 @@ for stays live to the end of the program.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from ..ir import Stream
 from .effects import effects
-from .waitcnt import analyze_program
+from .waitcnt import analysis_of, analyze_program
+
+_CHECK_CACHE = bool(os.environ.get("ASMGEN_CHECK_CACHE"))   # debugging aid: recompute and compare
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +60,10 @@ def _section_sets(refs: list[tuple[tuple, tuple]]):
 
 def compute_liveness(prog: Stream) -> Liveness:
     arch = prog.kernel.arch
-    an = analyze_program(prog, insert=False)
+    an = analysis_of(prog)
+    if _CHECK_CACHE:
+        fresh = analyze_program(prog, insert=False)
+        assert fresh.retired == an.retired, "cached waitcnt analysis differs from a fresh one"
     sections = prog.sections()
     pseudo: dict[tuple[str, int], list] = {}
     for sec, idx, _nid, us in an.retired:
@@ -72,10 +78,10 @@ def compute_liveness(prog: Stream) -> Liveness:
         for i, n in enumerate(nodes):
             e = effects(arch, n.instr)
             reads, writes = e.reg_reads, e.reg_writes
-            extra = pseudo.get((name, i))
+            extra = pseudo.get((name, i)) if pseudo else None
             if extra:
                 reads = reads + tuple(extra)
-            if any(u[1] == -1 for u in reads + writes):
+            if (e.reg_physical or extra) and any(u[1] == -1 for u in reads + writes):
                 physical.update(u for u in reads + writes if u[1] == -1)
                 reads = tuple(u for u in reads if u[1] != -1)
                 writes = tuple(u for u in writes if u[1] != -1)
@@ -117,11 +123,15 @@ def compute_liveness(prog: Stream) -> Liveness:
 
     for name, lst in refs.items():
         base = starts[name]
+        # positions only grow within a section: the first touch of a root sets lo, later ones hi
         for i, (reads, writes) in enumerate(lst):
-            for u in reads:
-                touch(u[1], base + i)
-            for u in writes:
-                touch(u[1], base + i)
+            p = base + i
+            for units in (reads, writes):
+                for u in units:
+                    vid = u[1]
+                    if vid not in lo:
+                        lo[vid] = p
+                    hi[vid] = p
         end = base + max(len(lst) - 1, 0)
         for u in live_in[name]:
             touch(u[1], base)

@@ -151,20 +151,28 @@ def allocate(prog: Stream, limits: dict[str, int] | None = None,
             raise RegisterBudgetError(f, used[f], limits[f], "precoloured/physical registers")
     _rewrite(prog, regs)
     prog.allocation = regs
+    prog.analysis.pop("waitcnt", None)     # describes the virtual stream, stale from here on
     return Allocation(regs, used)
 
 
 def _find(busy: bytearray, blocked: set, count: int, align: int, limit: int):
+    """Lowest ``align``-aligned base of ``count`` free registers below ``limit`` (None if none).
+    ``bytearray.find`` of a run of zero bytes does the scan in C; a misaligned hit moves the search
+    to the next aligned index (no aligned start below the first hit can be free)."""
+    if blocked:
+        busy = bytearray(busy)
+        for j in blocked:
+            busy[j] = 1
+    pat = bytes(count)
     i = 0
     while i + count <= limit:
-        ok = True
-        for j in range(i, i + count):
-            if busy[j] or j in blocked:
-                ok = False
-                break
-        if ok:
-            return i
-        i += align
+        j = busy.find(pat, i, limit)
+        if j < 0:
+            return None
+        r = j % align
+        if r == 0:
+            return j
+        i = j + align - r
     return None
 
 
@@ -182,8 +190,8 @@ def _rewrite(prog: Stream, regs: dict[int, Reg]) -> None:
 
     for _, nodes in prog.sections():
         for n in nodes:
-            if any(isinstance(o, VReg) for o in n.instr.operands):
-                i = n.instr
+            i = n.instr
+            if any(isinstance(o, VReg) for o in i.operands):
                 n.instr = Instr(i.op, tuple(phys(o) for o in i.operands), i.mods, i.encoding)
 
 

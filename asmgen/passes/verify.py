@@ -3,14 +3,17 @@
 Register allocation may map two virtual registers to one physical range, which can create a
 dependence through a load still in flight or a hazard the pre-allocation stream did not have
 (style-anchors.md, "Register allocation can reuse a register that a load in flight still
-writes"). This pass repeats both analyses without inserting anything and also checks that no
-virtual register is left; every finding is reported in one ``VerifyError``.
+writes"). This pass repeats both analyses without inserting anything, checks waits a second time
+with an independent simulation of the in-flight queues (``asmgen.passes.wait_sim``: a bug in the
+score-bracket arithmetic would fool the analysis that shares it) and checks that no virtual
+register is left; every finding is reported in one ``VerifyError``.
 """
 from __future__ import annotations
 
 from ..errors import AsmgenError
 from ..ir import Stream, VReg
 from .hazards import check_hazards
+from .wait_sim import simulate_waits
 from .waitcnt import check_program
 
 
@@ -32,6 +35,8 @@ def verify(prog: Stream, hazard_rule=None) -> None:
     if problems:
         raise VerifyError(problems)
     problems += ["waitcnt: " + m for m in check_program(prog)]
+    if not problems:     # the independent queue simulation (a second opinion, see wait_sim)
+        problems += ["waitcnt (queue simulation): " + m for m in simulate_waits(prog)]
     problems += ["hazard: " + m for m in check_hazards(prog, hazard_rule)]
     if problems:
         raise VerifyError(problems)

@@ -6,8 +6,17 @@ will write is pending with that score. ``lb`` is the score up to which everythin
 Before an instruction that reads or overwrites a pending unit (RAW, and WAR/WAW against a load in
 flight), the minimal wait is ``vmcnt(ub - score)`` since VMEM returns in order (cdna-facts section
 4); for lgkm, ``lgkmcnt(ub - score)`` when only LDS ops are outstanding, else ``lgkmcnt(0)`` since
-SMEM may return out of order. A wait raises ``lb``. Counters cannot exceed their maximum (vmcnt 63,
-lgkmcnt 15), so ``lb >= ub - max`` always (LLVM does the same); that keeps the state finite.
+SMEM may return out of order. A wait raises ``lb``.
+
+More ops in flight than a counter field can express: the *field* is narrow (vmcnt 6 bits, lgkmcnt
+4 bits, cdna-facts section 4), but issuing a 16th ds_read does not complete the 1st, so issuing
+never raises ``lb`` (LLVM's WaitcntBrackets::setScoreUB raises the lower bound on overflow only
+for EXP_CNT). A needed count above the field is clamped to ``max - 1`` (vmcnt(62) /
+lgkmcnt(14)), as LLVM's determineWait does (``min(UB - score, getWaitCountMax(T) - 1)``): the
+field maximum itself (63 / 15) is the "do not wait" encoding, so clamping to it would wait for
+nothing. The clamped wait retires more than needed (in order), which is correct. The state stays
+finite because ``normalized`` drops everything at or below ``lb`` and then raises ``lb`` to just
+below the oldest entry still tracked (which does not change what the state means).
 
 LDS memory (regions from ``Node.lds_read/lds_write``): a ds_* access of a region an LDS-DMA still
 writes waits vmcnt for that DMA (section 6); an LDS-DMA into a region with ds_* ops outstanding
@@ -38,6 +47,7 @@ from .effects import effects
 VM_MAX = waitcnt_enc.VM_MAX        # 63: vmcnt is 6 bits on gfx9 (cdna-facts section 4)
 LGKM_MAX = waitcnt_enc.LGKM_MAX    # 15: lgkmcnt is 4 bits
 MAX_FIXPOINT_ITERS = 64
+NO_SCORE = -(1 << 62)              # "no such op": below every lb (normalized scores go negative)
 
 
 class WaitcntError(AsmgenError):
@@ -77,7 +87,7 @@ class State:
     lg_lb: int = 0
     pend_vm: dict = field(default_factory=dict)     # unit -> vm score of its pending write
     pend_lg: dict = field(default_factory=dict)     # unit -> lgkm score
-    smem_last: int = -1                              # lgkm score of the last out-of-order op
+    smem_last: int = NO_SCORE                        # lgkm score of the last out-of-order op
     dma: dict = field(default_factory=dict)         # LDS region -> vm score of last LDS-DMA
     lds_ops: dict = field(default_factory=dict)     # LDS region -> lgkm score of last ds_* op
     # in-flight loads, for liveness: (score, load node id, units)
@@ -90,14 +100,21 @@ class State:
                      list(self.q_vm), list(self.q_lg))
 
     def normalized(self) -> State:
-        """Same state with ub = max count and done entries dropped (for join and equality)."""
+        """Same state with ub = max count, done entries dropped and ``lb`` raised to just below
+        the oldest entry still pending (or to ``ub``): for join and equality."""
         dv, dl = VM_MAX + 1 - self.vm_ub, LGKM_MAX + 1 - self.lg_ub
         vlb, llb = self.vm_lb, self.lg_lb
+        vlive = [s for s in (*self.pend_vm.values(), *self.dma.values(),
+                             *(q[0] for q in self.q_vm)) if s > vlb]
+        llive = [s for s in (*self.pend_lg.values(), *self.lds_ops.values(), self.smem_last,
+                             *(q[0] for q in self.q_lg)) if s > llb]
+        vlb = min(vlive) - 1 if vlive else self.vm_ub
+        llb = min(llive) - 1 if llive else self.lg_ub
         return State(
             VM_MAX + 1, vlb + dv, LGKM_MAX + 1, llb + dl,
             {u: s + dv for u, s in self.pend_vm.items() if s > vlb},
             {u: s + dl for u, s in self.pend_lg.items() if s > llb},
-            self.smem_last + dl if self.smem_last > llb else -1,
+            self.smem_last + dl if self.smem_last > llb else NO_SCORE,
             {r: s + dv for r, s in self.dma.items() if s > vlb},
             {r: s + dl for r, s in self.lds_ops.items() if s > llb},
             sorted((s + dv, n, us) for s, n, us in self.q_vm if s > vlb),
@@ -115,14 +132,26 @@ def join(a: State, b: State) -> State:
     def mx(d1: dict, d2: dict) -> dict:
         out = dict(d1)
         for k, s in d2.items():
-            if out.get(k, -1) < s:
+            if k not in out or out[k] < s:
                 out[k] = s
         return out
 
     return State(a.vm_ub, min(a.vm_lb, b.vm_lb), a.lg_ub, min(a.lg_lb, b.lg_lb),
                  mx(a.pend_vm, b.pend_vm), mx(a.pend_lg, b.pend_lg), max(a.smem_last, b.smem_last),
                  mx(a.dma, b.dma), mx(a.lds_ops, b.lds_ops),
-                 sorted(set(a.q_vm) | set(b.q_vm)), sorted(set(a.q_lg) | set(b.q_lg)))
+                 _youngest(a.q_vm, b.q_vm), _youngest(a.q_lg, b.q_lg))
+
+
+def _youngest(q1: list, q2: list) -> list:
+    """Union of two in-flight queues keeping, per load node, its most recent score (it retires
+    last). Around a loop the same load reaches the head at different ages; keeping one entry
+    per node keeps the state finite."""
+    best: dict = {}
+    for e in (*q1, *q2):
+        old = best.get(e[1])
+        if old is None or old[0] < e[0]:
+            best[e[1]] = e
+    return sorted(best.values())
 
 
 def _alias(r1: str, r2: str) -> bool:
@@ -138,12 +167,17 @@ class Need:
     why: list = field(default_factory=list)
 
     def want_vm(self, n: int, why: str) -> None:
+        n = min(n, VM_MAX - 1)          # encodable and a real wait (module docstring)
         self.vm = n if self.vm is None else min(self.vm, n)
         self.why.append(why)
 
     def want_lgkm(self, n: int, why: str) -> None:
+        n = min(n, LGKM_MAX - 1)
         self.lgkm = n if self.lgkm is None else min(self.lgkm, n)
         self.why.append(why)
+
+
+_NO_NEED = Need()     # shared "nothing needed" answer (never mutated)
 
 
 class Analyzer:
@@ -159,14 +193,22 @@ class Analyzer:
         self.retired: list[tuple[str, int, int, tuple]] = []
 
     def needs(self, st: State, node: Node, e) -> Need:
-        need = Need()
-        for u in e.reads + e.writes:
-            s = st.pend_vm.get(u)
-            if s is not None and s > st.vm_lb:
-                need.want_vm(st.vm_ub - s, f"{_u(u)} from a VMEM load")
-            s = st.pend_lg.get(u)
-            if s is not None and s > st.lg_lb:
-                need.want_lgkm(self._lg_count(st, s), f"{_u(u)} from an LGKM load")
+        need = None
+        pv, pl = st.pend_vm, st.pend_lg
+        if pv or pl:
+            for units in (e.reads, e.writes):
+                for u in units:
+                    s = pv.get(u)
+                    if s is not None and s > st.vm_lb:
+                        need = need or Need()
+                        need.want_vm(st.vm_ub - s, f"{_u(u)} from a VMEM load")
+                    s = pl.get(u)
+                    if s is not None and s > st.lg_lb:
+                        need = need or Need()
+                        need.want_lgkm(self._lg_count(st, s), f"{_u(u)} from an LGKM load")
+        if not (e.lds or e.barrier):
+            return need or _NO_NEED
+        need = need or Need()
         if e.lds and not e.lds_dma:
             regions = {node.lds_read or node.lds_write or "*", node.lds_write or node.lds_read or "*"}
             for r, s in st.dma.items():
@@ -178,10 +220,10 @@ class Analyzer:
                 if s > st.lg_lb and _alias(r, reg):
                     need.want_lgkm(self._lg_count(st, s), f"ds_* ops on LDS region {r} before DMA")
         if e.barrier:
-            last_lds = max((s for s in st.lds_ops.values()), default=-1)
+            last_lds = max(st.lds_ops.values(), default=NO_SCORE)
             if last_lds > st.lg_lb:
                 need.want_lgkm(self._lg_count(st, last_lds), "LDS ops published by s_barrier")
-            last_dma = max((s for s in st.dma.values()), default=-1)
+            last_dma = max(st.dma.values(), default=NO_SCORE)
             if last_dma > st.vm_lb:
                 need.want_vm(st.vm_ub - last_dma, "LDS-DMA published by s_barrier")
         return need
@@ -194,11 +236,14 @@ class Analyzer:
 
     def apply_wait(self, st: State, vm: int | None, lgkm: int | None, section: str,
                    idx: int) -> None:
-        if vm is not None and vm < VM_MAX:
-            st.vm_lb = max(st.vm_lb, st.vm_ub - vm)
+        if vm is not None and vm < VM_MAX and st.vm_ub - vm > st.vm_lb:
+            st.vm_lb = lb = st.vm_ub - vm
+            st.pend_vm = {u: s for u, s in st.pend_vm.items() if s > lb}   # drop what is done
         # a partial lgkmcnt(N > 0) proves nothing while SMEM (out of order) is outstanding
-        if lgkm is not None and lgkm < LGKM_MAX and (lgkm == 0 or st.smem_last <= st.lg_lb):
-            st.lg_lb = max(st.lg_lb, st.lg_ub - lgkm)
+        if lgkm is not None and lgkm < LGKM_MAX and (lgkm == 0 or st.smem_last <= st.lg_lb) \
+                and st.lg_ub - lgkm > st.lg_lb:
+            st.lg_lb = lb = st.lg_ub - lgkm
+            st.pend_lg = {u: s for u, s in st.pend_lg.items() if s > lb}
         self._retire(st, section, idx)
 
     def _retire(self, st: State, section: str, idx: int) -> None:
@@ -221,7 +266,6 @@ class Analyzer:
             us = tuple(u for u in e.writes if u[0] != "x")
             if us:
                 st.q_vm.append((st.vm_ub, node.id, us))
-            st.vm_lb = max(st.vm_lb, st.vm_ub - VM_MAX)
         if e.counter == "lgkm" or "flat" in fl:
             st.lg_ub += 1
             us = tuple(u for u in e.writes if u[0] != "x")
@@ -235,7 +279,6 @@ class Analyzer:
                     st.lds_ops[r] = st.lg_ub
             if us:
                 st.q_lg.append((st.lg_ub, node.id, us))
-            st.lg_lb = max(st.lg_lb, st.lg_ub - LGKM_MAX)
         self._retire(st, section, idx)
 
     def run(self, nodes: list[Node], st: State, section: str) -> list[Node]:
@@ -251,8 +294,7 @@ class Analyzer:
             need = self.needs(st, node, e)
             if need.vm is not None or need.lgkm is not None:
                 if self.insert:
-                    vm = None if need.vm is None else min(need.vm, VM_MAX)
-                    lg = None if need.lgkm is None else min(need.lgkm, LGKM_MAX)
+                    vm, lg = need.vm, need.lgkm
                     prev = out[-1] if out else None
                     if prev is not None and "wait" in prev.tags and effects(self.arch, prev.instr).waitcnt:
                         pvm, plg = waitcnt_fields(prev.instr)
@@ -343,9 +385,21 @@ def _clone(n: Node) -> Node:
 
 
 def insert_waitcnts(prog: Stream) -> Stream:
-    """Insert the minimal s_waitcnt before every instruction that needs one (in place)."""
-    analyze_program(prog, insert=True)
+    """Insert the minimal s_waitcnt before every instruction that needs one (in place). The
+    analysis (where each load retires) is kept in ``prog.analysis`` for liveness: re-analysing
+    the result gives the same answer, since the pass honours existing waits."""
+    an = analyze_program(prog, insert=True)
+    prog.analysis["waitcnt"] = (prog.instr_snapshot(), an)
     return prog
+
+
+def analysis_of(prog: Stream) -> Analyzer:
+    """The (non-inserting) analysis of ``prog`` as it is now: the one ``insert_waitcnts`` left if
+    no instruction changed since, else a fresh one."""
+    cached = prog.analysis.get("waitcnt")
+    if cached is not None and prog.same_instrs(cached[0]):
+        return cached[1]
+    return analyze_program(prog, insert=False)
 
 
 def check_program(prog: Stream) -> list[str]:

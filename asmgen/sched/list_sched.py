@@ -26,19 +26,36 @@ import random
 
 import networkx as nx
 
+from ..dag import BlockDag
 from ..ir import Node
 from .groups import SchedError, pipelines
 
 
-def heights(g: nx.DiGraph) -> dict[int, int]:
+def _succ0(g) -> tuple[list[int], dict[int, list[tuple[int, int]]]]:
+    """(node ids in program order, distance-0 successors as (v, latency) per node, in edge
+    order) of an ``nx.DiGraph`` from ``asmgen.dag.build_dag`` or an ``asmgen.dag.BlockDag``."""
+    if isinstance(g, BlockDag):
+        ids = [n.id for n in g.nodes]
+        succ: dict[int, list] = {i: [] for i in ids}
+        for (u, v), (_, dist, lat) in g.edges.items():
+            if dist == 0:
+                succ[u].append((v, lat))
+        return ids, succ
+    pos = dict(g.nodes(data="pos"))
+    ids = sorted(pos, key=pos.__getitem__)
+    succ = {u: [(v, d["latency"]) for v, d in nbrs.items() if d["distance"] == 0]
+            for u, nbrs in g.adjacency()}
+    return ids, succ
+
+
+def heights(g: nx.DiGraph | BlockDag, _succ=None) -> dict[int, int]:
     """Longest latency-weighted path from each node to a sink over distance-0 edges."""
+    ids, succ = _succ or _succ0(g)
     h: dict[int, int] = {}
-    order = sorted(g.nodes, key=lambda i: g.nodes[i]["pos"], reverse=True)
-    for u in order:
+    for u in reversed(ids):
         best = 0
-        for _, v, d in g.out_edges(u, data=True):
-            if d["distance"] == 0:
-                best = max(best, d["latency"] + h[v])
+        for v, lat in succ[u]:
+            best = max(best, lat + h[v])
         h[u] = best
     return h
 
@@ -75,10 +92,11 @@ def schedule(nodes: list[Node], g: nx.DiGraph, recipe=None) -> list[Node]:
     seed: int | None = getattr(recipe, "seed", None)
     rng = random.Random(seed) if seed is not None else None
     by_id = {n.id: n for n in nodes}
-    if set(by_id) != set(g.nodes):
-        raise SchedError(f"DAG has {g.number_of_nodes()} nodes, block has {len(by_id)}: rebuild the DAG")
+    ids, succ0 = _succ0(g)
+    if set(by_id) != set(ids):
+        raise SchedError(f"DAG has {len(ids)} nodes, block has {len(by_id)}: rebuild the DAG")
     if prio_fn is None:
-        h = heights(g)
+        h = heights(g, (ids, succ0))
         def prio_fn(n):
             return (n.priority, h[n.id])
 
@@ -99,8 +117,8 @@ def schedule(nodes: list[Node], g: nx.DiGraph, recipe=None) -> list[Node]:
 
     indeg = {n.id: 0 for n in nodes}
     succs: dict[int, list[int]] = {n.id: [] for n in nodes}
-    for u, v, d in g.edges(data="distance"):
-        if d == 0:
+    for u in ids:
+        for v, _ in succ0[u]:
             indeg[v] += 1
             succs[u].append(v)
 
@@ -121,6 +139,17 @@ def schedule(nodes: list[Node], g: nx.DiGraph, recipe=None) -> list[Node]:
 
     out: list[Node] = []
     skipped = 0
+    if not pipes:       # no sched groups: one class, plain list scheduling from one heap
+        hp = heaps.get((), [])
+        while hp:
+            nid = heapq.heappop(hp)[2]
+            out.append(by_id[nid])
+            for v in succs[nid]:
+                indeg[v] -= 1
+                if indeg[v] == 0:
+                    push(v)
+        if len(out) < len(nodes):
+            raise SchedError(f"no ready node after {len(out)} of {len(nodes)}: the DAG has a cycle")
     while len(out) < len(nodes):
         best = None
         best_cls = None
@@ -172,5 +201,5 @@ def _allows(p: _Pipe, m: frozenset) -> bool:
 
 def _neg(p):
     if isinstance(p, tuple):
-        return tuple(-x for x in p)
+        return tuple([-x for x in p])
     return -p

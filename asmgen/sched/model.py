@@ -31,12 +31,17 @@ def pipe(arch: str, node: Node) -> str:
 
 def result_latency(arch: str, node: Node) -> int:
     """Cycles from issue until the instruction's register results can be consumed."""
-    e = effects(arch, node.instr)
+    return result_latency_of(arch, effects(arch, node.instr))
+
+
+def result_latency_of(arch: str, e) -> int:
+    """``result_latency`` from the instruction's ``asmgen.passes.effects.Effects``."""
     if e.counter == "vm":
         return VMEM_LATENCY
     if e.counter == "lgkm":
         return SMEM_LATENCY if e.smem else LDS_LATENCY
-    return issue_cycles(arch, node)
+    p = e.spec.passes_on(arch)
+    return p * 4 if p else e.spec.cycles
 
 
 def kind_latency(kind: str, producer_result_latency: int) -> int:

@@ -86,8 +86,10 @@ def test_barrier_publishes_lds_writes_and_dma():
     assert waits_before(st.prologue, "s_barrier") == "s_waitcnt vmcnt(1) lgkmcnt(0)"
 
 
-def test_counter_saturation_bounds_outstanding_ops():
-    # lgkmcnt has 4 bits: with 20 ds_reads issued, the oldest 5 are known complete
+def test_more_ops_in_flight_than_the_counter_field_still_waits():
+    # lgkmcnt is 4 bits, but issuing 20 ds_reads does not complete the oldest ones: reading the
+    # 5th result needs lgkmcnt(15), clamped to 14 (15 is the "no wait" encoding; LLVM waits for
+    # max - 1 too); that wait also covers the 6th
     k = new_kernel()
     addr = k.vreg("v")
     xs = [k.vreg("v") for _ in range(20)]
@@ -95,8 +97,41 @@ def test_counter_saturation_bounds_outstanding_ops():
                      + [Instr("v_mov_b32", (addr, xs[4])), Instr("v_mov_b32", (addr, xs[5]))])
     insert_waitcnts(st)
     t = text(st.prologue)
-    assert t[20].startswith("v_mov_b32")
-    assert t[21] == "s_waitcnt lgkmcnt(14)"
+    assert t[20] == "s_waitcnt lgkmcnt(14)"
+    assert t[21].startswith("v_mov_b32") and t[22].startswith("v_mov_b32")
+
+
+def test_consumer_of_the_first_of_20_ds_reads_waits_and_verifier_catches_a_missing_wait():
+    # regression: a gfx950 GEMM issued 32 ds_read_b128 then an MFMA reading the first one with no
+    # s_waitcnt (the pass assumed the 17th read retired the 1st)
+    for arch in ("gfx942", "gfx950"):
+        k = new_kernel(arch)
+        addr = k.vreg("v")
+        xs = [k.vreg("v", 4) for _ in range(20)]
+        acc = k.vreg("a", 16)
+        reads = [Instr("ds_read_b128", (x, addr)) for x in xs]
+        mfma = Instr("v_mfma_f32_32x32x8_f16", (acc, xs[0].sub(0, 2), xs[1].sub(0, 2), acc))
+        bare = make_stream(k, reads + [mfma])
+        problems = check_program(bare)
+        assert len(problems) == 1 and "lgkmcnt(14)" in problems[0], problems
+        insert_waitcnts(bare)
+        t = text(bare.prologue)
+        assert t[20] == "s_waitcnt lgkmcnt(14)", t[18:]
+        assert t[21].startswith("v_mfma")
+        assert check_program(bare) == []
+
+
+def test_vmcnt_beyond_63_loads_in_flight_waits():
+    k = new_kernel()
+    srd = k.vreg("s", 4)
+    addr = k.vreg("v")
+    xs = [k.vreg("v") for _ in range(70)]
+    loads = [Instr("buffer_load_dword", (x, addr, srd, Imm(0)), (("offen", True),)) for x in xs]
+    st = make_stream(k, loads + [Instr("v_mov_b32", (addr, xs[0]))])
+    insert_waitcnts(st)
+    t = text(st.prologue)
+    assert t[70] == "s_waitcnt vmcnt(62)"
+    assert check_program(st) == []
 
 
 def test_loop_fixpoint_joins_prologue_and_back_edge():
@@ -166,3 +201,20 @@ def test_lds_dma_waits_for_ds_ops_on_its_region():
     t = text(st.prologue)
     assert t[2] == "s_waitcnt lgkmcnt(1)" and t[3].startswith("buffer_load_dword")   # region A
     assert t[4].startswith("buffer_load_dword")                                       # region C
+
+
+def test_verifier_rejects_the_first_of_20_ds_reads_consumed_without_a_wait():
+    from asmgen.passes.verify import VerifyError, verify
+    from isa.operands import a, v
+    k = new_kernel("gfx950")
+    reads = [Instr("ds_read_b128", (v(8 + 4 * i, 4), v(1))) for i in range(20)]
+    mfma = Instr("v_mfma_f32_32x32x16_bf16", (a(0, 16), v(8, 4), v(12, 4), a(0, 16)))
+    bare = make_stream(k, reads + [mfma])
+    try:
+        verify(bare)
+    except VerifyError as exc:
+        assert len(exc.problems) == 1 and "lgkmcnt(14)" in exc.problems[0], exc.problems
+    else:
+        raise AssertionError("verify accepted an MFMA reading a ds_read result still in flight")
+    insert_waitcnts(bare)
+    verify(bare)
