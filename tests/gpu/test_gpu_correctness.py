@@ -64,18 +64,12 @@ def test_gemm_gpu_equals_emulator(gpu):
     assert diff.size == 0, f"{len(diff)} elements differ, first at {tuple(diff[0])}"
 
 
-def _attention_available():
-    from asmgen import api
-    from asmgen.cli_gemm import CHECKERS
-    return hasattr(api, "attention") and "attention" in CHECKERS
-
-
-if _attention_available():
-    @pytest.mark.parametrize("causal", [False, True])
-    def test_attention_on_gpu_matches_reference(gpu, causal):
-        from asmgen import api
-        from asmgen.runtime import load
-        kern = api.attention(batch=1, heads=2, seqlen_q=128, seqlen_k=128, head_dim=64, dtype="f16",
-                             causal=causal, arch=gpu.arch)
-        ok, msg = _checker("attention")(kern.meta, load(kern, backend="hip", device=gpu.index), 0)
-        assert ok, f"{kern.name} on {gpu.describe()}: {msg}"
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_on_gpu_matches_reference(gpu, causal):
+    from asmgen.attn_api import attention
+    from asmgen.cli_attention import check_attention
+    from asmgen.runtime import load
+    kern = attention(batch=1, heads=2, seqlen_q=128, seqlen_k=128, head_dim=64, dtype="f16",
+                     causal=causal, arch=gpu.arch)
+    ok, msg = check_attention(kern.meta, load(kern, backend="hip", device=gpu.index), 0)
+    assert ok, f"{kern.name} on {gpu.describe()}: {msg}"
