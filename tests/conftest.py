@@ -1,4 +1,5 @@
-"""Suite-wide test options: ``--runslow`` selects long matrices and fuzz campaigns; the kernel
+"""Suite-wide test options: ``--runslow`` selects long matrices and fuzz campaigns, ``--update-golden``
+rewrites the golden ``.s`` files; the kernel
 cache goes to a per-session temporary folder so test runs never touch ``~/.cache``."""
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import pytest
 def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", default=False,
                      help="also run tests marked slow (wide GEMM/attention matrices, long fuzz runs)")
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="rewrite the golden .s files of tests/golden instead of comparing")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -1,0 +1,527 @@
+.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
+.amdhsa_code_object_version 5
+.text
+.p2align 8
+.globl gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2
+.type gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2,@function
+gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2:
+  s_load_dwordx8 s[4:11], s[0:1], 24
+  s_load_dwordx2 s[12:13], s[0:1], 0
+  s_load_dwordx2 s[16:17], s[0:1], 8
+  s_load_dwordx2 s[20:21], s[0:1], 16
+  s_waitcnt lgkmcnt(0)
+  s_mul_i32 s0, s4, s7
+  s_mul_i32 s1, s6, s8
+  s_mul_i32 s24, s4, s9
+  s_and_b32 s13, s13, 0xffff
+  s_lshl_b32 s14, s0, 1
+  s_and_b32 s17, s17, 0xffff
+  s_lshl_b32 s18, s1, 1
+  s_and_b32 s21, s21, 0xffff
+  s_lshl_b32 s22, s24, 1
+  s_and_b32 s0, s11, 0x7fffffff
+  v_and_b32 v1, 0x3ff, v0
+  s_min_u32 s0, s0, 1
+  s_lshl_b32 s1, s2, 6
+  v_and_b32 v0, 3, v1
+  s_lshl_b32 s2, s3, 6
+  v_lshrrev_b32 v2, 2, v1
+  v_lshlrev_b32 v3, 3, v0
+  s_mul_i32 s3, s1, s7
+  v_and_b32 v0, 31, v1
+  v_lshrrev_b32 v4, 5, v1
+  s_sub_u32 s24, s4, s1
+  s_sub_u32 s25, s5, s2
+  s_lshl_b32 s3, s3, 1
+  v_mad_u32_u24 v5, v2, s7, v3
+  v_lshlrev_b32 v6, 1, v0
+  v_lshlrev_b32 v0, 1, v4
+  v_mov_b32 v4, 0x80000000
+  v_lshl_add_u32 v7, v5, 1, s3
+  v_cmp_gt_u32 vcc, s24, v2
+  s_lshl_b32 s3, s2, 1
+  v_mad_u32_u24 v5, v0, s8, v6
+  v_add_u32 v8, 16, v0
+  v_cndmask_b32 v9, v4, v7, vcc
+  v_lshl_add_u32 v7, v5, 1, s3
+  v_cmp_gt_u32 vcc, s25, v6
+  v_mad_u32_u24 v5, v8, s8, v6
+  s_nop 0
+  v_cndmask_b32 v8, v4, v7, vcc
+  v_lshl_add_u32 v7, v5, 1, s3
+  v_cmp_gt_u32 vcc, s25, v6
+  s_nop 1
+  v_cndmask_b32 v5, v4, v7, vcc
+  s_mov_b32 s3, 0
+  s_lshl_b32 s26, s8, 1
+  s_mov_b32 s27, 0
+  s_mov_b32 s28, s6
+  v_add_u32 v7, s3, v8
+  v_add_u32 v10, s3, v5
+  s_mov_b32 s19, 0x20000
+  v_add_u32 v11, s27, v9
+  v_cmp_gt_i32_e64 s[30:31], s28, v3
+  v_add_u32 v12, s26, v7
+  v_add_u32 v13, s26, v10
+  s_mov_b32 s15, 0x20000
+  v_cndmask_b32_e64 v14, v4, v11, s[30:31]
+  buffer_load_dword v11, v7, s[16:19], 0 offen
+  buffer_load_dword v7, v12, s[16:19], 0 offen
+  buffer_load_dword v12, v10, s[16:19], 0 offen
+  buffer_load_dword v10, v13, s[16:19], 0 offen
+  buffer_load_dwordx4 v[16:19], v14, s[12:15], 0 offen
+  v_lshrrev_b32 v13, 6, v1
+  v_and_b32 v14, 63, v1
+  v_lshrrev_b32 v1, 1, v13
+  s_mov_b32 s29, 64
+  v_mul_u32_u24 v15, 0x50, v6
+  v_and_b32 v6, 1, v13
+  s_mul_i32 s30, s8, 64
+  v_and_b32 v13, 31, v14
+  v_mul_u32_u24 v20, 32, v1
+  s_add_u32 s27, s27, s29
+  s_sub_i32 s28, s28, 32
+  v_mul_u32_u24 v21, 0x50, v2
+  v_lshl_add_u32 v15, v0, 1, v15
+  v_and_b32 v0, 31, v14
+  v_mul_u32_u24 v2, 32, v6
+  v_add_u32 v13, v20, v13
+  s_mov_b32 s31, s6
+  v_add_u32 v20, s27, v9
+  v_cmp_gt_i32_e64 s[32:33], s28, v3
+  s_add_u32 s27, s27, s29
+  s_sub_i32 s28, s28, 32
+  s_add_u32 s3, s3, s30
+  v_lshl_add_u32 v21, v3, 1, v21
+  v_add_u32 v22, 0x1400, v15
+  s_mov_b32 s34, 0
+  s_mov_b32 s35, 0x5040100
+  s_mov_b32 s36, 0x7060302
+  v_add_u32 v0, v2, v0
+  v_lshrrev_b32 v2, 5, v14
+  v_mul_u32_u24 v15, 0x50, v13
+  s_sub_i32 s31, s31, 32
+  v_add_u32 v13, s3, v8
+  v_add_u32 v23, s3, v5
+  v_add_u32 v24, s34, v21
+  v_add_u32 v25, s34, v22
+  s_waitcnt vmcnt(3)
+  v_perm_b32 v26, v7, v11, s35
+  v_perm_b32 v27, v7, v11, s36
+  s_waitcnt vmcnt(1)
+  v_perm_b32 v7, v10, v12, s35
+  v_perm_b32 v11, v10, v12, s36
+  s_mov_b32 s23, 0x20000
+  v_lshrrev_b32 v10, 5, v14
+  v_mul_u32_u24 v12, 0x50, v0
+  v_lshl_add_u32 v15, v2, 3, v15
+  v_cndmask_b32_e64 v0, v4, v20, s[32:33]
+  v_add_u32 v2, s26, v13
+  v_add_u32 v20, s26, v23
+  s_add_u32 s3, s3, s30
+  s_sub_i32 s31, s31, 32
+  s_add_u32 s32, s6, 31
+  s_waitcnt vmcnt(0)
+  ds_write_b128 v24, v[16:19]
+  ds_write_b32 v25, v26
+  ds_write_b32 v25, v27 offset:80
+  ds_write_b32 v25, v7 offset:32
+  ds_write_b32 v25, v11 offset:112
+  s_mov_b32 s40, s20
+  s_mov_b32 s41, s21
+  s_mov_b32 s43, s23
+  s_mul_i32 s42, s22, s0
+  v_lshl_add_u32 v12, v10, 3, v12
+  v_add_u32 v7, 0x1400, v15
+  v_accvgpr_write_b32 a0, 0
+  v_accvgpr_write_b32 a1, 0
+  v_accvgpr_write_b32 a2, 0
+  v_accvgpr_write_b32 a3, 0
+  v_accvgpr_write_b32 a4, 0
+  v_accvgpr_write_b32 a5, 0
+  v_accvgpr_write_b32 a6, 0
+  v_accvgpr_write_b32 a7, 0
+  v_accvgpr_write_b32 a8, 0
+  v_accvgpr_write_b32 a9, 0
+  v_accvgpr_write_b32 a10, 0
+  v_accvgpr_write_b32 a11, 0
+  v_accvgpr_write_b32 a12, 0
+  v_accvgpr_write_b32 a13, 0
+  v_accvgpr_write_b32 a14, 0
+  v_accvgpr_write_b32 a15, 0
+  s_mov_b32 s0, 0x2800
+  buffer_load_dwordx4 v[16:19], v0, s[12:15], 0 offen
+  buffer_load_dword v0, v13, s[16:19], 0 offen
+  buffer_load_dword v10, v2, s[16:19], 0 offen
+  buffer_load_dword v2, v23, s[16:19], 0 offen
+  buffer_load_dword v11, v20, s[16:19], 0 offen
+  s_waitcnt lgkmcnt(0)
+  s_barrier
+  s_lshr_b32 s32, s32, 5
+loop_k:
+  v_add_u32 v13, s27, v9
+  v_cmp_gt_i32_e64 s[38:39], s28, v3
+  s_nop 1
+  v_cndmask_b32_e64 v15, v4, v13, s[38:39]
+  v_add_u32 v13, s3, v8
+  v_add_u32 v20, s26, v13
+  v_add_u32 v23, s3, v5
+  v_add_u32 v24, s26, v23
+  s_add_u32 s27, s27, s29
+  s_sub_i32 s28, s28, 32
+  s_add_u32 s3, s3, s30
+  s_sub_i32 s31, s31, 32
+  v_add_u32 v25, s0, v21
+  s_waitcnt vmcnt(4)
+  ds_write_b128 v25, v[16:19]
+  buffer_load_dwordx4 v[16:19], v15, s[12:15], 0 offen
+  v_add_u32 v15, s0, v22
+  s_waitcnt vmcnt(3)
+  v_perm_b32 v25, v10, v0, s35
+  v_perm_b32 v26, v10, v0, s36
+  buffer_load_dword v0, v13, s[16:19], 0 offen
+  buffer_load_dword v10, v20, s[16:19], 0 offen
+  ds_write_b32 v15, v25
+  ds_write_b32 v15, v26 offset:80
+  s_waitcnt vmcnt(3)
+  v_perm_b32 v13, v11, v2, s35
+  v_perm_b32 v20, v11, v2, s36
+  buffer_load_dword v2, v23, s[16:19], 0 offen
+  buffer_load_dword v11, v24, s[16:19], 0 offen
+  ds_write_b32 v15, v13 offset:32
+  ds_write_b32 v15, v20 offset:112
+  v_add_u32 v13, s34, v12
+  v_add_u32 v15, s34, v7
+  ds_read_b64 v[24:25], v13
+  ds_read_b64 v[26:27], v15
+  ds_read_b64 v[28:29], v13 offset:16
+  ds_read_b64 v[30:31], v15 offset:16
+  ds_read_b64 v[32:33], v13 offset:32
+  ds_read_b64 v[34:35], v15 offset:32
+  ds_read_b64 v[36:37], v13 offset:48
+  ds_read_b64 v[38:39], v15 offset:48
+  s_setprio 1
+  s_waitcnt lgkmcnt(6)
+  v_mfma_f32_32x32x8_f16 a[0:15], v[24:25], v[26:27], a[0:15]
+  s_waitcnt lgkmcnt(4)
+  v_mfma_f32_32x32x8_f16 a[0:15], v[28:29], v[30:31], a[0:15]
+  s_waitcnt lgkmcnt(2)
+  v_mfma_f32_32x32x8_f16 a[0:15], v[32:33], v[34:35], a[0:15]
+  s_waitcnt lgkmcnt(0)
+  v_mfma_f32_32x32x8_f16 a[0:15], v[36:37], v[38:39], a[0:15]
+  s_mov_b32 s33, s34
+  s_mov_b32 s34, s0
+  s_mov_b32 s0, s33
+  s_barrier
+  s_setprio 0
+  s_sub_u32 s32, s32, 1
+  s_cmp_lg_u32 s32, 0
+  s_cbranch_scc1 loop_k
+  v_lshrrev_b32 v3, 5, v14
+  v_mul_u32_u24 v5, 32, v6
+  v_lshl_add_u32 v6, v3, 2, v5
+  v_and_b32 v3, 31, v14
+  v_mul_u32_u24 v5, 32, v1
+  s_mul_i32 s0, s1, s9
+  v_add_u32 v3, v5, v3
+  s_add_u32 s0, s0, s2
+  v_mul_lo_u32 v1, s9, v6
+  s_lshl_b32 s0, s0, 1
+  v_add_u32 v1, v3, v1
+  v_sub_u32 v5, s25, v3
+  v_lshl_add_u32 v1, v1, 1, s0
+  s_lshl_b32 s0, s9, 1
+  v_cmp_lt_i32_e64 s[2:3], 0, v5
+  v_mov_b32 v3, v1
+  v_sub_u32 v1, s24, v6
+  v_cndmask_b32_e64 v5, v4, v3, s[2:3]
+  s_mul_i32 s1, s0, 1
+  s_mul_i32 s2, s0, 2
+  s_mul_i32 s3, s0, 3
+  s_mul_i32 s12, s0, 8
+  s_mul_i32 s13, s0, 9
+  s_mul_i32 s14, s0, 10
+  s_mul_i32 s15, s0, 11
+  s_mul_i32 s16, s0, 16
+  s_mul_i32 s17, s0, 17
+  s_mul_i32 s18, s0, 18
+  s_mul_i32 s19, s0, 19
+  s_mul_i32 s24, s0, 24
+  s_mul_i32 s25, s0, 25
+  s_mul_i32 s26, s0, 26
+  s_mul_i32 s27, s0, 27
+  v_cmp_lt_i32_e64 s[28:29], 0, v1
+  v_cmp_lt_i32_e64 s[30:31], 1, v1
+  v_add_u32 v3, s1, v5
+  v_cmp_lt_i32_e64 s[0:1], 2, v1
+  v_add_u32 v6, s2, v5
+  v_cmp_lt_i32_e64 s[32:33], 3, v1
+  v_add_u32 v7, s3, v5
+  v_cmp_lt_i32_e64 s[2:3], 8, v1
+  v_add_u32 v8, s12, v5
+  v_cmp_lt_i32_e64 s[34:35], 9, v1
+  v_add_u32 v9, s13, v5
+  v_cmp_lt_i32_e64 s[12:13], 10, v1
+  v_add_u32 v12, s14, v5
+  v_cmp_lt_i32_e64 s[36:37], 11, v1
+  v_add_u32 v13, s15, v5
+  v_cmp_lt_i32_e64 s[14:15], 16, v1
+  v_add_u32 v14, s16, v5
+  v_cmp_lt_i32_e64 s[38:39], 17, v1
+  v_add_u32 v15, s17, v5
+  v_cmp_lt_i32_e64 s[16:17], 18, v1
+  v_add_u32 v20, s18, v5
+  v_cmp_lt_i32_e64 s[44:45], 19, v1
+  v_add_u32 v21, s19, v5
+  v_cmp_lt_i32_e64 s[18:19], 24, v1
+  v_add_u32 v22, s24, v5
+  v_cmp_lt_i32_e64 s[46:47], 25, v1
+  v_add_u32 v23, s25, v5
+  v_cmp_lt_i32_e64 s[24:25], 26, v1
+  v_add_u32 v24, s26, v5
+  v_cmp_lt_i32_e64 s[48:49], 27, v1
+  v_add_u32 v1, s27, v5
+  v_cndmask_b32_e64 v25, v4, v5, s[28:29]
+  v_cndmask_b32_e64 v5, v4, v3, s[30:31]
+  v_cndmask_b32_e64 v3, v4, v6, s[0:1]
+  v_cndmask_b32_e64 v6, v4, v7, s[32:33]
+  v_cndmask_b32_e64 v7, v4, v8, s[2:3]
+  v_cndmask_b32_e64 v8, v4, v9, s[34:35]
+  v_cndmask_b32_e64 v9, v4, v12, s[12:13]
+  v_cndmask_b32_e64 v12, v4, v13, s[36:37]
+  v_cndmask_b32_e64 v13, v4, v14, s[14:15]
+  v_cndmask_b32_e64 v14, v4, v15, s[38:39]
+  v_cndmask_b32_e64 v15, v4, v20, s[16:17]
+  v_cndmask_b32_e64 v20, v4, v21, s[44:45]
+  v_cndmask_b32_e64 v21, v4, v22, s[18:19]
+  v_cndmask_b32_e64 v22, v4, v23, s[46:47]
+  v_cndmask_b32_e64 v23, v4, v24, s[24:25]
+  v_cndmask_b32_e64 v24, v4, v1, s[48:49]
+  buffer_load_ushort v1, v25, s[40:43], 0 offen
+  buffer_load_ushort v4, v5, s[40:43], 0 offen
+  buffer_load_ushort v26, v3, s[40:43], 0 offen
+  buffer_load_ushort v27, v6, s[40:43], 0 offen
+  buffer_load_ushort v28, v7, s[40:43], 0 offen
+  buffer_load_ushort v29, v8, s[40:43], 0 offen
+  buffer_load_ushort v30, v9, s[40:43], 0 offen
+  buffer_load_ushort v31, v12, s[40:43], 0 offen
+  buffer_load_ushort v32, v13, s[40:43], 0 offen
+  buffer_load_ushort v33, v14, s[40:43], 0 offen
+  buffer_load_ushort v34, v15, s[40:43], 0 offen
+  buffer_load_ushort v35, v20, s[40:43], 0 offen
+  buffer_load_ushort v36, v21, s[40:43], 0 offen
+  buffer_load_ushort v37, v22, s[40:43], 0 offen
+  buffer_load_ushort v38, v23, s[40:43], 0 offen
+  buffer_load_ushort v39, v24, s[40:43], 0 offen
+  v_accvgpr_read_b32 v40, a0
+  v_accvgpr_read_b32 v41, a1
+  v_accvgpr_read_b32 v42, a2
+  v_accvgpr_read_b32 v43, a3
+  v_accvgpr_read_b32 v44, a4
+  v_accvgpr_read_b32 v45, a5
+  v_accvgpr_read_b32 v46, a6
+  v_accvgpr_read_b32 v47, a7
+  v_accvgpr_read_b32 v48, a8
+  v_accvgpr_read_b32 v49, a9
+  v_accvgpr_read_b32 v50, a10
+  v_accvgpr_read_b32 v51, a11
+  v_accvgpr_read_b32 v52, a12
+  v_accvgpr_read_b32 v53, a13
+  v_accvgpr_read_b32 v54, a14
+  v_accvgpr_read_b32 v55, a15
+  v_mul_f32 v56, s10, v40
+  s_waitcnt vmcnt(15)
+  v_cvt_f32_f16 v0, v1
+  v_mul_f32 v1, s10, v41
+  s_waitcnt vmcnt(14)
+  v_cvt_f32_f16 v2, v4
+  v_mul_f32 v4, s10, v42
+  s_waitcnt vmcnt(13)
+  v_cvt_f32_f16 v10, v26
+  v_mul_f32 v11, s10, v43
+  s_waitcnt vmcnt(12)
+  v_cvt_f32_f16 v16, v27
+  v_mul_f32 v17, s10, v44
+  s_waitcnt vmcnt(11)
+  v_cvt_f32_f16 v18, v28
+  v_mul_f32 v19, s10, v45
+  s_waitcnt vmcnt(10)
+  v_cvt_f32_f16 v26, v29
+  v_mul_f32 v27, s10, v46
+  s_waitcnt vmcnt(9)
+  v_cvt_f32_f16 v28, v30
+  v_mul_f32 v29, s10, v47
+  s_waitcnt vmcnt(8)
+  v_cvt_f32_f16 v30, v31
+  v_mul_f32 v31, s10, v48
+  s_waitcnt vmcnt(7)
+  v_cvt_f32_f16 v40, v32
+  v_mul_f32 v32, s10, v49
+  s_waitcnt vmcnt(6)
+  v_cvt_f32_f16 v41, v33
+  v_mul_f32 v33, s10, v50
+  s_waitcnt vmcnt(5)
+  v_cvt_f32_f16 v42, v34
+  v_mul_f32 v34, s10, v51
+  s_waitcnt vmcnt(4)
+  v_cvt_f32_f16 v43, v35
+  v_mul_f32 v35, s10, v52
+  s_waitcnt vmcnt(3)
+  v_cvt_f32_f16 v44, v36
+  v_mul_f32 v36, s10, v53
+  s_waitcnt vmcnt(2)
+  v_cvt_f32_f16 v45, v37
+  v_mul_f32 v37, s10, v54
+  s_waitcnt vmcnt(1)
+  v_cvt_f32_f16 v46, v38
+  v_mul_f32 v38, s10, v55
+  s_waitcnt vmcnt(0)
+  v_cvt_f32_f16 v47, v39
+  v_fma_f32 v39, s11, v0, v56
+  v_fma_f32 v0, s11, v2, v1
+  v_fma_f32 v1, s11, v10, v4
+  v_fma_f32 v2, s11, v16, v11
+  v_fma_f32 v4, s11, v18, v17
+  v_fma_f32 v10, s11, v26, v19
+  v_fma_f32 v11, s11, v28, v27
+  v_fma_f32 v16, s11, v30, v29
+  v_fma_f32 v17, s11, v40, v31
+  v_fma_f32 v18, s11, v41, v32
+  v_fma_f32 v19, s11, v42, v33
+  v_fma_f32 v26, s11, v43, v34
+  v_fma_f32 v27, s11, v44, v35
+  v_fma_f32 v28, s11, v45, v36
+  v_fma_f32 v29, s11, v46, v37
+  v_fma_f32 v30, s11, v47, v38
+  v_cvt_f16_f32 v31, v39
+  v_cvt_f16_f32 v32, v0
+  v_cvt_f16_f32 v0, v1
+  v_cvt_f16_f32 v1, v2
+  v_cvt_f16_f32 v2, v4
+  v_cvt_f16_f32 v4, v10
+  v_cvt_f16_f32 v10, v11
+  v_cvt_f16_f32 v11, v16
+  v_cvt_f16_f32 v16, v17
+  v_cvt_f16_f32 v17, v18
+  v_cvt_f16_f32 v18, v19
+  v_cvt_f16_f32 v19, v26
+  v_cvt_f16_f32 v26, v27
+  v_cvt_f16_f32 v27, v28
+  v_cvt_f16_f32 v28, v29
+  v_cvt_f16_f32 v29, v30
+  buffer_store_short v31, v25, s[20:23], 0 offen
+  buffer_store_short v32, v5, s[20:23], 0 offen
+  buffer_store_short v0, v3, s[20:23], 0 offen
+  buffer_store_short v1, v6, s[20:23], 0 offen
+  buffer_store_short v2, v7, s[20:23], 0 offen
+  buffer_store_short v4, v8, s[20:23], 0 offen
+  buffer_store_short v10, v9, s[20:23], 0 offen
+  buffer_store_short v11, v12, s[20:23], 0 offen
+  buffer_store_short v16, v13, s[20:23], 0 offen
+  buffer_store_short v17, v14, s[20:23], 0 offen
+  buffer_store_short v18, v15, s[20:23], 0 offen
+  buffer_store_short v19, v20, s[20:23], 0 offen
+  buffer_store_short v26, v21, s[20:23], 0 offen
+  buffer_store_short v27, v22, s[20:23], 0 offen
+  buffer_store_short v28, v23, s[20:23], 0 offen
+  buffer_store_short v29, v24, s[20:23], 0 offen
+  s_endpgm
+.Lgemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2_end:
+.size gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2, .Lgemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2_end-gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2
+.rodata
+.p2align 6
+.amdhsa_kernel gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2
+  .amdhsa_group_segment_fixed_size 20480
+  .amdhsa_private_segment_fixed_size 0
+  .amdhsa_kernarg_size 56
+  .amdhsa_user_sgpr_count 2
+  .amdhsa_user_sgpr_dispatch_ptr 0
+  .amdhsa_user_sgpr_queue_ptr 0
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_user_sgpr_dispatch_id 0
+  .amdhsa_user_sgpr_private_segment_size 0
+  .amdhsa_system_sgpr_workgroup_id_x 1
+  .amdhsa_system_sgpr_workgroup_id_y 1
+  .amdhsa_system_sgpr_workgroup_id_z 0
+  .amdhsa_system_sgpr_workgroup_info 0
+  .amdhsa_system_vgpr_workitem_id 0
+  .amdhsa_next_free_vgpr 76
+  .amdhsa_next_free_sgpr 50
+  .amdhsa_accum_offset 60
+  .amdhsa_reserve_vcc 1
+  .amdhsa_float_round_mode_32 0
+  .amdhsa_float_round_mode_16_64 0
+  .amdhsa_float_denorm_mode_32 3
+  .amdhsa_float_denorm_mode_16_64 3
+  .amdhsa_dx10_clamp 1
+  .amdhsa_ieee_mode 1
+.end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [1, 2]
+amdhsa.target: amdgcn-amd-amdhsa--gfx942
+amdhsa.kernels:
+  - .name: gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2
+    .symbol: gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2.kd
+    .args:
+      - .name: A
+        .offset: 0
+        .size: 8
+        .value_kind: global_buffer
+        .address_space: global
+        .actual_access: read_only
+      - .name: B
+        .offset: 8
+        .size: 8
+        .value_kind: global_buffer
+        .address_space: global
+        .actual_access: read_only
+      - .name: C
+        .offset: 16
+        .size: 8
+        .value_kind: global_buffer
+        .address_space: global
+        .actual_access: read_write
+      - .name: M
+        .offset: 24
+        .size: 4
+        .value_kind: by_value
+      - .name: N
+        .offset: 28
+        .size: 4
+        .value_kind: by_value
+      - .name: K
+        .offset: 32
+        .size: 4
+        .value_kind: by_value
+      - .name: lda
+        .offset: 36
+        .size: 4
+        .value_kind: by_value
+      - .name: ldb
+        .offset: 40
+        .size: 4
+        .value_kind: by_value
+      - .name: ldc
+        .offset: 44
+        .size: 4
+        .value_kind: by_value
+      - .name: alpha
+        .offset: 48
+        .size: 4
+        .value_kind: by_value
+      - .name: beta
+        .offset: 52
+        .size: 4
+        .value_kind: by_value
+    .kernarg_segment_size: 56
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 20480
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 56
+    .vgpr_count: 76
+    .agpr_count: 16
+    .max_flat_workgroup_size: 256
+...
+.end_amdgpu_metadata
