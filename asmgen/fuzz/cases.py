@@ -1,0 +1,206 @@
+"""Run one fuzz case (compile with the ``fuzz`` recipe, check on the emulator), classify the outcome,
+shrink a failing config, and write/read reproducer files.
+
+Outcome kinds: ``pass``; ``rejected`` (the config or recipe raised a plain ``ConfigError`` at compile
+time: filtered, not a failure); ``refused:<Error>`` (the compiler declined *this schedule* with a
+typed resource error, e.g. ``RegisterBudgetError`` when a random order keeps more SGPRs live than
+exist - there is no spilling; correct behaviour, counted apart, not a failure); a failure kind = the exception's class name (``VerifyError``,
+``RegisterBudgetError``, ``PendingReadError``, ``LdsRaceError``, ... for emulator errors) or
+``Mismatch`` (the emulator ran but the result differs from the NumPy reference).
+"""
+from __future__ import annotations
+
+import json
+import shlex
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..config import GemmConfig
+from ..errors import ConfigError, ResourceError
+from .strategies import FuzzCase, config_from_dict
+
+PASS, REJECTED, MISMATCH = "pass", "rejected", "Mismatch"
+REFUSED = "refused:"
+
+
+@dataclass
+class Outcome:
+    kind: str                 # PASS | REJECTED | failure kind
+    message: str = ""
+    kernel: object = None     # asmgen.api.Kernel when compilation succeeded
+    seconds: float = 0.0
+
+    @property
+    def failed(self) -> bool:
+        return self.kind not in (PASS, REJECTED) and not self.kind.startswith(REFUSED)
+
+
+def recipe_for(case: FuzzCase):
+    import schedules.fuzz  # noqa: F401  (registers "fuzz"; see the FUZZ report)
+    from schedules import get_recipe
+    return get_recipe("fuzz", seed=case.sched_seed, prefetch=case.config.prefetch)
+
+
+def compile_case(case: FuzzCase):
+    from ..api import compile_config
+    return compile_config(case.config, recipe_for(case))
+
+
+def run_case(case: FuzzCase) -> Outcome:
+    """Compile and check one case; never raises for a kernel problem (it is the outcome)."""
+    from isa.emu.errors import EmulatorError
+
+    from ..api import EmuRunner
+    from ..cli_gemm import check_gemm
+    t0 = time.perf_counter()
+    try:
+        kern = compile_case(case)
+    except ResourceError as exc:
+        return Outcome(REFUSED + type(exc).__name__, str(exc), None, time.perf_counter() - t0)
+    except ConfigError as exc:
+        if type(exc).__name__ in ("ConfigError", "UnknownRecipe"):
+            return Outcome(REJECTED, str(exc), None, time.perf_counter() - t0)
+        return Outcome(type(exc).__name__, str(exc), None, time.perf_counter() - t0)
+    except Exception as exc:  # noqa: BLE001  (a compiler crash is a finding, not a fuzzer crash)
+        return Outcome(type(exc).__name__, _short(exc), None, time.perf_counter() - t0)
+    try:
+        ok, msg = check_gemm(kern.meta, EmuRunner(kern.meta, kern.hsaco, seed=case.emu_seed),
+                             case.emu_seed)
+    except EmulatorError as exc:
+        return Outcome(type(exc).__name__, str(exc), kern, time.perf_counter() - t0)
+    except Exception as exc:  # noqa: BLE001  (an emulator or runner crash is a finding too)
+        return Outcome(type(exc).__name__, _short(exc), kern, time.perf_counter() - t0)
+    return Outcome(PASS if ok else MISMATCH, msg, kern, time.perf_counter() - t0)
+
+
+def _short(exc: BaseException) -> str:
+    tb = traceback.extract_tb(exc.__traceback__)
+    where = f" [{tb[-1].filename}:{tb[-1].lineno}]" if tb else ""
+    return f"{exc}{where}"
+
+
+# ------------------------------------------------------------------------------------------
+# shrinking
+def _raw(cfg: GemmConfig) -> dict:
+    """The config as drawn: derived fields (vectors, packed leading dims) back to None, the
+    leading-dimension padding kept as an offset so shrinking M/N/K keeps it meaningful."""
+    d = cfg.to_dict()
+    ta, tb = cfg.layout[0] == "T", cfg.layout[1] == "T"
+    rows = {"lda": cfg.m if ta else cfg.k, "ldb": cfg.k if tb else cfg.n, "ldc": cfg.n}
+    for key, row in rows.items():
+        d[key + "_pad"] = d.pop(key) - row
+    for key in ("vec_a", "vec_b", "lds_pad"):
+        d[key] = None
+    return d
+
+
+def _build(raw: dict) -> GemmConfig:
+    d = dict(raw)
+    pads = {k: d.pop(k + "_pad") for k in ("lda", "ldb", "ldc")}
+    ta, tb = d["layout"][0] == "T", d["layout"][1] == "T"
+    rows = {"lda": d["m"] if ta else d["k"], "ldb": d["k"] if tb else d["n"], "ldc": d["n"]}
+    for key, pad in pads.items():
+        d[key] = rows[key] + pad if pad else None
+    return config_from_dict(d)
+
+
+def _candidates(raw: dict):
+    """Smaller variants of a raw config, most aggressive first."""
+    tile, waves = list(raw["tile"]), list(raw["waves"])
+    for key, t in (("m", tile[0]), ("n", tile[1]), ("k", tile[2])):
+        for val in sorted({1, t, raw[key] // 2, raw[key] - t, raw[key] - 1}):
+            if 1 <= val < raw[key]:
+                yield {**raw, key: val}
+    for i in range(2):
+        if waves[i] > 1:
+            w = list(waves)
+            w[i] //= 2
+            t = list(tile)
+            t[i] //= 2
+            yield {**raw, "waves": w, "tile": t}
+            yield {**raw, "waves": w}
+    for i in range(3):
+        t = list(tile)
+        t[i] //= 2
+        yield {**raw, "tile": t}
+    if raw["prefetch"] > 1:
+        yield {**raw, "prefetch": raw["prefetch"] - 1}
+    simpler = (("activation", "none"), ("bias", False), ("direct_to_lds", False),
+               ("lda_pad", 0), ("ldb_pad", 0), ("ldc_pad", 0), ("out_dtype", None),
+               ("layout", "NN"), ("dtype", "f16"), ("arch", "gfx942"), ("mfma", None))
+    for key, val in simpler:
+        if raw.get(key) != val:
+            yield {**raw, key: val}
+
+
+def _weight(raw: dict) -> tuple:
+    t = raw["tile"]
+    return (raw["m"] * raw["n"] * raw["k"], t[0] * t[1] * t[2], raw["waves"][0] * raw["waves"][1],
+            raw["prefetch"])
+
+
+def shrink(case: FuzzCase, kind: str, *, max_attempts: int = 60, max_seconds: float = 180.0,
+           log=None) -> tuple[FuzzCase, Outcome | None]:
+    """Greedily replace the config by a smaller one while the failure (same kind) persists,
+    keeping the schedule and emulator seeds. Returns the smallest failing case and its outcome."""
+    best, best_out = case, None
+    raw = _raw(case.config)
+    attempts, t0 = 0, time.monotonic()
+    progress = True
+    while progress and attempts < max_attempts and time.monotonic() - t0 < max_seconds:
+        progress = False
+        for cand in _candidates(raw):
+            if attempts >= max_attempts or time.monotonic() - t0 >= max_seconds:
+                break
+            try:
+                cfg = _build(cand)
+            except ConfigError:
+                continue
+            attempts += 1
+            trial = FuzzCase(cfg, case.sched_seed, case.emu_seed)
+            out = run_case(trial)
+            if out.kind == kind:
+                if log:
+                    log(f"shrink: still {kind} with {trial.describe()}")
+                best, best_out, raw, progress = trial, out, _raw(cfg), True
+                break
+    return best, best_out
+
+
+# ------------------------------------------------------------------------------------------
+# reproducers
+def save_reproducer(directory: Path, index: int, case: FuzzCase, out: Outcome,
+                    original: FuzzCase | None = None) -> Path:
+    """``DIR/failure_<index>_<kind>/`` with the kernel (when it compiled) and ``repro.json``:
+    config, schedule recipe and seed, emulator seed, error, and the exact commands."""
+    d = Path(directory) / f"failure_{index:04d}_{out.kind}"
+    d.mkdir(parents=True, exist_ok=True)
+    check_cmd = None
+    if out.kernel is not None:
+        path = out.kernel.save(d)
+        check_cmd = f"asmgen check {shlex.quote(str(path))} --seed {case.emu_seed}"
+    repro = {
+        "kind": "gemm", "error_kind": out.kind, "message": out.message[:4000],
+        "config": case.config.to_dict(),
+        "schedule": "fuzz", "schedule_params": {"seed": case.sched_seed,
+                                                "prefetch": case.config.prefetch},
+        "sched_seed": case.sched_seed, "emu_seed": case.emu_seed,
+        "check_command": check_cmd,
+        "replay_command": f"asmgen fuzz gemm --replay {shlex.quote(str(d / 'repro.json'))}",
+        "original_config": original.config.to_dict() if original is not None else None,
+    }
+    (d / "repro.json").write_text(json.dumps(repro, indent=1) + "\n")
+    return d / "repro.json"
+
+
+def load_reproducer(path: str | Path) -> FuzzCase:
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"reproducer {str(path)!r} is not readable JSON: {exc}") from None
+    for key in ("config", "sched_seed", "emu_seed"):
+        if key not in data:
+            raise ConfigError(f"reproducer {path} lacks the key {key!r}")
+    return FuzzCase(config_from_dict(data["config"]), int(data["sched_seed"]), int(data["emu_seed"]))

@@ -1,0 +1,329 @@
+"""Mutation sites of the mutation proof: the kernel's .s text as a ``Program``, the ``Mutant``
+edit, and, per class, the sites where the mutation breaks a dependence of the stream (chosen with
+``asmgen.fuzz.predict``, never by running the emulator). The class table is in
+``asmgen.fuzz.mutate``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from isa.asm_parse import parse_line
+from isa.instr import Instr
+from isa.operands import Imm, Reg
+
+from ..passes.effects import effects
+from .predict import PUBLISH, barrier_intervals, new_violations, wait_states
+
+ANY = "any"          # expected error for swap_dependent: a wrong result or any emulator error
+
+
+@dataclass
+class Program:
+    """A kernel's .s text split into lines, with its instructions (line index, Instr)."""
+
+    lines: list[str]
+    at: list[int]              # line index of instruction i
+    instrs: list[Instr]
+    arch: str
+
+    @classmethod
+    def from_asm(cls, asm: str, arch: str, kernel: str) -> Program:
+        lines = asm.split("\n")
+        at, instrs, inside = [], [], False
+        for n, line in enumerate(lines):
+            s = line.strip()
+            if s == f"{kernel}:":
+                inside = True
+                continue
+            if inside and s.startswith(".L") and s.endswith("_end:"):
+                break
+            if not inside or not line.startswith("  "):
+                continue
+            ins = parse_line(s, arch)
+            if ins is not None:
+                at.append(n)
+                instrs.append(ins)
+        return cls(lines, at, instrs, arch)
+
+    def loop_range(self) -> range:
+        """Instruction indices of the loop body (label to its backward branch), or empty."""
+        for n, line in enumerate(self.lines):
+            s = line.strip()
+            if s.endswith(":") and not line.startswith((" ", ".")) and n > 0 and \
+                    self.at and self.at[0] < n <= self.at[-1]:
+                label = s[:-1]
+                start = sum(1 for a in self.at if a < n)
+                for i in range(start, len(self.instrs)):
+                    ins = self.instrs[i]
+                    if ins.op.startswith("s_cbranch") and label in map(str, ins.operands):
+                        return range(start, i)
+        return range(0)
+
+
+@dataclass
+class Mutant:
+    cls: str
+    site: int                       # instruction index in the original stream
+    description: str
+    edits: list                     # [(op, instr index, text)]: "del" / "ins_before" / "replace"
+    expected: tuple[str, ...]       # error class names; () for neutral mutations
+    instrs: list[Instr] = field(default_factory=list, repr=False)
+
+    def apply(self, prog: Program) -> str:
+        lines = list(prog.lines)
+        # edit from the bottom up so earlier line numbers stay valid
+        for op, idx, text in sorted(self.edits, key=lambda e: (prog.at[e[1]], e[0] != "del"),
+                                    reverse=True):
+            ln = prog.at[idx]
+            if op == "del":
+                del lines[ln]
+            elif op == "replace":
+                lines[ln] = "  " + text
+            elif op == "ins_before":
+                lines.insert(ln, "  " + text)
+        return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# site selection
+def _ident(instrs):
+    return [id(x) for x in instrs]
+
+
+def _predict(prog: Program, mutated: list[Instr]) -> list:
+    return new_violations(prog.instrs, mutated, prog.arch, _ident(prog.instrs), _ident(mutated))
+
+
+def _waitcnt_text(vm: int, lg: int) -> str:
+    parts = []
+    if vm < 63:
+        parts.append(f"vmcnt({vm})")
+    if lg < 15:
+        parts.append(f"lgkmcnt({lg})")
+    return "s_waitcnt " + " ".join(parts) if parts else "s_nop 0"
+
+
+def _waitcnt_instr(arch: str, text: str) -> Instr:
+    return parse_line(text, arch)
+
+
+def sites_waitcnt(prog: Program, waves: int) -> tuple[list[Mutant], list[Mutant]]:
+    from .predict import _waitcnt
+    dels, raises = [], []
+    for i, ins in enumerate(prog.instrs):
+        if not effects(prog.arch, ins).waitcnt:
+            continue
+        mut = prog.instrs[:i] + prog.instrs[i + 1:]
+        new = _predict(prog, mut)
+        if new:
+            v = new[0]
+            dels.append(Mutant("delete_waitcnt", i, f"delete [{i}] {ins}", [("del", i, "")],
+                               (v.error,), mut))
+        vm, lg = _waitcnt(ins)
+        for nvm, nlg in ((vm + 1, lg), (vm, lg + 1)):
+            if (nvm, nlg) == (vm, lg) or nvm > 63 or nlg > 15 or (nvm != vm and vm == 63) \
+                    or (nlg != lg and lg == 15):
+                continue
+            text = _waitcnt_text(nvm, nlg)
+            w = _waitcnt_instr(prog.arch, text)
+            mut = prog.instrs[:i] + [w] + prog.instrs[i + 1:]
+            # leaving only the newest LDS write pending at an s_barrier matters only if another
+            # wave reads those bytes in the next barrier epoch; without addresses that is not
+            # provable (a prefetch-buffer write is read an epoch later), so such sites are skipped
+            new = [v for v in _predict(prog, mut) if v.detail != PUBLISH]
+            if new:
+                raises.append(Mutant("raise_waitcnt", i, f"[{i}] {ins} -> {text}",
+                                     [("replace", i, text)], (new[0].error,), mut))
+    return dels, raises
+
+
+def sites_barrier(prog: Program, waves: int) -> list[Mutant]:
+    if waves < 2:
+        return []          # one wave cannot race with itself
+    out = []
+    for i, both, write in barrier_intervals(prog.instrs, prog.arch):
+        if both and write:
+            out.append(Mutant("delete_barrier", i, f"delete [{i}] s_barrier", [("del", i, "")],
+                              ("LdsRaceError",)))
+    return out
+
+
+def sites_nop(prog: Program, waves: int) -> list[Mutant]:
+    from isa.hazards import required_wait_states
+    out = []
+    arch = prog.arch
+    ins_ = prog.instrs
+    for i, ins in enumerate(ins_):
+        if not effects(arch, ins).nop:
+            continue
+        n = int(ins.operands[0].value) if ins.operands and isinstance(ins.operands[0], Imm) else 0
+        lo, hi = max(0, i - 30), min(len(ins_), i + 30)
+        hit = None
+        for c in range(i + 1, hi):            # consumers after the nop, producers before it
+            for p in range(i - 1, lo - 1, -1):
+                need = required_wait_states(arch, ins_[p], ins_[c])
+                if need <= 0:
+                    continue
+                elapsed = sum(wait_states(arch, x) for x in ins_[p + 1:c])
+                if elapsed >= need and elapsed - 1 < need:
+                    hit = (p, c, need, elapsed)
+                    break
+            if hit:
+                break
+        if hit:
+            text = f"s_nop {n - 1}" if n > 0 else None
+            edit = ("replace", i, text) if text else ("del", i, "")
+            p, c, need, el = hit
+            out.append(Mutant("shorten_nop", i, f"[{i}] {ins} -> {text or 'deleted'} "
+                              f"([{p}] {ins_[p]} -> [{c}] {ins_[c]} needs {need}, had {el})",
+                              [edit], ("HazardError",)))
+    return out
+
+
+def _slice(prog: Program, w: int, i: int) -> list[int] | None:
+    """The ALU instructions in (w, i) that compute the sources of instruction ``i`` (backward
+    closure), or None when one of them is not ALU or moving them above ``w`` would change what any
+    other instruction in between reads or writes."""
+    arch = prog.arch
+    need = set(effects(arch, prog.instrs[i]).reg_reads)
+    members: list[int] = []
+    for j in range(i - 1, w, -1):
+        e = effects(arch, prog.instrs[j])
+        if set(e.reg_writes) & need:
+            if not _alu(e):
+                return None
+            members.append(j)
+            need |= set(e.reg_reads)
+    members.reverse()
+    moved = set(members) | {i}
+    touched = set()
+    for j in moved:
+        e = effects(arch, prog.instrs[j])
+        touched |= set(e.reg_writes)
+    for j in range(w + 1, i):
+        if j in moved:
+            continue
+        e = effects(arch, prog.instrs[j])
+        if touched & (set(e.reg_reads) | set(e.reg_writes)):
+            return None
+    return members
+
+
+def sites_hoist(prog: Program, waves: int, max_back: int = 3) -> list[Mutant]:
+    """Move a ds_read (with the ALU slice computing its address) above the nearest of the last
+    ``max_back`` s_waitcnt before it where that breaks something: predicted error from the stream
+    model, or LdsRaceError when it crosses an s_barrier that orders it after LDS writes."""
+    out = []
+    arch = prog.arch
+    waits: list[int] = []                  # waits since the loop edge, in order
+    for i, ins in enumerate(prog.instrs):
+        e = effects(arch, ins)
+        if e.waitcnt:
+            waits.append(i)
+            continue
+        if ins.op.startswith(("s_cbranch", "s_branch")) or ins.op == "s_endpgm":
+            waits = []       # never move across the loop edge
+            continue
+        if not ins.op.startswith("ds_read"):
+            continue
+        for w in reversed(waits[-max_back:]):
+            m = _hoist(prog, w, i, waves)
+            if m is not None:
+                out.append(m)
+                break
+    return out
+
+
+def _hoist(prog: Program, w: int, i: int, waves: int) -> Mutant | None:
+    members = _slice(prog, w, i)
+    if members is None:
+        return None
+    arch = prog.arch
+    moved = members + [i]
+    block = [prog.instrs[j] for j in moved]
+    rest = [prog.instrs[j] for j in range(w, i) if j not in moved]
+    mut = prog.instrs[:w] + block + rest + prog.instrs[i + 1:]
+    new = _predict(prog, mut)
+    if new:
+        expected = (new[0].error,)
+    else:
+        # crossing an s_barrier that follows LDS writes (since the wait): another wave's write
+        writes = barrier = False
+        for j in range(w - 1, -1, -1):        # LDS writes since the barrier before the wait
+            e = effects(arch, prog.instrs[j])
+            if e.barrier:
+                break
+            writes = writes or (e.lds and e.lds_store)
+        for j in range(w, i):
+            e = effects(arch, prog.instrs[j])
+            writes = writes or (e.lds and e.lds_store)
+            barrier = barrier or (e.barrier and writes)
+        if not (barrier and waves > 1):
+            return None
+        expected = ("LdsRaceError",)
+    text = "\n  ".join(str(prog.instrs[j]) for j in moved)
+    edits = [("del", j, "") for j in moved] + [("ins_before", w, text)]
+    note = f" with {len(members)} address instr(s)" if members else ""
+    return Mutant("hoist_ds_read", i, f"move [{i}] {prog.instrs[i]}{note} above [{w}] "
+                  f"{prog.instrs[w]}", edits, expected)
+
+
+def _alu(e) -> bool:
+    return (not e.is_mem and not e.waitcnt and not e.nop and not e.barrier and not e.lds
+            and not e.spec.name.startswith(("s_cbranch", "s_branch", "s_endpgm", "s_setprio")))
+
+
+def sites_swap(prog: Program, waves: int) -> list[Mutant]:
+    """Adjacent ALU pairs in the loop body where the second reads what the first writes: it then
+    sees the previous trip's value, which differs (addresses and counters advance every trip; in
+    the prologue a stale value can equal the new one, e.g. a K offset that is still 0). Two MFMAs
+    chained through their accumulator are excluded: swapping them only reassociates the sum."""
+    out = []
+    arch = prog.arch
+    body = prog.loop_range()
+    for i in body:
+        if i + 1 not in body:
+            break
+        a, b = prog.instrs[i], prog.instrs[i + 1]
+        ea, eb = effects(arch, a), effects(arch, b)
+        if not (_alu(ea) and _alu(eb)) or (ea.mfma and eb.mfma):
+            continue
+        raw = set(ea.reg_writes) & set(eb.reg_reads)
+        if not raw:
+            continue
+        out.append(Mutant("swap_dependent", i, f"swap [{i}] {a} <-> [{i + 1}] {b}",
+                          [("replace", i, str(b)), ("replace", i + 1, str(a))], (ANY,)))
+    return out
+
+
+def sites_reuse(prog: Program, waves: int) -> list[Mutant]:
+    out = []
+    arch = prog.arch
+    for i, ins in enumerate(prog.instrs):
+        e = effects(arch, ins)
+        if e.counter is None or e.lds_dma or not e.dst_ops:
+            continue
+        dst = ins.operands[e.dst_ops[0]]
+        if not isinstance(dst, Reg) or dst.file not in ("v", "s"):
+            continue
+        mov = "v_mov_b32" if dst.file == "v" else "s_mov_b32"
+        text = f"{mov} {dst.file}{dst.index}, 0"
+        nxt = i + 1
+        if nxt >= len(prog.instrs):
+            continue
+        out.append(Mutant("reuse_inflight", i, f"'{text}' right after [{i}] {ins}",
+                          [("ins_before", nxt, text)], ("PendingOverwriteError",)))
+    return out
+
+
+def sites_setprio(prog: Program, waves: int) -> list[Mutant]:
+    return [Mutant("drop_setprio", i, f"delete [{i}] {ins}", [("del", i, "")], ())
+            for i, ins in enumerate(prog.instrs) if ins.op == "s_setprio"]
+
+
+def all_sites(prog: Program, waves: int) -> dict[str, list[Mutant]]:
+    dels, raises = sites_waitcnt(prog, waves)
+    return {"delete_waitcnt": dels, "raise_waitcnt": raises,
+            "delete_barrier": sites_barrier(prog, waves), "shorten_nop": sites_nop(prog, waves),
+            "hoist_ds_read": sites_hoist(prog, waves), "swap_dependent": sites_swap(prog, waves),
+            "reuse_inflight": sites_reuse(prog, waves), "drop_setprio": sites_setprio(prog, waves)}

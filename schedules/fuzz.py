@@ -1,0 +1,114 @@
+"""``fuzz``: a seeded random legal order of any kernel's DAG (schedule fuzzing, design.md).
+
+The recipe only ever chooses *among ready nodes* of the list scheduler, so every order it produces
+respects every distance-0 DAG edge (legal by construction); the passes must then make it correct
+and the emulator proves it. It knows no template: it reads node ids and tags only, so it works for
+GEMM today and attention (or any future kernel) unchanged.
+
+One seed picks, per block, one of four ways to perturb the order (all derived from the seed, so a
+schedule is reproducible from ``(config, seed)`` alone):
+
+* ``uniform``  - every ready node equally likely (the scheduler's seeded random tie-break);
+* ``keys``     - a random priority per node: any topological order has non-zero probability, and
+                 the orders are "clumpier" than uniform (a high-key node drags its chain forward);
+* ``tags``     - a random rank per tag (a random recipe such as "all ds_reads first, then MFMAs")
+                 plus random *legal moves*: a fraction of nodes is hoisted to the top rank or sunk
+                 below everything, i.e. moved as far as its dependences allow;
+* ``groups``   - ``tags`` plus random SchedGroup interleave patterns over the block's tag set
+                 ("n of tag X, then m of tag Y", repeated), the same machinery the real recipes use.
+"""
+from __future__ import annotations
+
+import random
+import zlib
+from dataclasses import dataclass, field
+
+from asmgen.sched.groups import SchedGroup
+
+from . import register
+from .common import GemmRecipe, check_int
+
+MODES = ("uniform", "keys", "tags", "groups")
+# Tags the random interleave groups are drawn from (asmgen.ir "Tag nodes for recipes"); tags a
+# kernel does not carry simply match nothing, and the scheduler skips such a group.
+GROUP_TAGS = ("gr_a", "gr_b", "lw_a", "lw_b", "lr_a", "lr_b", "mfma", "addr", "barrier",
+              "setprio", "store", "gr_k", "gr_v", "lr_k", "lr_v", "lw_k", "lw_v", "softmax", "exp")
+
+
+def _sub_seed(seed: int, block: str) -> int:
+    """A block's own seed, stable across Python runs (no hash randomisation)."""
+    return zlib.crc32(f"{seed}:{block}".encode()) & 0x7FFFFFFF
+
+
+@dataclass(frozen=True)
+class FuzzBlock:
+    """What the list scheduler reads for one block (``groups``, ``repeat``, ``seed``, ``priority``)."""
+
+    seed: int
+    mode: str
+    move_rate: float = 0.0
+    tag_ranks: tuple[tuple[str, int], ...] = ()
+    groups: tuple[SchedGroup, ...] = ()
+    repeat: bool = False
+    _cache: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def priority(self, node) -> tuple:
+        p = self._cache.get(node.id)
+        if p is None:
+            p = self._cache[node.id] = self._priority(node)
+        return p
+
+    def _priority(self, node) -> tuple:
+        if self.mode == "uniform":
+            return (0,)
+        rng = random.Random((self.seed << 20) ^ node.id)   # per node, independent of visit order
+        key = rng.random()
+        if self.mode == "keys":
+            return (key,)
+        ranks = dict(self.tag_ranks)
+        rank = max((ranks.get(t, 0) for t in node.tags), default=0)
+        move = rng.random()
+        if move < self.move_rate / 2:
+            rank = 1 << 20          # hoist: issue as soon as its dependences allow
+        elif move < self.move_rate:
+            rank = -(1 << 20)       # sink: issue only when nothing else is ready
+        return (rank, key)
+
+
+def block_recipe(seed: int, block: str) -> FuzzBlock:
+    """The random per-block recipe of ``seed`` (see the module docstring)."""
+    s = _sub_seed(seed, block)
+    rng = random.Random(s)
+    mode = MODES[rng.randrange(len(MODES))]
+    if mode in ("uniform", "keys"):
+        return FuzzBlock(s, mode)
+    tags = list(GROUP_TAGS)
+    rng.shuffle(tags)
+    ranks = tuple((t, rng.randrange(-4, 5)) for t in tags)
+    move_rate = rng.choice((0.0, 0.05, 0.2, 0.5))
+    groups: tuple[SchedGroup, ...] = ()
+    if mode == "groups":
+        pattern = []
+        for _ in range(rng.randint(2, 4)):
+            mask = set(rng.sample(GROUP_TAGS, rng.randint(1, 3)))
+            pattern.append(SchedGroup(mask, rng.randint(1, 4), sync_id=0))
+        groups = tuple(pattern)
+    return FuzzBlock(s, mode, move_rate, ranks, groups, repeat=bool(groups) and rng.random() < 0.7)
+
+
+@dataclass(frozen=True)
+class FuzzRecipe(GemmRecipe):
+    """Random legal orders for every block (prologue, loop body, epilogue, or any other name)."""
+
+    seed: int = 0
+
+    def for_block(self, name: str):
+        return block_recipe(self.seed, name)
+
+
+@register("fuzz")
+def fuzz(seed: int = 0, prefetch: int = 1) -> FuzzRecipe:
+    """``seed``: which random order (0..2**31-1); ``prefetch``: the template's K-tile depth."""
+    check_int("seed", seed, 0, 2**31 - 1)
+    check_int("prefetch", prefetch, 1, 3)
+    return FuzzRecipe("fuzz", None, prefetch, {"seed": seed, "prefetch": prefetch}, seed=seed)
