@@ -1,7 +1,7 @@
 """Timing parameters of the cycle model, one table per arch (and per device for clock/HBM), each
 value with its source tag.
 
-Every number comes from /work/shared/docs/cdna-timing.md ("timing") or cdna-facts.md ("facts");
+Every number comes from the team's shared/docs/cdna-timing.md ("timing") or cdna-facts.md ("facts");
 the tag names the section and the kind letter used there: **M** measured, **V** vendor-stated,
 **L** LLVM model, **D** derived here, **?** not found for this arch (the gfx942 value is reused).
 ``params_for(arch, device=None)`` returns an ``ArchParams``; ``p.value("lds_latency")`` or
