@@ -31,6 +31,8 @@ def register(sub) -> None:
                    help="K-tiles in flight in VGPRs (1 or 2; default: the recipe's)")
     g.add_argument("--activation", default="none", choices=("none", "silu", "gelu"))
     g.add_argument("--bias", action="store_true", help="fuse an f32 bias vector over N")
+    g.add_argument("--nontemporal", type=int, default=0,
+                   help="cache bits of the A/B loads: sc0=1 | sc1=2 | nt=4 (Tensile's NonTemporal)")
     g.add_argument("--direct-to-lds", action="store_true",
                    help="load K-contiguous operands straight to LDS (buffer_load ... lds)")
     g.add_argument("-o", "--output", required=True, help="output folder")
@@ -60,6 +62,7 @@ def cmd_gemm(args: argparse.Namespace) -> int:
                 waves=_shape(args.waves, 2, "waves"), prefetch=args.prefetch,
                 mfma=_shape(args.mfma, 3, "mfma") if args.mfma else None,
                 activation=args.activation, bias=args.bias, direct_to_lds=args.direct_to_lds,
+                nontemporal=args.nontemporal,
                 **({"staging": args.staging} if args.staging else {}))
     path = kern.save(args.output)
     r = kern.resources

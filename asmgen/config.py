@@ -105,10 +105,16 @@ class GemmConfig:
     vec_a: int | None = None              # elements per global load of A (None: auto)
     vec_b: int | None = None
     direct_to_lds: bool = False              # K-contiguous operands: buffer_load ... lds (M0)
+    nontemporal: int = 0                     # cache bits of the A/B loads: sc0=1 | sc1=2 | nt=4
     target: Target = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         st = object.__setattr__
+        if (not isinstance(self.nontemporal, int) or isinstance(self.nontemporal, bool)
+                or not 0 <= self.nontemporal <= 7):
+            # Tensile's NonTemporal 0..7 = sc0(1) | sc1(2) | nt(4) on gfx942 (cdna-facts section 5)
+            raise ConfigError(f"nontemporal={self.nontemporal!r} is not a cache-bit mask 0..7 "
+                              f"(sc0=1, sc1=2, nt=4)")
         for name in ("m", "n", "k"):
             val = getattr(self, name)
             if not isinstance(val, int) or isinstance(val, bool) or val < 1:
@@ -223,7 +229,8 @@ class GemmConfig:
                 f"w{self.waves[0]}x{self.waves[1]}_mfma{'x'.join(map(str, self.mfma))}_"
                 f"p{self.prefetch}{'' if self.staging == 1 else f's{self.staging}'}_"
                 f"va{self.vec_a}_vb{self.vec_b}{bias}{act}"
-                f"{'_dma' if self.direct_to_lds else ''}")
+                f"{'_dma' if self.direct_to_lds else ''}"
+                f"{f'_nt{self.nontemporal}' if self.nontemporal else ''}")
 
     def to_dict(self) -> dict:
         d = asdict(self)

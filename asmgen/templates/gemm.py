@@ -44,6 +44,12 @@ from .layout import BUFFER_LOAD, DS_READ, DS_WRITE, global_read_map, lds_layout,
 OFFEN = (("offen", True),)
 
 
+def cache_mods(nontemporal: int) -> tuple:
+    """Cache-control modifiers of a global read: gfx942/gfx950 spell them sc0, sc1, nt
+    (glc/slc are rejected there; cdna-facts section 5), bitmask as Tensile's NonTemporal."""
+    return tuple((name, True) for bit, name in ((1, "sc0"), (2, "sc1"), (4, "nt")) if nontemporal & bit)
+
+
 class GemmBuild:
     """State while building one GEMM kernel: the IR, config and the shared registers."""
 
@@ -193,6 +199,7 @@ def emit_global_reads(gb: GemmBuild, block, gr, gm, stage: int, dst: list | None
     buffer ``lds_buf`` instead: M0 = buffer + region + wave chunk + j * threads * lane bytes."""
     op = gr.operand
     vec = gm.vec if gr.k_contig else gm.mn_vec     # elements per load
+    load_mods = OFFEN + cache_mods(gb.cfg.nontemporal)
     if gr.dma:
         dst = []
         m0b = gb.sreg(name=f"{op}_m0")
@@ -224,16 +231,16 @@ def emit_global_reads(gb: GemmBuild, block, gr, gm, stage: int, dst: list | None
                 block.add(Instr("s_add_u32", (Special("m0"), m0b, Imm(j * gm.threads * lane_bytes))),
                           tags, stage=stage)
                 block.add(Instr(BUFFER_LOAD[lane_bytes], (am, gr.srd, Imm(0)),
-                                OFFEN + (("lds", True),)), (f"gr_{op}", f"lw_{op}"), stage=stage,
+                                load_mods + (("lds", True),)), (f"gr_{op}", f"lw_{op}"), stage=stage,
                           lds_write=region)
             else:
-                block.add(Instr(BUFFER_LOAD[2 * vec], (dst[j][0], am, gr.srd, Imm(0)), OFFEN),
+                block.add(Instr(BUFFER_LOAD[2 * vec], (dst[j][0], am, gr.srd, Imm(0)), load_mods),
                           (f"gr_{op}",), stage=stage)
         else:
             a1 = gb.vreg(name=f"ga1_{op}{j}")
             block.add(Instr("v_add_u32", (a1, gr.ld_bytes, a)), tags, stage=stage)
             for reg, addr in zip(dst[j], (a, a1)):
-                block.add(Instr(BUFFER_LOAD[2 * vec], (reg, addr, gr.srd, Imm(0)), OFFEN),
+                block.add(Instr(BUFFER_LOAD[2 * vec], (reg, addr, gr.srd, Imm(0)), load_mods),
                           (f"gr_{op}",), stage=stage)
     return dst
 
