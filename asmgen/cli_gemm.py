@@ -33,6 +33,8 @@ def register(sub) -> None:
     g.add_argument("--bias", action="store_true", help="fuse an f32 bias vector over N")
     g.add_argument("--nontemporal", type=int, default=0,
                    help="cache bits of the A/B loads: sc0=1 | sc1=2 | nt=4 (Tensile's NonTemporal)")
+    g.add_argument("--bake-sizes", action="store_true",
+                   help="M, N, K and the leading dimensions as constants of the kernel (default: arguments)")
     g.add_argument("--direct-to-lds", action="store_true",
                    help="load K-contiguous operands straight to LDS (buffer_load ... lds)")
     g.add_argument("-o", "--output", required=True, help="output folder")
@@ -62,7 +64,7 @@ def cmd_gemm(args: argparse.Namespace) -> int:
                 waves=_shape(args.waves, 2, "waves"), prefetch=args.prefetch,
                 mfma=_shape(args.mfma, 3, "mfma") if args.mfma else None,
                 activation=args.activation, bias=args.bias, direct_to_lds=args.direct_to_lds,
-                nontemporal=args.nontemporal,
+                nontemporal=args.nontemporal, bake_sizes=args.bake_sizes,
                 **({"staging": args.staging} if args.staging else {}))
     path = kern.save(args.output)
     r = kern.resources

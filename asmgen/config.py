@@ -106,6 +106,7 @@ class GemmConfig:
     vec_b: int | None = None
     direct_to_lds: bool = False              # K-contiguous operands: buffer_load ... lds (M0)
     nontemporal: int = 0                     # cache bits of the A/B loads: sc0=1 | sc1=2 | nt=4
+    bake_sizes: bool = False                 # M, N, K, lda, ldb, ldc as constants, not kernel args
     target: Target = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -230,7 +231,8 @@ class GemmConfig:
                 f"p{self.prefetch}{'' if self.staging == 1 else f's{self.staging}'}_"
                 f"va{self.vec_a}_vb{self.vec_b}{bias}{act}"
                 f"{'_dma' if self.direct_to_lds else ''}"
-                f"{f'_nt{self.nontemporal}' if self.nontemporal else ''}")
+                f"{f'_nt{self.nontemporal}' if self.nontemporal else ''}"
+                f"{'_baked' if self.bake_sizes else ''}")
 
     def to_dict(self) -> dict:
         d = asdict(self)

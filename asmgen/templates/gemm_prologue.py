@@ -69,7 +69,12 @@ def load_arguments(gb) -> tuple[dict[str, VReg], Scalars]:
         p.add(Instr("s_load_dwordx2", (srd.sub(0, 2), gb.kernarg, Imm(offs[name]))), ("addr", "karg"))
         srds[name] = srd
     sc = gb.k.vreg("s", 8, name="scalars")
-    p.add(Instr("s_load_dwordx8", (sc, gb.kernarg, Imm(offs["M"]))), ("addr", "karg"))
+    if cfg.bake_sizes:   # sizes are constants of this kernel; only alpha and beta are read
+        p.add(Instr("s_load_dwordx2", (sc.sub(6, 2), gb.kernarg, Imm(offs["alpha"]))), ("addr", "karg"))
+        for i, name in enumerate(("m", "n", "k", "lda", "ldb", "ldc")):
+            p.add(Instr("s_mov_b32", (sc.sub(i), Imm(getattr(cfg, name)))), ("addr", "karg"))
+    else:
+        p.add(Instr("s_load_dwordx8", (sc, gb.kernarg, Imm(offs["M"]))), ("addr", "karg"))
     return srds, Scalars(*(sc.sub(i) for i in range(8)))
 
 
