@@ -1,5 +1,6 @@
 """Run one fuzz case (compile with the ``fuzz`` recipe, check on the emulator), classify the outcome,
-shrink a failing config, and write/read reproducer files.
+shrink a failing config, and write/read reproducer files. GEMM and attention cases share every
+path; the per-kind parts (compiler, checker, shrink moves) are the tables at the kind's name.
 
 Outcome kinds: ``pass``; ``rejected`` (the config or recipe raised a plain ``ConfigError`` at compile
 time: filtered, not a failure); ``refused:<Error>`` (the compiler declined *this schedule* with a
@@ -17,6 +18,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..attn_config import MFMA_K, AttentionConfig
 from ..config import GemmConfig
 from ..errors import ConfigError, ResourceError
 from .strategies import FuzzCase, config_from_dict
@@ -40,12 +42,31 @@ class Outcome:
 def recipe_for(case: FuzzCase):
     import schedules.fuzz  # noqa: F401  (registers "fuzz"; see the FUZZ report)
     from schedules import get_recipe
-    return get_recipe("fuzz", seed=case.sched_seed, prefetch=case.config.prefetch)
+    return get_recipe("fuzz", **schedule_params(case))
+
+
+def schedule_params(case: FuzzCase) -> dict:
+    """The ``fuzz`` recipe's parameters. The recipe's ``prefetch`` is the GEMM template's K-tile
+    depth (1..3); the attention template reads its own ``AttentionConfig.prefetch`` (0..1)."""
+    if case.kind == "attention":
+        return {"seed": case.sched_seed}
+    return {"seed": case.sched_seed, "prefetch": case.config.prefetch}
 
 
 def compile_case(case: FuzzCase):
+    if case.kind == "attention":
+        from ..attn_api import compile_attention
+        return compile_attention(case.config, recipe_for(case))
     from ..api import compile_config
     return compile_config(case.config, recipe_for(case))
+
+
+def _checker(kind: str):
+    if kind == "attention":
+        from ..cli_attention import check_attention
+        return check_attention
+    from ..cli_gemm import check_gemm
+    return check_gemm
 
 
 def run_case(case: FuzzCase) -> Outcome:
@@ -53,7 +74,7 @@ def run_case(case: FuzzCase) -> Outcome:
     from isa.emu.errors import EmulatorError
 
     from ..api import EmuRunner
-    from ..cli_gemm import check_gemm
+    check = _checker(case.kind)
     t0 = time.perf_counter()
     try:
         kern = compile_case(case)
@@ -66,8 +87,8 @@ def run_case(case: FuzzCase) -> Outcome:
     except Exception as exc:  # noqa: BLE001  (a compiler crash is a finding, not a fuzzer crash)
         return Outcome(type(exc).__name__, _short(exc), None, time.perf_counter() - t0)
     try:
-        ok, msg = check_gemm(kern.meta, EmuRunner(kern.meta, kern.hsaco, seed=case.emu_seed),
-                             case.emu_seed)
+        ok, msg = check(kern.meta, EmuRunner(kern.meta, kern.hsaco, seed=case.emu_seed),
+                        case.emu_seed)
     except EmulatorError as exc:
         return Outcome(type(exc).__name__, str(exc), kern, time.perf_counter() - t0)
     except Exception as exc:  # noqa: BLE001  (an emulator or runner crash is a finding too)
@@ -135,10 +156,50 @@ def _candidates(raw: dict):
             yield {**raw, key: val}
 
 
-def _weight(raw: dict) -> tuple:
-    t = raw["tile"]
-    return (raw["m"] * raw["n"] * raw["k"], t[0] * t[1] * t[2], raw["waves"][0] * raw["waves"][1],
-            raw["prefetch"])
+def _raw_attention(cfg: AttentionConfig) -> dict:
+    """The attention config as drawn: the default scale (1/sqrt(D)) and the arch's native
+    ``mfma_k`` back to None so they follow a shrunk head_dim / arch; explicit values are kept."""
+    d = cfg.to_dict()
+    if d["scale"] == 1.0 / cfg.head_dim ** 0.5:
+        d["scale"] = None
+    if d["mfma_k"] == MFMA_K[cfg.arch][0]:
+        d["mfma_k"] = None
+    return d
+
+
+def _candidates_attention(raw: dict):
+    """Smaller attention variants, most aggressive first: shorter sequences (one block, one
+    row, one block off), fewer heads (keeping kv_heads | heads), batch 1, D 64, then simpler
+    features (no causal mask, MHA, f16, gfx942 with its native MFMA, the default prefetch)."""
+    for key in ("seqlen_q", "seqlen_k"):
+        val0 = raw[key]
+        for val in sorted({1, 32, 33, val0 // 2, val0 - 32, val0 - 1}):
+            if 1 <= val < val0:
+                yield {**raw, key: val}
+    if raw["heads"] > 1:
+        yield {**raw, "heads": 1, "kv_heads": 1}
+        if raw["kv_heads"] < raw["heads"]:
+            yield {**raw, "heads": raw["kv_heads"]}                 # MHA with the kv head count
+            yield {**raw, "heads": raw["heads"] // raw["kv_heads"], "kv_heads": 1}   # MQA
+    if raw["batch"] > 1:
+        yield {**raw, "batch": 1}
+    if raw["head_dim"] != 64:
+        yield {**raw, "head_dim": 64}
+    simpler = (("causal", False), ("kv_heads", raw["heads"]), ("dtype", "f16"),
+               ("mfma_k", None), ("prefetch", 1), ("scale", None))
+    for key, val in simpler:
+        if raw.get(key) != val:
+            yield {**raw, key: val}
+    if raw["arch"] != "gfx942":
+        yield {**raw, "arch": "gfx942", "mfma_k": None}
+
+
+# per kind: config -> raw dict, raw dict -> config (ConfigError = skip), smaller raw dicts
+SHRINKERS = {
+    "gemm": (_raw, _build, _candidates),
+    "attention": (_raw_attention, lambda raw: config_from_dict(raw, "attention"),
+                  _candidates_attention),
+}
 
 
 def shrink(case: FuzzCase, kind: str, *, max_attempts: int = 60, max_seconds: float = 180.0,
@@ -146,17 +207,20 @@ def shrink(case: FuzzCase, kind: str, *, max_attempts: int = 60, max_seconds: fl
     """Greedily replace the config by a smaller one while the failure (same kind) persists,
     keeping the schedule and emulator seeds. Returns the smallest failing case and its outcome."""
     best, best_out = case, None
-    raw = _raw(case.config)
+    to_raw, build, candidates = SHRINKERS[case.kind]
+    raw = to_raw(case.config)
     attempts, t0 = 0, time.monotonic()
     progress = True
     while progress and attempts < max_attempts and time.monotonic() - t0 < max_seconds:
         progress = False
-        for cand in _candidates(raw):
+        for cand in candidates(raw):
             if attempts >= max_attempts or time.monotonic() - t0 >= max_seconds:
                 break
             try:
-                cfg = _build(cand)
+                cfg = build(cand)
             except ConfigError:
+                continue
+            if cfg == best.config:       # a candidate that only re-spells the current config
                 continue
             attempts += 1
             trial = FuzzCase(cfg, case.sched_seed, case.emu_seed)
@@ -164,7 +228,7 @@ def shrink(case: FuzzCase, kind: str, *, max_attempts: int = 60, max_seconds: fl
             if out.kind == kind:
                 if log:
                     log(f"shrink: still {kind} with {trial.describe()}")
-                best, best_out, raw, progress = trial, out, _raw(cfg), True
+                best, best_out, raw, progress = trial, out, to_raw(cfg), True
                 break
     return best, best_out
 
@@ -182,13 +246,12 @@ def save_reproducer(directory: Path, index: int, case: FuzzCase, out: Outcome,
         path = out.kernel.save(d)
         check_cmd = f"asmgen check {shlex.quote(str(path))} --seed {case.emu_seed}"
     repro = {
-        "kind": "gemm", "error_kind": out.kind, "message": out.message[:4000],
-        "config": case.config.to_dict(),
-        "schedule": "fuzz", "schedule_params": {"seed": case.sched_seed,
-                                                "prefetch": case.config.prefetch},
+        "kind": case.kind, "error_kind": out.kind, "message": out.message[:4000],
+        "config": case.config.to_dict() | {"kind": case.kind},
+        "schedule": "fuzz", "schedule_params": schedule_params(case),
         "sched_seed": case.sched_seed, "emu_seed": case.emu_seed,
         "check_command": check_cmd,
-        "replay_command": f"asmgen fuzz gemm --replay {shlex.quote(str(d / 'repro.json'))}",
+        "replay_command": f"asmgen fuzz {case.kind} --replay {shlex.quote(str(d / 'repro.json'))}",
         "original_config": original.config.to_dict() if original is not None else None,
     }
     (d / "repro.json").write_text(json.dumps(repro, indent=1) + "\n")
@@ -203,4 +266,6 @@ def load_reproducer(path: str | Path) -> FuzzCase:
     for key in ("config", "sched_seed", "emu_seed"):
         if key not in data:
             raise ConfigError(f"reproducer {path} lacks the key {key!r}")
-    return FuzzCase(config_from_dict(data["config"]), int(data["sched_seed"]), int(data["emu_seed"]))
+    kind = data.get("kind") or data["config"].get("kind") or "gemm"
+    return FuzzCase(config_from_dict(data["config"], kind), int(data["sched_seed"]),
+                    int(data["emu_seed"]))

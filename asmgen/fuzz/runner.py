@@ -105,9 +105,6 @@ def campaign(kind: str = "gemm", *, budget: float | None = 60.0, seed: int = 0,
     from hypothesis import seed as hseed
     if kind not in KINDS:
         raise ConfigError(f"fuzz kind {kind!r} is not one of {KINDS}")
-    if kind == "attention":
-        raise ConfigError("fuzz attention: there is no attention template in asmgen.templates yet "
-                          "(fuzzable kinds today: gemm)")
     if budget is None and examples is None:
         raise ConfigError("fuzz needs a --budget or an --examples limit")
     outdir = Path(outdir)
@@ -153,7 +150,7 @@ def campaign(kind: str = "gemm", *, budget: float | None = 60.0, seed: int = 0,
     while not over():
         test = settings(max_examples=SESSION_EXAMPLES, deadline=None, database=None,
                         phases=[Phase.generate], suppress_health_check=list(HealthCheck))(
-            given(fuzz_cases(small=small))(one))
+            given(fuzz_cases(small=small, kind=kind))(one))
         hseed(seed * 100003 + session)(test)()
         session += 1
     summary.seconds = time.monotonic() - t0

@@ -1,10 +1,13 @@
-"""Hypothesis strategies for fuzz cases: valid ``GemmConfig``s x schedule seeds x emulator seeds.
+"""Hypothesis strategies for fuzz cases: valid ``GemmConfig``s or ``AttentionConfig``s x schedule
+seeds x emulator seeds.
 
 Draws are shaped to be mostly valid (MFMA shapes of the drawn arch, tiles that are multiples of
 waves x MFMA), and whatever ``GemmConfig`` still rejects with ``ConfigError`` (LDS or register
 budget, vector widths, DMA constraints) is *filtered* (``hypothesis.reject``), never a failure.
 Sizes include unaligned ones (M, N, K not multiples of the tile, odd K), so edge masking and
 partial K-tiles are exercised. ``small=True`` keeps every case cheap enough for CI.
+Attention draws: seqlens 1..130 (aligned to the 32-row blocks, one off, or any), GQA/MQA head
+counts, D 64/128, causal, both dtypes and arches, every ``mfma_k`` and ``prefetch`` the config takes.
 """
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from dataclasses import dataclass
 from hypothesis import reject
 from hypothesis import strategies as st
 
+from ..attn_config import BLOCK_K, BLOCK_Q, HEAD_DIMS, MFMA_K, AttentionConfig
 from ..config import ARCHES, LAYOUTS, MFMA_SHAPES, GemmConfig
 from ..errors import ConfigError
 
@@ -24,13 +28,31 @@ class FuzzCase:
     """One fuzz case: a kernel config, the ``fuzz`` recipe seed and the emulator/input seed
     (``asmgen check --seed``: the same seed draws the inputs and the emulator's timing)."""
 
-    config: GemmConfig
+    config: GemmConfig | AttentionConfig
     sched_seed: int
     emu_seed: int
 
+    @property
+    def kind(self) -> str:
+        """``gemm`` or ``attention`` (the contract's ``config.kind``)."""
+        return kind_of(self.config)
+
     def describe(self) -> str:
-        return f"{self.config.name} m{self.config.m} n{self.config.n} k{self.config.k} " \
-               f"{self.config.arch} sched={self.sched_seed} emu={self.emu_seed}"
+        c = self.config
+        if self.kind == "attention":
+            size = (f"b{c.batch} h{c.heads}/{c.kv_heads} sq{c.seqlen_q} sk{c.seqlen_k} "
+                    f"d{c.head_dim}")
+        else:
+            size = f"m{c.m} n{c.n} k{c.k}"
+        return f"{c.name} {size} {c.arch} sched={self.sched_seed} emu={self.emu_seed}"
+
+
+def kind_of(config) -> str:
+    if isinstance(config, AttentionConfig):
+        return "attention"
+    if isinstance(config, GemmConfig):
+        return "gemm"
+    raise ConfigError(f"fuzz config {config!r} is neither a GemmConfig nor an AttentionConfig")
 
 
 def _size(draw, tile: int, max_tiles: int) -> int:
@@ -81,19 +103,60 @@ def gemm_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
         reject()
 
 
+def _seqlen(draw, block: int, hi: int) -> int:
+    """A sequence length in 1..hi: a multiple of the block, one off, or anything."""
+    kind = draw(st.sampled_from(("aligned", "off_by_one", "any")))
+    if kind == "aligned":
+        return block * draw(st.integers(1, hi // block))
+    if kind == "off_by_one":
+        return block * draw(st.integers(1, hi // block)) + draw(st.sampled_from((-1, 1)))
+    return draw(st.integers(1, hi))
+
+
+@st.composite
+def attention_configs(draw, small: bool = True, arches=ARCHES) -> AttentionConfig:
+    """A valid AttentionConfig: seqlens up to 130 (``small``) or 260, unaligned ones included."""
+    arch = draw(st.sampled_from(tuple(arches)))
+    heads = draw(st.integers(1, 4))
+    kv_heads = draw(st.sampled_from([d for d in range(1, heads + 1) if heads % d == 0]))
+    hi = 130 if small else 260
+    seq_q = _seqlen(draw, BLOCK_Q, hi)
+    seq_k = _seqlen(draw, BLOCK_K, hi)
+    try:
+        return AttentionConfig(
+            batch=draw(st.integers(1, 2)), heads=heads, kv_heads=kv_heads, seqlen_q=seq_q,
+            seqlen_k=seq_k, head_dim=draw(st.sampled_from(HEAD_DIMS)),
+            dtype=draw(st.sampled_from(("f16", "bf16"))), causal=draw(st.booleans()), arch=arch,
+            mfma_k=draw(st.sampled_from(MFMA_K[arch])), prefetch=draw(st.sampled_from((0, 1))))
+    except ConfigError:
+        reject()
+
+
 def seeds() -> st.SearchStrategy[int]:
     return st.integers(0, SEED_MAX)
 
 
 @st.composite
-def fuzz_cases(draw, small: bool = True, arches=ARCHES) -> FuzzCase:
-    """A config x a schedule seed x an emulator seed."""
-    return FuzzCase(draw(gemm_configs(small, arches)), draw(seeds()), draw(seeds()))
+def fuzz_cases(draw, small: bool = True, arches=ARCHES, kind: str = "gemm") -> FuzzCase:
+    """A config of ``kind`` (``gemm`` | ``attention``) x a schedule seed x an emulator seed."""
+    configs = {"gemm": gemm_configs, "attention": attention_configs}
+    if kind not in configs:
+        raise ConfigError(f"fuzz kind {kind!r} is not one of {tuple(configs)}")
+    return FuzzCase(draw(configs[kind](small, arches)), draw(seeds()), draw(seeds()))
 
 
-def config_from_dict(d: dict) -> GemmConfig:
-    """The inverse of ``GemmConfig.to_dict`` (reproducer files)."""
+def config_from_dict(d: dict, kind: str | None = None) -> GemmConfig | AttentionConfig:
+    """The inverse of ``GemmConfig.to_dict`` / ``AttentionConfig.to_dict`` (reproducer files);
+    the kind is ``kind`` or the dict's ``kind`` key, default ``gemm``."""
+    kind = kind or d.get("kind") or "gemm"
     d = {k: v for k, v in d.items() if k != "kind"}
+    if kind == "attention":
+        try:
+            return AttentionConfig(**d)
+        except TypeError as exc:
+            raise ConfigError(f"not an attention config: {exc}") from None
+    if kind != "gemm":
+        raise ConfigError(f"config kind {kind!r} is not one of ('gemm', 'attention')")
     for key in ("tile", "waves", "mfma"):
         if d.get(key) is not None:
             d[key] = tuple(d[key])
