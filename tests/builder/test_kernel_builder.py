@@ -127,7 +127,6 @@ def test_resources_from_usage():
 
 # --- the real tables -------------------------------------------------------------------------------
 def real(arch="gfx942"):
-    pytest.importorskip("isa.tables")
     return KernelBuilder(arch)
 
 

@@ -14,12 +14,8 @@ from asmgen.profile_attention import makespan, trips_per_qblock
 
 def _contract(tmp_path_factory, arch: str, causal: bool):
     from asmgen.attn_api import attention
-    from asmgen.errors import AsmgenError
-    try:
-        k = attention(batch=2, heads=4, seqlen_q=512, seqlen_k=512, head_dim=64, dtype="bf16",
-                      causal=causal, arch=arch)
-    except AsmgenError as exc:   # the generator is others' work in progress: say why we skip
-        pytest.skip(f"asmgen.attn_api.attention does not build the test kernel: {exc}")
+    k = attention(batch=2, heads=4, seqlen_q=512, seqlen_k=512, head_dim=64, dtype="bf16",
+                  causal=causal, arch=arch)
     return k.save(tmp_path_factory.mktemp(f"attn_{arch}_{causal}"))
 
 

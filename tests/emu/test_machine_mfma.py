@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from core_util import run
 
+from isa import mfma_layout
 from isa.emu.errors import HazardError
 
-mfma_layout = pytest.importorskip("isa.mfma_layout")
 NAME = "v_mfma_f32_16x16x16_f16"
 
 
