@@ -2,6 +2,6 @@
 
 __version__ = "0.1.0"
 
-from .api import Kernel, gemm, load  # noqa: E402  (the API needs __version__ defined first)
+from .api import Kernel, gemm, load
 
-__all__ = ["Kernel", "gemm", "load", "__version__"]
+__all__ = ["Kernel", "__version__", "gemm", "load"]

@@ -21,10 +21,10 @@ import time
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path = [p for p in sys.path if os.path.abspath(p or os.getcwd()) != _HERE]
 
-from asmgen.api import compile_config  # noqa: E402
-from asmgen.config import GemmConfig  # noqa: E402
-from asmgen.toolchain import find_toolchain  # noqa: E402
-from schedules import get_recipe  # noqa: E402
+from asmgen.api import compile_config
+from asmgen.config import GemmConfig
+from asmgen.toolchain import find_toolchain
+from schedules import get_recipe
 
 
 def main() -> int:

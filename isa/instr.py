@@ -36,7 +36,7 @@ class Instr:
     def has(self, name: str) -> bool:
         return any(k == name for k, _ in self.mods)
 
-    def with_mods(self, **updates: ModValue) -> "Instr":
+    def with_mods(self, **updates: ModValue) -> Instr:
         """A copy with modifiers set (value None removes one)."""
         mods = [(k, updates.pop(k) if k in updates else val) for k, val in self.mods]
         mods += list(updates.items())

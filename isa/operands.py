@@ -46,13 +46,13 @@ class Reg:
     def last(self) -> int:
         return self.index + self.count - 1
 
-    def sub(self, offset: int, count: int = 1) -> "Reg":
+    def sub(self, offset: int, count: int = 1) -> Reg:
         """The sub-range ``count`` registers wide starting ``offset`` into this one."""
         if offset < 0 or offset + count > self.count:
             raise OperandError(f"sub-range +{offset}x{count} is outside {self}")
         return Reg(self.file, self.index + offset, count)
 
-    def overlaps(self, other: "Reg") -> bool:
+    def overlaps(self, other: Reg) -> bool:
         return (self.file == other.file and self.index <= other.last and other.index <= self.last)
 
 
@@ -92,7 +92,7 @@ INLINE_FLOATS = (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0, 0.15915494309189535
 class Imm:
     """An immediate as written: an int (inline -16..64 or a 32-bit literal) or an inline float."""
 
-    value: Union[int, float]
+    value: int | float
 
     def __post_init__(self) -> None:
         v = self.value

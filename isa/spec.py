@@ -7,8 +7,7 @@ and ``isa.cdna4`` (gfx950, on top of gfx942); ``isa.tables.spec_table(arch)`` re
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Optional
+from dataclasses import dataclass
 
 ARCHES = ("gfx942", "gfx950")
 
@@ -61,7 +60,7 @@ class InstrSpec:
     operands: tuple[OperandSpec, ...]
     pipe: str
     archs: frozenset[str] = frozenset(ARCHES)
-    counter: Optional[str] = None          # "vm" | "lgkm" | None: which s_waitcnt counter it bumps
+    counter: str | None = None          # "vm" | "lgkm" | None: which s_waitcnt counter it bumps
     cycles: int = 4                        # issue cycles of a wave64 (VALU 4, trans 16, MFMA passes*4)
     passes: int = 0                        # MFMA passes (1 pass = 4 cycles); 0 for non-MFMA
     passes_by_arch: tuple[tuple[str, int], ...] = ()  # overrides of passes for an arch
@@ -69,7 +68,7 @@ class InstrSpec:
     implicit_reads: tuple[str, ...] = ()   # special registers read though not written as operands
     implicit_writes: tuple[str, ...] = ()  # (e.g. "scc", "vcc", "exec", "m0")
     flags: frozenset[str] = frozenset()    # see FLAGS
-    mfma: Optional[MfmaShape] = None
+    mfma: MfmaShape | None = None
     opcode: tuple[tuple[str, int], ...] = ()  # (arch, opcode in its format) as LLVM encodes it
     mem_bytes: int = 0                     # bytes per lane moved by a memory instruction
     note: str = ""
