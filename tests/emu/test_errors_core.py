@@ -2,8 +2,6 @@
 and the corrected kernel runs."""
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 import pytest
 from core_util import run, srd
@@ -261,7 +259,6 @@ def test_unknown_instruction():
     assert not m.waves[0].vgpr[0].any()
 
 
-@pytest.mark.skipif(importlib.util.find_spec("isa.hazards") is None, reason="isa.hazards not written yet")
 def test_hazard_m0_lds_dma_and_fix():
     emu, s = _buffer()
     bad = """
@@ -278,7 +275,6 @@ def test_hazard_m0_lds_dma_and_fix():
         vgprs=LANE4, lds=256)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("isa.hazards") is None, reason="isa.hazards not written yet")
 def test_hazard_valu_sgpr_to_vmem_and_fix():
     emu, s = _buffer()
     bad = """
