@@ -113,6 +113,13 @@ def emit_local_writes(gb, block, gr, gm, regs: list, addr: VReg, const_off: int,
 def emit_compute(gb, block, lr_base: dict[str, VReg], rbuf: VReg, acc) -> None:
     """ds_read every MFMA operand of the tile (one ds_read_b64/b128 per block and K-step), then
     the MFMAs, K-step by K-step; with ``s_setprio 1`` around the MFMA cluster (section 9.3)."""
+    frags = emit_local_reads(gb, block, lr_base, rbuf)
+    emit_mfmas(gb, block, frags, acc)
+
+
+def emit_local_reads(gb, block, lr_base: dict[str, VReg], rbuf: VReg) -> dict:
+    """ds_read every MFMA operand of the tile in LDS buffer ``rbuf`` (an SGPR byte base):
+    returns ``{(operand, k_step, block): VReg}`` for ``emit_mfmas``."""
     cfg = gb.cfg
     bm, bn = cfg.blocks
     steps = cfg.tile[2] // cfg.mfma[2]
@@ -132,11 +139,23 @@ def emit_compute(gb, block, lr_base: dict[str, VReg], rbuf: VReg, acc) -> None:
                 block.add(Instr(DS_READ[nbytes], (f, addr[op]), mods), (f"lr_{op}",),
                           lds_read=f"{op.upper()}_r")
                 frags[op, kb, ib] = f
+    return frags
+
+
+def emit_mfmas(gb, block, frags: dict, acc, setprio: int | None = 1) -> None:
+    """The tile's MFMAs, K-step by K-step, from ``emit_local_reads``' fragments into the AGPR
+    accumulators ``acc[i][j]``; ``setprio`` (None: none) is raised over the cluster and dropped
+    to 0 after it (tags ``setprio_hi`` / ``setprio_lo``)."""
+    cfg = gb.cfg
+    bm, bn = cfg.blocks
+    steps = cfg.tile[2] // cfg.mfma[2]
     name = mfma_name(cfg)
-    block.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_hi"))
+    if setprio is not None:
+        block.add(Instr("s_setprio", (Imm(setprio),)), ("setprio", "setprio_hi"))
     for kb in range(steps):
         for ib in range(bm):
             for jb in range(bn):
                 c = acc[ib][jb]
                 block.add(Instr(name, (c, frags["a", kb, ib], frags["b", kb, jb], c)), ("mfma",))
-    block.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))
+    if setprio is not None:
+        block.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))
