@@ -37,6 +37,11 @@ def register(sub) -> None:
                    help="M, N, K and the leading dimensions as constants of the kernel (default: arguments)")
     g.add_argument("--direct-to-lds", action="store_true",
                    help="load K-contiguous operands straight to LDS (buffer_load ... lds)")
+    g.add_argument("--lds-swizzle", action="store_true",
+                   help="XOR-swizzled unpadded LDS rows instead of padding (no bank conflicts)")
+    g.add_argument("--k-multiple", type=int, default=1,
+                   help="promise runtime K is a multiple of this (checked at launch); a multiple "
+                        "of DepthU drops the per-tile K mask")
     g.add_argument("-o", "--output", required=True, help="output folder")
     g.set_defaults(func=cmd_gemm)
 
@@ -65,6 +70,7 @@ def cmd_gemm(args: argparse.Namespace) -> int:
                 mfma=_shape(args.mfma, 3, "mfma") if args.mfma else None,
                 activation=args.activation, bias=args.bias, direct_to_lds=args.direct_to_lds,
                 nontemporal=args.nontemporal, bake_sizes=args.bake_sizes,
+                lds_swizzle=args.lds_swizzle, k_multiple=args.k_multiple,
                 **({"staging": args.staging} if args.staging else {}))
     path = kern.save(args.output)
     r = kern.resources

@@ -38,6 +38,8 @@ MFMA_SHAPES = {
 }
 DS_OFFSET_MAX = 65535      # DS instruction offset, 16-bit unsigned (cdna-facts section 5)
 MUBUF_OFFSET_MAX = 4095    # MUBUF instruction offset, 12-bit unsigned (cdna-facts section 5)
+# bytes of one LDS bank line: 32 banks x 4 B gfx942, 64 x 4 B gfx950 (cdna-facts section 7)
+BANK_LINE_BYTES = {"gfx942": 128, "gfx950": 256}
 MAX_WAVES = 16             # 1024 work-items per workgroup
 VEC_WIDTHS = (8, 4, 2, 1)  # f16 elements per buffer_load_dwordx4 / x2 / dword / ushort
 
@@ -107,6 +109,8 @@ class GemmConfig:
     direct_to_lds: bool = False              # K-contiguous operands: buffer_load ... lds (M0)
     nontemporal: int = 0                     # cache bits of the A/B loads: sc0=1 | sc1=2 | nt=4
     bake_sizes: bool = False                 # M, N, K, lda, ldb, ldc as constants, not kernel args
+    k_multiple: int = 1                      # runtime K is a multiple of this (kernel contract)
+    lds_swizzle: bool = False                # XOR-swizzled unpadded LDS rows instead of padding
     target: Target = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -159,11 +163,22 @@ class GemmConfig:
                          ("ldc", self.n)):
             if getattr(self, name) < lo:
                 raise ConfigError(f"{name}={getattr(self, name)} is smaller than the row length {lo}")
+        if (not isinstance(self.k_multiple, int) or isinstance(self.k_multiple, bool)
+                or not _pow2(self.k_multiple) or self.k_multiple > 1 << 16):
+            raise ConfigError(f"k_multiple={self.k_multiple!r} is not a power of two in 1..65536")
+        if self.k % self.k_multiple:
+            raise ConfigError(f"k_multiple={self.k_multiple} does not divide K={self.k}")
+        if self.lds_swizzle:
+            if self.lds_pad not in (None, 0):
+                raise ConfigError(f"lds_swizzle replaces padding: lds_pad={self.lds_pad} must be 0 "
+                                  f"or unset")
+            st(self, "lds_pad", 0)
         if self.direct_to_lds:
             self._resolve_direct_to_lds()
         self._check_extents()
         self._check_tile()
         self._check_vectors()
+        self._check_swizzle()
         self._check_resources()
 
     # -- derived sizes ------------------------------------------------------------------------
@@ -218,6 +233,24 @@ class GemmConfig:
         return (-(-self.m // self.tile[0]), -(-self.n // self.tile[1]), 1)
 
     @property
+    def swizzle_geometry(self) -> tuple[int, int, int] | None:
+        """(unit bytes, units per row, rows per bank line) of the LDS XOR swizzle, None without
+        it (``asmgen.templates.layout.LdsSwizzle``): a unit is one MFMA operand read."""
+        if not self.lds_swizzle:
+            return None
+        unit, row = 2 * self.k_per_lane, 2 * self.tile[2]
+        return unit, row // unit, max(1, BANK_LINE_BYTES[self.arch] // row)
+
+    @property
+    def k_tail(self) -> bool:
+        """Whether a runtime K may end inside a K-tile, so K-contiguous loads are masked per tile:
+        not when the contract says K is a multiple of DepthU x staging (``k_multiple``; with
+        staging 2 the loop computes tiles in pairs), nor when the sizes are baked and K is one."""
+        du = self.tile[2]
+        span = du * self.staging      # the loop computes whole groups of ``staging`` tiles
+        return not (self.k_multiple % span == 0 or (self.bake_sizes and self.k % span == 0))
+
+    @property
     def k_iters(self) -> int:
         return -(-self.k // self.tile[2])
 
@@ -232,7 +265,9 @@ class GemmConfig:
                 f"va{self.vec_a}_vb{self.vec_b}{bias}{act}"
                 f"{'_dma' if self.direct_to_lds else ''}"
                 f"{f'_nt{self.nontemporal}' if self.nontemporal else ''}"
-                f"{'_baked' if self.bake_sizes else ''}")
+                f"{'_baked' if self.bake_sizes else ''}"
+                f"{f'_km{self.k_multiple}' if self.k_multiple > 1 else ''}"
+                f"{'_swz' if self.lds_swizzle else ''}")
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -275,6 +310,20 @@ class GemmConfig:
             raise ConfigError(f"lds_pad {self.lds_pad} must be a non-negative multiple of "
                               f"{self.k_per_lane} elements (keeps ds_read operands aligned)")
 
+    def _check_swizzle(self) -> None:
+        """The XOR pattern must repeat every MFMA block (and so every wave tile), so one read
+        address per K-step serves all blocks with instruction offsets."""
+        sw = self.swizzle_geometry
+        if sw is None:
+            return
+        _, units, rep = sw
+        for what, mf in (("M", self.mfma[0]), ("N", self.mfma[1])):
+            if mf % rep or (mf // rep) % units:
+                raise ConfigError(f"lds_swizzle: MFMA {what} = {mf} rows is not a multiple of "
+                                  f"{rep * units} (rows per bank line {rep} x units per row "
+                                  f"{units}) for tile K {self.tile[2]} on {self.arch}; use a "
+                                  f"larger DepthU or padding")
+
     def dma(self, operand: str) -> bool:
         """Whether the operand's global reads go straight to LDS (LDS-DMA through M0)."""
         return self.direct_to_lds and self.k_contig(operand)
@@ -293,6 +342,8 @@ class GemmConfig:
             if not self.k_contig(op):
                 continue
             widths = (8, 2) if self.arch == "gfx950" else (2,)
+            if self.lds_swizzle:     # a DMA vector stays inside one swizzle unit
+                widths = tuple(w for w in widths if w <= self.k_per_lane)
             ok = [w for w in widths if self.k % w == 0 and ld % w == 0]
             want = getattr(self, name)
             if want is not None and want not in ok:
@@ -318,6 +369,12 @@ class GemmConfig:
             contig = self.k if k_contig else mn_size
             per_vec = 1 if k_contig else 2          # loads along K per vector
             widths = VEC_WIDTHS if k_contig else (2, 1)
+            sw = self.swizzle_geometry
+            if sw is not None:
+                # a vector must stay inside one swizzle unit (K-contiguous), and both MN rows of a
+                # 2-wide MN vector must share their XOR (rows per bank line >= 2)
+                widths = tuple(w for w in widths if 2 * w <= sw[0]) if k_contig else \
+                    (widths if sw[2] >= 2 else (1,))
             if val is None:
                 val = next((w for w in widths if contig % w == 0 and ld % w == 0
                             and (mt * du) % (w * per_vec * self.threads) == 0), 0)
@@ -328,8 +385,9 @@ class GemmConfig:
                 continue
             if val not in widths:
                 kind = "K" if k_contig else "MN"
+                why = " with lds_swizzle" if sw is not None else ""
                 raise ConfigError(f"{name}={val} is not one of {widths} (the {kind}-contiguous "
-                                  f"operand of layout {self.layout})")
+                                  f"operand of layout {self.layout}{why})")
             if contig % val or ld % val:
                 dim = "K" if k_contig else ("M" if op == "a" else "N")
                 raise ConfigError(f"{name}={val} does not divide {dim}={contig} and the leading "

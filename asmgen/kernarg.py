@@ -39,6 +39,7 @@ class ArgSpec:
     strides: tuple[int, ...] | None = None
     io: str = "in"
     value: Any = None                # a scalar's value when the contract fixes it
+    multiple_of: int | None = None   # a scalar's runtime value must be a multiple of this
 
     def __post_init__(self) -> None:
         if not self.name or not self.name.replace("_", "a").isalnum() or self.name[0].isdigit():
@@ -50,6 +51,11 @@ class ArgSpec:
                                f"{sorted(SCALAR_DTYPES)}")
         if self.io not in IO:
             raise KernargError(f"argument {self.name}: io {self.io!r} is not one of {IO}")
+        if self.multiple_of is not None and (
+                self.kind != "scalar" or isinstance(self.multiple_of, bool)
+                or not isinstance(self.multiple_of, int) or self.multiple_of < 1):
+            raise KernargError(f"argument {self.name}: multiple_of {self.multiple_of!r} needs a "
+                               f"scalar argument and an integer >= 1")
         for attr in ("shape", "strides"):
             val = getattr(self, attr)
             if val is not None:
@@ -66,13 +72,14 @@ class ArgSpec:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> ArgSpec:
-        unknown = set(d) - {"name", "kind", "dtype", "shape", "strides", "io", "value"}
+        unknown = set(d) - {"name", "kind", "dtype", "shape", "strides", "io", "value",
+                            "multiple_of"}
         if unknown:
             raise KernargError(f"argument {d.get('name')!r}: unknown keys {sorted(unknown)}")
         if "name" not in d:
             raise KernargError(f"argument entry {dict(d)!r} has no name")
         return cls(d["name"], d.get("kind", "scalar"), d.get("dtype", "u32"), d.get("shape"),
-                   d.get("strides"), d.get("io", "in"), d.get("value"))
+                   d.get("strides"), d.get("io", "in"), d.get("value"), d.get("multiple_of"))
 
     def to_dict(self) -> dict:
         out: dict[str, Any] = {"name": self.name, "kind": self.kind, "dtype": self.dtype}
@@ -84,6 +91,8 @@ class ArgSpec:
             out["io"] = self.io
         if self.value is not None:
             out["value"] = self.value
+        if self.multiple_of is not None:
+            out["multiple_of"] = self.multiple_of
         return out
 
 
@@ -196,6 +205,9 @@ def pack_kernargs(args: Iterable[ArgLike], values: Mapping[str, Any],
             if v is None:
                 raise KernargError(f"scalar argument {a.name} has no value (neither given nor in the "
                                    "contract)")
+            if a.multiple_of is not None and int(v) % a.multiple_of:
+                raise KernargError(f"scalar argument {a.name} = {v} is not a multiple of "
+                                   f"{a.multiple_of}, which the kernel was generated for")
             raw = _pack_scalar(a, v)
         out[s.offset:s.offset + s.size] = raw
     return bytes(out)

@@ -100,11 +100,11 @@ def build_gemm(cfg: GemmConfig) -> KernelIR:
             for r in range(cfg.acc_regs):
                 p.add(Instr("v_accvgpr_write_b32", (tup.sub(r), Imm(0))), ("acc_init",))
 
-    # loop-carried K state per operand: next tile's byte offset and the K left from its start
+    # loop-carried K state per operand (the K-tail mask only): the K left from the next tile
     for gr in grs.values():
-        gr.kbyte, gr.krem = gb.sreg(name=f"{gr.operand}_kbyte"), gb.sreg(name=f"{gr.operand}_krem")
-        p.add(Instr("s_mov_b32", (gr.kbyte, Imm(0))), ("addr",))
-        p.add(Instr("s_mov_b32", (gr.krem, sc.K)), ("addr",))
+        if cfg.k_tail and gr.k_contig:
+            gr.krem = gb.sreg(name=f"{gr.operand}_krem")
+            p.add(Instr("s_mov_b32", (gr.krem, sc.K)), ("addr",))
 
     d = cfg.prefetch
     bufs = [gb.sreg(name=f"lds_buf{x}") for x in range(d + 1)]

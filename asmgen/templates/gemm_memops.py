@@ -20,19 +20,29 @@ def cache_mods(nontemporal: int) -> tuple:
 
 
 def advance_k(gb, block, gr, stage: int = 0) -> None:
-    block.add(Instr("s_add_u32", (gr.kbyte, gr.kbyte, gr.step)), ("addr", f"gr_{gr.operand}_k"),
-              stage=stage)
-    block.add(Instr("s_sub_i32", (gr.krem, gr.krem, Imm(gb.cfg.tile[2]))),
-              ("addr", f"gr_{gr.operand}_k"), stage=stage)
+    """Move the operand's buffer resource one K-tile on: base += step (48-bit add with carry),
+    num_records -= step clamped at 0 (signed: buffers stay below 2 GiB, ``GemmConfig``), so
+    every load offset stays loop-invariant and range-checked (cdna-facts section 5: soffset
+    would escape the range check). ``krem`` (K left from the next tile) only feeds the K-tail
+    mask."""
+    tags = ("addr", f"gr_{gr.operand}_k")
+    srd = gr.srd
+    block.add(Instr("s_add_u32", (srd.sub(0), srd.sub(0), gr.step)), tags, stage=stage)
+    block.add(Instr("s_addc_u32", (srd.sub(1), srd.sub(1), Imm(0))), tags, stage=stage)
+    block.add(Instr("s_sub_i32", (srd.sub(2), srd.sub(2), gr.step)), tags, stage=stage)
+    block.add(Instr("s_max_i32", (srd.sub(2), srd.sub(2), Imm(0))), tags, stage=stage)
+    if gb.cfg.k_tail and gr.k_contig:
+        block.add(Instr("s_sub_i32", (gr.krem, gr.krem, Imm(gb.cfg.tile[2]))), tags, stage=stage)
 
 
 def emit_global_reads(gb, block, gr, gm, stage: int, dst: list | None = None,
                       lds_buf: VReg | None = None, region: str = "") -> list[tuple[VReg, ...]]:
-    """One K-tile of one operand: per vector, offset = base + kbyte; K-contiguous loads whose K
-    index is past K - k0 (signed) go to OOB_OFFSET; then buffer_load (cdna-facts section 5).
-    MN-contiguous vectors are two loads, K rows k and k + 1 (ld bytes apart). Returns the loaded
-    registers per vector (reusing ``dst`` when given). DMA operands (``gr.dma``) load into LDS
-    buffer ``lds_buf`` instead: M0 = buffer + region + wave chunk + j * threads * lane bytes."""
+    """One K-tile of one operand at the loop-invariant offsets of ``gemm_prologue.global_reads``
+    (the resource base carries the K position). With ``cfg.k_tail``, K-contiguous loads whose K
+    index is past K - k0 (signed) go to OOB_OFFSET (cdna-facts section 5). MN-contiguous
+    vectors are two loads, K rows k and k + 1. Returns the loaded registers per vector (reusing
+    ``dst`` when given). DMA operands (``gr.dma``) load into LDS buffer ``lds_buf`` instead:
+    M0 = buffer + region + wave chunk + j * threads * lane bytes."""
     op = gr.operand
     vec = gm.vec if gr.k_contig else gm.mn_vec     # elements per load
     load_mods = OFFEN + cache_mods(gb.cfg.nontemporal)
@@ -50,18 +60,18 @@ def emit_global_reads(gb, block, gr, gm, stage: int, dst: list | None = None,
     tags = ("addr", f"gr_{op}_addr")
     kmask: dict[int, VReg] = {}
     for j, off in enumerate(gr.offsets):
-        a = gb.vreg(name=f"ga_{op}{j}")
-        block.add(Instr("v_add_u32", (a, gr.kbyte, off)), tags, stage=stage)
         if gr.k_contig:
-            kk = gr.kk[j]
-            if kk.id not in kmask:
-                m = gb.mask()
-                block.add(Instr("v_cmp_gt_i32", (m, gr.krem, kk), encoding="e64"), tags,
-                          stage=stage)
-                kmask[kk.id] = m
-            am = gb.vreg(name=f"gam_{op}{j}")
-            block.add(Instr("v_cndmask_b32", (am, gb.big, a, kmask[kk.id]), encoding="e64"),
-                      tags, stage=stage)
+            am = off
+            if gb.cfg.k_tail:
+                kk = gr.kk[j]
+                if kk.id not in kmask:
+                    m = gb.mask()
+                    block.add(Instr("v_cmp_gt_i32", (m, gr.krem, kk), encoding="e64"), tags,
+                              stage=stage)
+                    kmask[kk.id] = m
+                am = gb.vreg(name=f"gam_{op}{j}")
+                block.add(Instr("v_cndmask_b32", (am, gb.big, off, kmask[kk.id]), encoding="e64"),
+                          tags, stage=stage)
             if gr.dma:
                 lane_bytes = 2 * vec
                 block.add(Instr("s_add_u32", (Special("m0"), m0b, Imm(j * gm.threads * lane_bytes))),
@@ -73,9 +83,7 @@ def emit_global_reads(gb, block, gr, gm, stage: int, dst: list | None = None,
                 block.add(Instr(BUFFER_LOAD[2 * vec], (dst[j][0], am, gr.srd, Imm(0)), load_mods),
                           (f"gr_{op}",), stage=stage)
         else:
-            a1 = gb.vreg(name=f"ga1_{op}{j}")
-            block.add(Instr("v_add_u32", (a1, gr.ld_bytes, a)), tags, stage=stage)
-            for reg, addr in zip(dst[j], (a, a1)):
+            for reg, addr in zip(dst[j], (off, gr.offsets1[j])):
                 block.add(Instr(BUFFER_LOAD[2 * vec], (reg, addr, gr.srd, Imm(0)), load_mods),
                           (f"gr_{op}",), stage=stage)
     return dst
@@ -117,9 +125,11 @@ def emit_compute(gb, block, lr_base: dict[str, VReg], rbuf: VReg, acc) -> None:
     emit_mfmas(gb, block, frags, acc)
 
 
-def emit_local_reads(gb, block, lr_base: dict[str, VReg], rbuf: VReg) -> dict:
+def emit_local_reads(gb, block, lr_base: dict[str, list[VReg]], rbuf: VReg) -> dict:
     """ds_read every MFMA operand of the tile in LDS buffer ``rbuf`` (an SGPR byte base):
-    returns ``{(operand, k_step, block): VReg}`` for ``emit_mfmas``."""
+    returns ``{(operand, k_step, block): VReg}`` for ``emit_mfmas``. ``lr_base[op]`` is
+    ``gemm_prologue.local_read_base``'s list: one base (K-steps as instruction offsets) or one
+    per K-step (swizzled LDS)."""
     cfg = gb.cfg
     bm, bn = cfg.blocks
     steps = cfg.tile[2] // cfg.mfma[2]
@@ -127,17 +137,19 @@ def emit_local_reads(gb, block, lr_base: dict[str, VReg], rbuf: VReg) -> dict:
     nbytes = 2 * cfg.k_per_lane
     addr = {}
     for op in ("a", "b"):
-        addr[op] = gb.vreg(name=f"lr_{op}")
-        block.add(Instr("v_add_u32", (addr[op], rbuf, lr_base[op])), ("addr", f"lr_{op}"))
+        for x, base in enumerate(lr_base[op]):
+            addr[op, x] = gb.vreg(name=f"lr_{op}{x}")
+            block.add(Instr("v_add_u32", (addr[op, x], rbuf, base)), ("addr", f"lr_{op}"))
     frags = {}
     for kb in range(steps):
         for op, nblk, mf in (("a", bm, cfg.mfma[0]), ("b", bn, cfg.mfma[1])):
+            per_step = len(lr_base[op]) > 1
             for ib in range(nblk):
                 f = gb.vreg(cfg.operand_regs, name=f"f{op}{kb}_{ib}")
-                off = ib * mf * rb + kb * cfg.mfma[2] * 2
+                off = ib * mf * rb + (0 if per_step else kb * cfg.mfma[2] * 2)
                 mods = (("offset", off),) if off else ()
-                block.add(Instr(DS_READ[nbytes], (f, addr[op]), mods), (f"lr_{op}",),
-                          lds_read=f"{op.upper()}_r")
+                block.add(Instr(DS_READ[nbytes], (f, addr[op, kb if per_step else 0]), mods),
+                          (f"lr_{op}",), lds_read=f"{op.upper()}_r")
                 frags[op, kb, ib] = f
     return frags
 

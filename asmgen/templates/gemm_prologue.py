@@ -15,7 +15,7 @@ from isa.operands import Imm, Special
 
 from ..config import DTYPE_BYTES
 from ..ir import VReg
-from .layout import OOB_OFFSET, SRD_DWORD3, log2
+from .layout import OOB_OFFSET, SRD_DWORD3, lds_swizzle, log2
 
 OFFEN = (("offen", True),)
 
@@ -149,23 +149,26 @@ class GlobalReads:
 
     operand: str
     k_contig: bool
-    offsets: list[VReg]            # per load: byte offset at k0 = 0 (row-masked to OOB)
+    offsets: list[VReg]            # per load: byte offset from the resource base (row-masked)
     kk: list[VReg | None]       # per load: K index within the tile (K-contiguous only)
+    offsets1: list[VReg | None]  # MN-contiguous: offset of the second load (K row + 1)
     lw_base: VReg                  # per lane LDS byte offset of vector 0 (within a buffer)
     step: VReg                     # bytes to advance per K-tile
     srd: VReg
     ld_bytes: VReg | None       # MN-contiguous: bytes from K row k to k + 1 (second load)
-    kbyte: VReg = None             # loop-carried: byte offset of the next K-tile to load
     krem: VReg = None              # loop-carried: K - (first K of the next tile to load)
     dma: bool = False              # loads go straight to LDS through M0
     m0_base: VReg | None = None # DMA: region + this wave's first chunk, bytes in a buffer
 
 
 def global_reads(gb, ids: LaneIds, sc: Scalars, gm, srd: VReg, lds) -> GlobalReads:
-    """Per-load offsets: element (row, k) of A in N layout is at (row0 + row) * lda + k (bytes
-    x2), in T layout at k * lda + row0 + row; likewise B with N/T swapped. Rows past M (N) are
-    sent to OOB_OFFSET once here; K past the end is masked per tile (K-contiguous operands) or
-    falls past num_records = K * ld * 2 (MN-contiguous operands, K is the outer dimension)."""
+    """Per-load offsets, all loop-invariant (the K-tile advance moves the buffer resource's base
+    and num_records, ``gemm_memops.advance_k``): element (row, k) of A in N layout is at
+    (row0 + row) * lda + k (bytes x2), in T layout at k * lda + row0 + row; likewise B with N/T
+    swapped. Rows past M (N) are sent to OOB_OFFSET once here; K past the end is masked per tile
+    (K-contiguous operands, only when ``cfg.k_tail``) or falls past num_records (MN-contiguous
+    operands, K is the outer dimension). With ``lds_swizzle`` each load fetches the swizzled K
+    index of its row (``layout.LdsSwizzle``) and still writes its natural LDS place."""
     cfg, p = gb.cfg, gb.k.prologue
     tags = ("addr",)
     op = gm.operand
@@ -199,9 +202,14 @@ def global_reads(gb, ids: LaneIds, sc: Scalars, gm, srd: VReg, lds) -> GlobalRea
         p.add(Instr("s_lshl_b32", (sbase, sbase, Imm(1))), tags)
     else:
         p.add(Instr("s_lshl_b32", (sbase, mn0, Imm(1))), tags)
-    offsets, kks = [], []
+    offsets, kks, offsets1 = [], [], []
     kk_by_delta: dict[int, VReg] = {0: k0}
     vcc = Special("vcc")
+    sw = lds_swizzle(cfg)
+    ld_bytes = None
+    if not gm.k_contig:
+        ld_bytes = gb.sreg(name=f"{op}_ldbytes")
+        p.add(Instr("s_lshl_b32", (ld_bytes, ld, Imm(1))), tags)
     for j, (dr, dk) in enumerate(gm.deltas()):
         rj = r0
         if dr:
@@ -212,6 +220,8 @@ def global_reads(gb, ids: LaneIds, sc: Scalars, gm, srd: VReg, lds) -> GlobalRea
             p.add(Instr("v_add_u32", (kv, Imm(dk), k0)), tags)
             kk_by_delta[dk] = kv
         kj = kk_by_delta[dk]
+        if sw is not None:
+            kj = swizzled_k(gb, p, sw, rj, kj, f"{op}{j}")
         # element offset row * ld + k (K-contiguous) or k * ld + row; 24-bit multiply is exact
         # for sizes below 2**24 (GemmConfig's limit), the sum wraps like the 32-bit voffset
         e = gb.vreg(name=f"{op}_off{j}")
@@ -225,6 +235,12 @@ def global_reads(gb, ids: LaneIds, sc: Scalars, gm, srd: VReg, lds) -> GlobalRea
         p.add(Instr("v_cndmask_b32", (om, ids.big, eb, vcc)), tags)
         offsets.append(om)
         kks.append(kj if gm.k_contig else None)
+        if gm.k_contig:
+            offsets1.append(None)
+        else:   # K row + 1 (an OOB offset stays out of range: ld bytes < 2**25)
+            o1 = gb.vreg(name=f"{op}_goff1_{j}")
+            p.add(Instr("v_add_u32", (o1, ld_bytes, om)), tags)
+            offsets1.append(o1)
     # LDS write offset of load 0: region + r0 * row_bytes + k0 * 2
     lw = gb.vreg(name=f"lw_{op}_base")
     p.add(Instr("v_mul_u32_u24", (lw, Imm(lds.row_bytes), r0)), tags)
@@ -235,14 +251,11 @@ def global_reads(gb, ids: LaneIds, sc: Scalars, gm, srd: VReg, lds) -> GlobalRea
         lw = lw2
     # bytes per K-tile: DepthU * 2 along K-contiguous rows, DepthU * ld * 2 down MN-contiguous ones
     step = gb.sreg(name=f"{op}_kstep")
-    ld_bytes = None
     if gm.k_contig:
         p.add(Instr("s_mov_b32", (step, Imm(2 * cfg.tile[2]))), tags)
     else:
         p.add(Instr("s_mul_i32", (step, ld, Imm(2 * cfg.tile[2]))), tags)
-        ld_bytes = gb.sreg(name=f"{op}_ldbytes")
-        p.add(Instr("s_lshl_b32", (ld_bytes, ld, Imm(1))), tags)
-    gr = GlobalReads(op, gm.k_contig, offsets, kks, lw, step, srd, ld_bytes)
+    gr = GlobalReads(op, gm.k_contig, offsets, kks, offsets1, lw, step, srd, ld_bytes)
     if cfg.dma(op):
         # LDS-DMA: lane l of wave w writes M0 + 4 l (16 l for dwordx4), cdna-facts section 6.
         # Vector q = t + threads * j sits at LDS byte 2 * vec * q of the unpadded region, so
@@ -257,9 +270,22 @@ def global_reads(gb, ids: LaneIds, sc: Scalars, gm, srd: VReg, lds) -> GlobalRea
     return gr
 
 
-def local_read_base(gb, ids: LaneIds, operand: str, lds) -> VReg:
-    """Per-lane LDS byte offset (within a buffer) of this wave's first MFMA operand element:
-    row = wave * wave_tile + lane % m, k = k_per_lane * (lane // m) (cdna-facts section 2.2)."""
+def swizzled_k(gb, block, sw, row: VReg, k: VReg, name: str) -> VReg:
+    """k ^ (xor_units(row) * unit elements): the K index stored at (row, k) (``LdsSwizzle``)."""
+    tags = ("addr",)
+    g, gs, kx = (gb.vreg(name=f"swz_{name}_{n}") for n in ("g", "gs", "k"))
+    block.add(Instr("v_bfe_u32", (g, row, Imm(log2(sw.rep)), Imm(log2(sw.units)))), tags)
+    block.add(Instr("v_lshlrev_b32", (gs, Imm(log2(sw.unit // 2)), g)), tags)
+    block.add(Instr("v_xor_b32", (kx, gs, k)), tags)
+    return kx
+
+
+def local_read_base(gb, ids: LaneIds, operand: str, lds) -> list[VReg]:
+    """Per-lane LDS byte offsets (within a buffer) of this wave's first MFMA operand element, one
+    per K-step: row = wave * wave_tile + lane % m, k = k_per_lane * (lane // m) + K-step * mfma_k
+    (cdna-facts section 2.2). Unswizzled, one register serves every K-step (``[base]``, K-steps
+    are instruction offsets); with ``lds_swizzle`` each K-step has its own, the unit XORed with
+    the row's pattern (``layout.LdsSwizzle``)."""
     cfg, p = gb.cfg, gb.k.prologue
     tags = ("addr",)
     mf = cfg.mfma[0] if operand == "a" else cfg.mfma[1]
@@ -271,11 +297,28 @@ def local_read_base(gb, ids: LaneIds, operand: str, lds) -> VReg:
     p.add(Instr("v_mul_u32_u24", (wrow, Imm(wt), wave)), tags)
     p.add(Instr("v_add_u32", (row, wrow, row)), tags)
     p.add(Instr("v_lshrrev_b32", (kq, Imm(log2(mf)), ids.lane)), tags)
+    region = lds.a_base if operand == "a" else lds.b_base
+    sw = lds_swizzle(cfg)
+    if sw is not None:
+        rowb = gb.vreg(name=f"lr_{operand}_rowb")
+        p.add(Instr("v_mul_u32_u24", (rowb, Imm(lds.row_bytes), row)), tags)
+        if region:
+            p.add(Instr("v_add_u32", (rowb, imm_or_sgpr(gb, p, region), rowb)), tags)
+        g = gb.vreg(name=f"lr_{operand}_xor")
+        p.add(Instr("v_bfe_u32", (g, row, Imm(log2(sw.rep)), Imm(log2(sw.units)))), tags)
+        upk = cfg.mfma[2] // cfg.k_per_lane      # swizzle units per K-step
+        out = []
+        for kb in range(cfg.tile[2] // cfg.mfma[2]):
+            u, ux, b = (gb.vreg(name=f"lr_{operand}{kb}_{n}") for n in ("u", "ux", "b"))
+            p.add(Instr("v_add_u32", (u, Imm(kb * upk), kq)), tags)
+            p.add(Instr("v_xor_b32", (ux, g, u)), tags)
+            p.add(Instr("v_lshl_add_u32", (b, ux, Imm(log2(sw.unit)), rowb)), tags)
+            out.append(b)
+        return out
     p.add(Instr("v_mul_u32_u24", (base, Imm(lds.row_bytes), row)), tags)
     p.add(Instr("v_lshl_add_u32", (base, kq, Imm(log2(2 * cfg.k_per_lane)), base)), tags)
-    region = lds.a_base if operand == "a" else lds.b_base
     if region:
         out = gb.vreg(name=f"lr_{operand}_base2")
         p.add(Instr("v_add_u32", (out, Imm(region), base)), tags)
         base = out
-    return base
+    return [base]

@@ -8,7 +8,12 @@ K-contiguous: row r (an M index for A, an N index for B) of ``DepthU + pad`` f16
 operand lane reads ``k_per_lane`` consecutive K elements of one row (cdna-facts section 2.2), so one
 ``ds_read_b64`` (gfx942 shapes) or ``ds_read_b128`` (gfx950 x16/x32 shapes) per block and K-step.
 Rows are padded by ``pad`` elements (16 bytes by default) against bank conflicts (cdna-facts
-section 7, "row padding").
+section 7, "row padding"), or, with ``lds_swizzle``, left unpadded and XOR-swizzled
+(``LdsSwizzle``): LDS row r keeps its K elements in units of one MFMA operand read (``unit`` bytes)
+and unit u of the row holds the tile's unit ``u ^ xor_units(r)``. The swizzle is applied where
+the data is fetched: a thread loads the *swizzled* global K index and writes (or LDS-DMAs) it to
+its natural LDS place, so the LDS write pattern, LDS-DMA's M0 + lane * size rule included, is
+unchanged; an MFMA operand read of logical unit u of row r reads unit ``u ^ xor_units(r)``.
 
 Global reads: thread ``t`` of the workgroup (``threads`` of them, a power of two) issues load
 ``j`` for vector ``q = t + threads * j`` of the tile. For a K-contiguous operand (A in N, B in T)
@@ -116,6 +121,32 @@ class LdsLayout:
 def lds_layout(cfg: GemmConfig) -> LdsLayout:
     rb = cfg.lds_row_bytes
     return LdsLayout(rb, 0, cfg.tile[0] * rb, cfg.lds_buffer_bytes, cfg.prefetch + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class LdsSwizzle:
+    """XOR swizzle of unpadded LDS rows (cdna-facts section 7, CK's XOR pre-shuffle): row r's
+    unit u (``unit`` bytes, one MFMA operand read) is stored at unit ``u ^ xor_units(r)``, where
+    ``xor_units(r) = (r // rep) % units`` and ``rep`` rows share one bank line. The rows one LDS
+    phase reads (16 lanes of ds_read_b64, 8 of ds_read_b128, consecutive rows, one unit) then hit
+    distinct units of distinct bank lines: no conflict."""
+
+    unit: int      # bytes per unit: 2 * k_per_lane
+    units: int     # units per row: row_bytes / unit
+    rep: int       # rows per bank line: max(1, bank line / row_bytes)
+
+    def xor_units(self, row: int) -> int:
+        return (row // self.rep) % self.units
+
+    def swizzle_k(self, row: int, k: int) -> int:
+        """The K element stored at (row, k) of LDS (an involution: also where k is stored)."""
+        return k ^ (self.xor_units(row) * (self.unit // 2))
+
+
+def lds_swizzle(cfg: GemmConfig) -> LdsSwizzle | None:
+    """The swizzle of ``cfg`` (None without ``lds_swizzle``)."""
+    geo = cfg.swizzle_geometry
+    return None if geo is None else LdsSwizzle(*geo)
 
 
 def lds_write_width(cfg: GemmConfig, operand: str) -> int:

@@ -50,89 +50,95 @@ gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2:
   v_cndmask_b32 v8, v4, v7, vcc
   v_lshl_add_u32 v7, v5, 1, s3
   v_cmp_gt_u32 vcc, s25, v6
-  s_nop 1
+  s_lshl_b32 s3, s8, 1
+  s_nop 0
   v_cndmask_b32 v5, v4, v7, vcc
-  s_mov_b32 s3, 0
-  s_lshl_b32 s26, s8, 1
-  s_mov_b32 s27, 0
-  s_mov_b32 s28, s6
+  s_mov_b32 s26, s6
+  s_mov_b32 s19, 0x20000
   v_add_u32 v7, s3, v8
   v_add_u32 v10, s3, v5
-  s_mov_b32 s19, 0x20000
-  v_add_u32 v11, s27, v9
-  v_cmp_gt_i32_e64 s[30:31], s28, v3
-  v_add_u32 v12, s26, v7
-  v_add_u32 v13, s26, v10
+  v_cmp_gt_i32_e64 s[28:29], s26, v3
   s_mov_b32 s15, 0x20000
-  v_cndmask_b32_e64 v14, v4, v11, s[30:31]
-  buffer_load_dword v11, v7, s[16:19], 0 offen
-  buffer_load_dword v7, v12, s[16:19], 0 offen
-  buffer_load_dword v12, v10, s[16:19], 0 offen
-  buffer_load_dword v10, v13, s[16:19], 0 offen
-  buffer_load_dwordx4 v[16:19], v14, s[12:15], 0 offen
-  v_lshrrev_b32 v13, 6, v1
-  v_and_b32 v14, 63, v1
-  v_lshrrev_b32 v1, 1, v13
-  s_mov_b32 s29, 64
-  v_mul_u32_u24 v15, 0x50, v6
-  v_and_b32 v6, 1, v13
-  s_mul_i32 s30, s8, 64
-  v_and_b32 v13, 31, v14
-  v_mul_u32_u24 v20, 32, v1
-  s_add_u32 s27, s27, s29
-  s_sub_i32 s28, s28, 32
-  v_mul_u32_u24 v21, 0x50, v2
-  v_lshl_add_u32 v15, v0, 1, v15
-  v_and_b32 v0, 31, v14
+  s_nop 0
+  v_cndmask_b32_e64 v11, v4, v9, s[28:29]
+  buffer_load_dword v12, v8, s[16:19], 0 offen
+  buffer_load_dword v13, v7, s[16:19], 0 offen
+  buffer_load_dword v14, v5, s[16:19], 0 offen
+  buffer_load_dword v15, v10, s[16:19], 0 offen
+  buffer_load_dwordx4 v[16:19], v11, s[12:15], 0 offen
+  s_mov_b32 s3, 64
+  s_add_u32 s12, s12, s3
+  s_addc_u32 s13, s13, 0
+  s_sub_i32 s14, s14, s3
+  s_max_i32 s14, s14, 0
+  s_sub_i32 s26, s26, 32
+  v_cmp_gt_i32_e64 s[28:29], s26, v3
+  s_nop 1
+  v_cndmask_b32_e64 v11, v4, v9, s[28:29]
+  buffer_load_dwordx4 v[20:23], v11, s[12:15], 0 offen
+  s_add_u32 s12, s12, s3
+  s_mul_i32 s27, s8, 64
+  s_addc_u32 s13, s13, 0
+  s_sub_i32 s14, s14, s3
+  v_lshrrev_b32 v11, 6, v1
+  s_max_i32 s14, s14, 0
+  s_sub_i32 s26, s26, 32
+  s_add_u32 s16, s16, s27
+  v_and_b32 v24, 63, v1
+  v_lshrrev_b32 v1, 1, v11
+  s_addc_u32 s17, s17, 0
+  s_sub_i32 s18, s18, s27
+  v_mul_u32_u24 v25, 0x50, v6
+  v_and_b32 v6, 1, v11
+  v_and_b32 v11, 31, v24
+  v_mul_u32_u24 v26, 32, v1
+  s_max_i32 s18, s18, 0
+  v_mul_u32_u24 v27, 0x50, v2
+  v_lshl_add_u32 v25, v0, 1, v25
+  v_and_b32 v0, 31, v24
   v_mul_u32_u24 v2, 32, v6
-  v_add_u32 v13, v20, v13
-  s_mov_b32 s31, s6
-  v_add_u32 v20, s27, v9
-  v_cmp_gt_i32_e64 s[32:33], s28, v3
-  s_add_u32 s27, s27, s29
-  s_sub_i32 s28, s28, 32
-  s_add_u32 s3, s3, s30
-  v_lshl_add_u32 v21, v3, 1, v21
-  v_add_u32 v22, 0x1400, v15
-  s_mov_b32 s34, 0
-  s_mov_b32 s35, 0x5040100
-  s_mov_b32 s36, 0x7060302
+  v_add_u32 v11, v26, v11
+  buffer_load_dword v26, v8, s[16:19], 0 offen
+  buffer_load_dword v28, v7, s[16:19], 0 offen
+  buffer_load_dword v29, v5, s[16:19], 0 offen
+  buffer_load_dword v30, v10, s[16:19], 0 offen
+  s_add_u32 s16, s16, s27
+  v_lshl_add_u32 v27, v3, 1, v27
+  v_add_u32 v31, 0x1400, v25
+  s_mov_b32 s28, 0
+  s_mov_b32 s29, 0x5040100
+  s_mov_b32 s30, 0x7060302
   v_add_u32 v0, v2, v0
-  v_lshrrev_b32 v2, 5, v14
-  v_mul_u32_u24 v15, 0x50, v13
-  s_sub_i32 s31, s31, 32
-  v_add_u32 v13, s3, v8
-  v_add_u32 v23, s3, v5
-  v_add_u32 v24, s34, v21
-  v_add_u32 v25, s34, v22
-  s_waitcnt vmcnt(3)
-  v_perm_b32 v26, v7, v11, s35
-  v_perm_b32 v27, v7, v11, s36
-  s_waitcnt vmcnt(1)
-  v_perm_b32 v7, v10, v12, s35
-  v_perm_b32 v11, v10, v12, s36
+  v_lshrrev_b32 v2, 5, v24
+  v_mul_u32_u24 v25, 0x50, v11
+  s_addc_u32 s17, s17, 0
+  s_sub_i32 s18, s18, s27
+  v_add_u32 v11, s28, v27
+  v_add_u32 v32, s28, v31
+  s_waitcnt vmcnt(8)
+  v_perm_b32 v33, v13, v12, s29
+  v_perm_b32 v34, v13, v12, s30
+  s_waitcnt vmcnt(6)
+  v_perm_b32 v12, v15, v14, s29
+  v_perm_b32 v13, v15, v14, s30
   s_mov_b32 s23, 0x20000
-  v_lshrrev_b32 v10, 5, v14
-  v_mul_u32_u24 v12, 0x50, v0
-  v_lshl_add_u32 v15, v2, 3, v15
-  v_cndmask_b32_e64 v0, v4, v20, s[32:33]
-  v_add_u32 v2, s26, v13
-  v_add_u32 v20, s26, v23
-  s_add_u32 s3, s3, s30
-  s_sub_i32 s31, s31, 32
-  s_add_u32 s32, s6, 31
-  s_waitcnt vmcnt(0)
-  ds_write_b128 v24, v[16:19]
-  ds_write_b32 v25, v26
-  ds_write_b32 v25, v27 offset:80
-  ds_write_b32 v25, v7 offset:32
-  ds_write_b32 v25, v11 offset:112
-  s_mov_b32 s40, s20
-  s_mov_b32 s41, s21
-  s_mov_b32 s43, s23
-  s_mul_i32 s42, s22, s0
-  v_lshl_add_u32 v12, v10, 3, v12
-  v_add_u32 v7, 0x1400, v15
+  v_lshrrev_b32 v14, 5, v24
+  v_mul_u32_u24 v15, 0x50, v0
+  v_lshl_add_u32 v25, v2, 3, v25
+  s_max_i32 s18, s18, 0
+  s_add_u32 s31, s6, 31
+  s_waitcnt vmcnt(5)
+  ds_write_b128 v11, v[16:19]
+  ds_write_b32 v32, v33
+  ds_write_b32 v32, v34 offset:80
+  ds_write_b32 v32, v12 offset:32
+  ds_write_b32 v32, v13 offset:112
+  s_mov_b32 s32, s20
+  s_mov_b32 s33, s21
+  s_mov_b32 s35, s23
+  s_mul_i32 s34, s22, s0
+  v_lshl_add_u32 v15, v14, 3, v15
+  v_add_u32 v0, 0x1400, v25
   v_accvgpr_write_b32 a0, 0
   v_accvgpr_write_b32 a1, 0
   v_accvgpr_write_b32 a2, 0
@@ -150,91 +156,86 @@ gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2:
   v_accvgpr_write_b32 a14, 0
   v_accvgpr_write_b32 a15, 0
   s_mov_b32 s0, 0x2800
-  buffer_load_dwordx4 v[16:19], v0, s[12:15], 0 offen
-  buffer_load_dword v0, v13, s[16:19], 0 offen
-  buffer_load_dword v10, v2, s[16:19], 0 offen
-  buffer_load_dword v2, v23, s[16:19], 0 offen
-  buffer_load_dword v11, v20, s[16:19], 0 offen
   s_waitcnt lgkmcnt(0)
   s_barrier
-  s_lshr_b32 s32, s32, 5
+  s_lshr_b32 s31, s31, 5
 loop_k:
-  v_add_u32 v13, s27, v9
-  v_cmp_gt_i32_e64 s[38:39], s28, v3
+  v_cmp_gt_i32_e64 s[36:37], s26, v3
   s_nop 1
-  v_cndmask_b32_e64 v15, v4, v13, s[38:39]
-  v_add_u32 v13, s3, v8
-  v_add_u32 v20, s26, v13
-  v_add_u32 v23, s3, v5
-  v_add_u32 v24, s26, v23
-  s_add_u32 s27, s27, s29
-  s_sub_i32 s28, s28, 32
-  s_add_u32 s3, s3, s30
-  s_sub_i32 s31, s31, 32
-  v_add_u32 v25, s0, v21
+  v_cndmask_b32_e64 v2, v4, v9, s[36:37]
+  v_add_u32 v11, s0, v27
   s_waitcnt vmcnt(4)
-  ds_write_b128 v25, v[16:19]
-  buffer_load_dwordx4 v[16:19], v15, s[12:15], 0 offen
-  v_add_u32 v15, s0, v22
+  ds_write_b128 v11, v[20:23]
+  buffer_load_dwordx4 v[20:23], v2, s[12:15], 0 offen
+  s_add_u32 s12, s12, s3
+  s_addc_u32 s13, s13, 0
+  s_sub_i32 s14, s14, s3
+  s_max_i32 s14, s14, 0
+  s_sub_i32 s26, s26, 32
+  v_add_u32 v2, s0, v31
   s_waitcnt vmcnt(3)
-  v_perm_b32 v25, v10, v0, s35
-  v_perm_b32 v26, v10, v0, s36
-  buffer_load_dword v0, v13, s[16:19], 0 offen
-  buffer_load_dword v10, v20, s[16:19], 0 offen
-  ds_write_b32 v15, v25
-  ds_write_b32 v15, v26 offset:80
+  v_perm_b32 v11, v28, v26, s29
+  v_perm_b32 v12, v28, v26, s30
+  buffer_load_dword v26, v8, s[16:19], 0 offen
+  buffer_load_dword v28, v7, s[16:19], 0 offen
+  ds_write_b32 v2, v11
+  ds_write_b32 v2, v12 offset:80
   s_waitcnt vmcnt(3)
-  v_perm_b32 v13, v11, v2, s35
-  v_perm_b32 v20, v11, v2, s36
-  buffer_load_dword v2, v23, s[16:19], 0 offen
-  buffer_load_dword v11, v24, s[16:19], 0 offen
-  ds_write_b32 v15, v13 offset:32
-  ds_write_b32 v15, v20 offset:112
-  v_add_u32 v13, s34, v12
-  v_add_u32 v15, s34, v7
-  ds_read_b64 v[24:25], v13
-  ds_read_b64 v[26:27], v15
-  ds_read_b64 v[28:29], v13 offset:16
-  ds_read_b64 v[30:31], v15 offset:16
-  ds_read_b64 v[32:33], v13 offset:32
-  ds_read_b64 v[34:35], v15 offset:32
-  ds_read_b64 v[36:37], v13 offset:48
-  ds_read_b64 v[38:39], v15 offset:48
+  v_perm_b32 v11, v30, v29, s29
+  v_perm_b32 v12, v30, v29, s30
+  buffer_load_dword v29, v5, s[16:19], 0 offen
+  buffer_load_dword v30, v10, s[16:19], 0 offen
+  s_add_u32 s16, s16, s27
+  s_addc_u32 s17, s17, 0
+  s_sub_i32 s18, s18, s27
+  s_max_i32 s18, s18, 0
+  ds_write_b32 v2, v11 offset:32
+  ds_write_b32 v2, v12 offset:112
+  v_add_u32 v2, s28, v15
+  v_add_u32 v11, s28, v0
+  ds_read_b64 v[12:13], v2
+  ds_read_b64 v[16:17], v11
+  ds_read_b64 v[18:19], v2 offset:16
+  ds_read_b64 v[32:33], v11 offset:16
+  ds_read_b64 v[34:35], v2 offset:32
+  ds_read_b64 v[36:37], v11 offset:32
+  ds_read_b64 v[38:39], v2 offset:48
+  ds_read_b64 v[40:41], v11 offset:48
   s_setprio 1
   s_waitcnt lgkmcnt(6)
-  v_mfma_f32_32x32x8_f16 a[0:15], v[24:25], v[26:27], a[0:15]
+  v_mfma_f32_32x32x8_f16 a[0:15], v[12:13], v[16:17], a[0:15]
   s_waitcnt lgkmcnt(4)
-  v_mfma_f32_32x32x8_f16 a[0:15], v[28:29], v[30:31], a[0:15]
+  v_mfma_f32_32x32x8_f16 a[0:15], v[18:19], v[32:33], a[0:15]
   s_waitcnt lgkmcnt(2)
-  v_mfma_f32_32x32x8_f16 a[0:15], v[32:33], v[34:35], a[0:15]
+  v_mfma_f32_32x32x8_f16 a[0:15], v[34:35], v[36:37], a[0:15]
   s_waitcnt lgkmcnt(0)
-  v_mfma_f32_32x32x8_f16 a[0:15], v[36:37], v[38:39], a[0:15]
-  s_mov_b32 s33, s34
-  s_mov_b32 s34, s0
-  s_mov_b32 s0, s33
+  v_mfma_f32_32x32x8_f16 a[0:15], v[38:39], v[40:41], a[0:15]
+  s_mov_b32 s36, s28
+  s_mov_b32 s28, s0
+  s_mov_b32 s0, s36
   s_barrier
   s_setprio 0
-  s_sub_u32 s32, s32, 1
-  s_cmp_lg_u32 s32, 0
+  s_sub_u32 s31, s31, 1
+  s_cmp_lg_u32 s31, 0
   s_cbranch_scc1 loop_k
-  v_lshrrev_b32 v3, 5, v14
-  v_mul_u32_u24 v5, 32, v6
-  v_lshl_add_u32 v6, v3, 2, v5
-  v_and_b32 v3, 31, v14
-  v_mul_u32_u24 v5, 32, v1
+  v_lshrrev_b32 v0, 5, v24
+  v_mul_u32_u24 v2, 32, v6
+  v_lshl_add_u32 v3, v0, 2, v2
+  v_and_b32 v0, 31, v24
+  v_mul_u32_u24 v2, 32, v1
   s_mul_i32 s0, s1, s9
-  v_add_u32 v3, v5, v3
+  v_add_u32 v0, v2, v0
   s_add_u32 s0, s0, s2
-  v_mul_lo_u32 v1, s9, v6
+  v_mul_lo_u32 v1, s9, v3
   s_lshl_b32 s0, s0, 1
-  v_add_u32 v1, v3, v1
-  v_sub_u32 v5, s25, v3
+  v_add_u32 v1, v0, v1
+  v_sub_u32 v2, s25, v0
   v_lshl_add_u32 v1, v1, 1, s0
   s_lshl_b32 s0, s9, 1
-  v_cmp_lt_i32_e64 s[2:3], 0, v5
-  v_mov_b32 v3, v1
-  v_sub_u32 v1, s24, v6
-  v_cndmask_b32_e64 v5, v4, v3, s[2:3]
+  v_cmp_lt_i32_e64 s[2:3], 0, v2
+  v_mov_b32 v0, v1
+  v_sub_u32 v1, s24, v3
+  v_cndmask_b32_e64 v2, v4, v0, s[2:3]
   s_mul_i32 s1, s0, 1
   s_mul_i32 s2, s0, 2
   s_mul_i32 s3, s0, 3
@@ -252,67 +253,67 @@ loop_k:
   s_mul_i32 s27, s0, 27
   v_cmp_lt_i32_e64 s[28:29], 0, v1
   v_cmp_lt_i32_e64 s[30:31], 1, v1
-  v_add_u32 v3, s1, v5
+  v_add_u32 v0, s1, v2
   v_cmp_lt_i32_e64 s[0:1], 2, v1
-  v_add_u32 v6, s2, v5
-  v_cmp_lt_i32_e64 s[32:33], 3, v1
-  v_add_u32 v7, s3, v5
+  v_add_u32 v3, s2, v2
+  v_cmp_lt_i32_e64 s[36:37], 3, v1
+  v_add_u32 v5, s3, v2
   v_cmp_lt_i32_e64 s[2:3], 8, v1
-  v_add_u32 v8, s12, v5
-  v_cmp_lt_i32_e64 s[34:35], 9, v1
-  v_add_u32 v9, s13, v5
+  v_add_u32 v6, s12, v2
+  v_cmp_lt_i32_e64 s[38:39], 9, v1
+  v_add_u32 v7, s13, v2
   v_cmp_lt_i32_e64 s[12:13], 10, v1
-  v_add_u32 v12, s14, v5
-  v_cmp_lt_i32_e64 s[36:37], 11, v1
-  v_add_u32 v13, s15, v5
+  v_add_u32 v8, s14, v2
+  v_cmp_lt_i32_e64 s[40:41], 11, v1
+  v_add_u32 v9, s15, v2
   v_cmp_lt_i32_e64 s[14:15], 16, v1
-  v_add_u32 v14, s16, v5
-  v_cmp_lt_i32_e64 s[38:39], 17, v1
-  v_add_u32 v15, s17, v5
+  v_add_u32 v10, s16, v2
+  v_cmp_lt_i32_e64 s[42:43], 17, v1
+  v_add_u32 v11, s17, v2
   v_cmp_lt_i32_e64 s[16:17], 18, v1
-  v_add_u32 v20, s18, v5
+  v_add_u32 v12, s18, v2
   v_cmp_lt_i32_e64 s[44:45], 19, v1
-  v_add_u32 v21, s19, v5
+  v_add_u32 v13, s19, v2
   v_cmp_lt_i32_e64 s[18:19], 24, v1
-  v_add_u32 v22, s24, v5
+  v_add_u32 v14, s24, v2
   v_cmp_lt_i32_e64 s[46:47], 25, v1
-  v_add_u32 v23, s25, v5
+  v_add_u32 v15, s25, v2
   v_cmp_lt_i32_e64 s[24:25], 26, v1
-  v_add_u32 v24, s26, v5
+  v_add_u32 v16, s26, v2
   v_cmp_lt_i32_e64 s[48:49], 27, v1
-  v_add_u32 v1, s27, v5
-  v_cndmask_b32_e64 v25, v4, v5, s[28:29]
-  v_cndmask_b32_e64 v5, v4, v3, s[30:31]
-  v_cndmask_b32_e64 v3, v4, v6, s[0:1]
-  v_cndmask_b32_e64 v6, v4, v7, s[32:33]
-  v_cndmask_b32_e64 v7, v4, v8, s[2:3]
-  v_cndmask_b32_e64 v8, v4, v9, s[34:35]
-  v_cndmask_b32_e64 v9, v4, v12, s[12:13]
-  v_cndmask_b32_e64 v12, v4, v13, s[36:37]
-  v_cndmask_b32_e64 v13, v4, v14, s[14:15]
-  v_cndmask_b32_e64 v14, v4, v15, s[38:39]
-  v_cndmask_b32_e64 v15, v4, v20, s[16:17]
-  v_cndmask_b32_e64 v20, v4, v21, s[44:45]
-  v_cndmask_b32_e64 v21, v4, v22, s[18:19]
-  v_cndmask_b32_e64 v22, v4, v23, s[46:47]
-  v_cndmask_b32_e64 v23, v4, v24, s[24:25]
-  v_cndmask_b32_e64 v24, v4, v1, s[48:49]
-  buffer_load_ushort v1, v25, s[40:43], 0 offen
-  buffer_load_ushort v4, v5, s[40:43], 0 offen
-  buffer_load_ushort v26, v3, s[40:43], 0 offen
-  buffer_load_ushort v27, v6, s[40:43], 0 offen
-  buffer_load_ushort v28, v7, s[40:43], 0 offen
-  buffer_load_ushort v29, v8, s[40:43], 0 offen
-  buffer_load_ushort v30, v9, s[40:43], 0 offen
-  buffer_load_ushort v31, v12, s[40:43], 0 offen
-  buffer_load_ushort v32, v13, s[40:43], 0 offen
-  buffer_load_ushort v33, v14, s[40:43], 0 offen
-  buffer_load_ushort v34, v15, s[40:43], 0 offen
-  buffer_load_ushort v35, v20, s[40:43], 0 offen
-  buffer_load_ushort v36, v21, s[40:43], 0 offen
-  buffer_load_ushort v37, v22, s[40:43], 0 offen
-  buffer_load_ushort v38, v23, s[40:43], 0 offen
-  buffer_load_ushort v39, v24, s[40:43], 0 offen
+  v_add_u32 v1, s27, v2
+  v_cndmask_b32_e64 v17, v4, v2, s[28:29]
+  v_cndmask_b32_e64 v2, v4, v0, s[30:31]
+  v_cndmask_b32_e64 v0, v4, v3, s[0:1]
+  v_cndmask_b32_e64 v3, v4, v5, s[36:37]
+  v_cndmask_b32_e64 v5, v4, v6, s[2:3]
+  v_cndmask_b32_e64 v6, v4, v7, s[38:39]
+  v_cndmask_b32_e64 v7, v4, v8, s[12:13]
+  v_cndmask_b32_e64 v8, v4, v9, s[40:41]
+  v_cndmask_b32_e64 v9, v4, v10, s[14:15]
+  v_cndmask_b32_e64 v10, v4, v11, s[42:43]
+  v_cndmask_b32_e64 v11, v4, v12, s[16:17]
+  v_cndmask_b32_e64 v12, v4, v13, s[44:45]
+  v_cndmask_b32_e64 v13, v4, v14, s[18:19]
+  v_cndmask_b32_e64 v14, v4, v15, s[46:47]
+  v_cndmask_b32_e64 v15, v4, v16, s[24:25]
+  v_cndmask_b32_e64 v16, v4, v1, s[48:49]
+  buffer_load_ushort v1, v17, s[32:35], 0 offen
+  buffer_load_ushort v4, v2, s[32:35], 0 offen
+  buffer_load_ushort v18, v0, s[32:35], 0 offen
+  buffer_load_ushort v19, v3, s[32:35], 0 offen
+  buffer_load_ushort v24, v5, s[32:35], 0 offen
+  buffer_load_ushort v25, v6, s[32:35], 0 offen
+  buffer_load_ushort v27, v7, s[32:35], 0 offen
+  buffer_load_ushort v31, v8, s[32:35], 0 offen
+  buffer_load_ushort v32, v9, s[32:35], 0 offen
+  buffer_load_ushort v33, v10, s[32:35], 0 offen
+  buffer_load_ushort v34, v11, s[32:35], 0 offen
+  buffer_load_ushort v35, v12, s[32:35], 0 offen
+  buffer_load_ushort v36, v13, s[32:35], 0 offen
+  buffer_load_ushort v37, v14, s[32:35], 0 offen
+  buffer_load_ushort v38, v15, s[32:35], 0 offen
+  buffer_load_ushort v39, v16, s[32:35], 0 offen
   v_accvgpr_read_b32 v40, a0
   v_accvgpr_read_b32 v41, a1
   v_accvgpr_read_b32 v42, a2
@@ -331,26 +332,26 @@ loop_k:
   v_accvgpr_read_b32 v55, a15
   v_mul_f32 v56, s10, v40
   s_waitcnt vmcnt(15)
-  v_cvt_f32_f16 v0, v1
+  v_cvt_f32_f16 v20, v1
   v_mul_f32 v1, s10, v41
   s_waitcnt vmcnt(14)
-  v_cvt_f32_f16 v2, v4
+  v_cvt_f32_f16 v21, v4
   v_mul_f32 v4, s10, v42
   s_waitcnt vmcnt(13)
-  v_cvt_f32_f16 v10, v26
-  v_mul_f32 v11, s10, v43
+  v_cvt_f32_f16 v22, v18
+  v_mul_f32 v18, s10, v43
   s_waitcnt vmcnt(12)
-  v_cvt_f32_f16 v16, v27
-  v_mul_f32 v17, s10, v44
+  v_cvt_f32_f16 v23, v19
+  v_mul_f32 v19, s10, v44
   s_waitcnt vmcnt(11)
-  v_cvt_f32_f16 v18, v28
-  v_mul_f32 v19, s10, v45
+  v_cvt_f32_f16 v26, v24
+  v_mul_f32 v24, s10, v45
   s_waitcnt vmcnt(10)
-  v_cvt_f32_f16 v26, v29
-  v_mul_f32 v27, s10, v46
+  v_cvt_f32_f16 v28, v25
+  v_mul_f32 v25, s10, v46
   s_waitcnt vmcnt(9)
-  v_cvt_f32_f16 v28, v30
-  v_mul_f32 v29, s10, v47
+  v_cvt_f32_f16 v29, v27
+  v_mul_f32 v27, s10, v47
   s_waitcnt vmcnt(8)
   v_cvt_f32_f16 v30, v31
   v_mul_f32 v31, s10, v48
@@ -377,54 +378,54 @@ loop_k:
   v_mul_f32 v38, s10, v55
   s_waitcnt vmcnt(0)
   v_cvt_f32_f16 v47, v39
-  v_fma_f32 v39, s11, v0, v56
-  v_fma_f32 v0, s11, v2, v1
-  v_fma_f32 v1, s11, v10, v4
-  v_fma_f32 v2, s11, v16, v11
-  v_fma_f32 v4, s11, v18, v17
-  v_fma_f32 v10, s11, v26, v19
-  v_fma_f32 v11, s11, v28, v27
-  v_fma_f32 v16, s11, v30, v29
-  v_fma_f32 v17, s11, v40, v31
-  v_fma_f32 v18, s11, v41, v32
-  v_fma_f32 v19, s11, v42, v33
+  v_fma_f32 v39, s11, v20, v56
+  v_fma_f32 v20, s11, v21, v1
+  v_fma_f32 v1, s11, v22, v4
+  v_fma_f32 v4, s11, v23, v18
+  v_fma_f32 v18, s11, v26, v19
+  v_fma_f32 v19, s11, v28, v24
+  v_fma_f32 v21, s11, v29, v25
+  v_fma_f32 v22, s11, v30, v27
+  v_fma_f32 v23, s11, v40, v31
+  v_fma_f32 v24, s11, v41, v32
+  v_fma_f32 v25, s11, v42, v33
   v_fma_f32 v26, s11, v43, v34
   v_fma_f32 v27, s11, v44, v35
   v_fma_f32 v28, s11, v45, v36
   v_fma_f32 v29, s11, v46, v37
   v_fma_f32 v30, s11, v47, v38
   v_cvt_f16_f32 v31, v39
-  v_cvt_f16_f32 v32, v0
-  v_cvt_f16_f32 v0, v1
-  v_cvt_f16_f32 v1, v2
-  v_cvt_f16_f32 v2, v4
-  v_cvt_f16_f32 v4, v10
-  v_cvt_f16_f32 v10, v11
-  v_cvt_f16_f32 v11, v16
-  v_cvt_f16_f32 v16, v17
-  v_cvt_f16_f32 v17, v18
+  v_cvt_f16_f32 v32, v20
+  v_cvt_f16_f32 v20, v1
+  v_cvt_f16_f32 v1, v4
+  v_cvt_f16_f32 v4, v18
   v_cvt_f16_f32 v18, v19
-  v_cvt_f16_f32 v19, v26
+  v_cvt_f16_f32 v19, v21
+  v_cvt_f16_f32 v21, v22
+  v_cvt_f16_f32 v22, v23
+  v_cvt_f16_f32 v23, v24
+  v_cvt_f16_f32 v24, v25
+  v_cvt_f16_f32 v25, v26
   v_cvt_f16_f32 v26, v27
   v_cvt_f16_f32 v27, v28
   v_cvt_f16_f32 v28, v29
   v_cvt_f16_f32 v29, v30
-  buffer_store_short v31, v25, s[20:23], 0 offen
-  buffer_store_short v32, v5, s[20:23], 0 offen
-  buffer_store_short v0, v3, s[20:23], 0 offen
-  buffer_store_short v1, v6, s[20:23], 0 offen
-  buffer_store_short v2, v7, s[20:23], 0 offen
-  buffer_store_short v4, v8, s[20:23], 0 offen
-  buffer_store_short v10, v9, s[20:23], 0 offen
-  buffer_store_short v11, v12, s[20:23], 0 offen
-  buffer_store_short v16, v13, s[20:23], 0 offen
-  buffer_store_short v17, v14, s[20:23], 0 offen
-  buffer_store_short v18, v15, s[20:23], 0 offen
-  buffer_store_short v19, v20, s[20:23], 0 offen
-  buffer_store_short v26, v21, s[20:23], 0 offen
-  buffer_store_short v27, v22, s[20:23], 0 offen
-  buffer_store_short v28, v23, s[20:23], 0 offen
-  buffer_store_short v29, v24, s[20:23], 0 offen
+  buffer_store_short v31, v17, s[20:23], 0 offen
+  buffer_store_short v32, v2, s[20:23], 0 offen
+  buffer_store_short v20, v0, s[20:23], 0 offen
+  buffer_store_short v1, v3, s[20:23], 0 offen
+  buffer_store_short v4, v5, s[20:23], 0 offen
+  buffer_store_short v18, v6, s[20:23], 0 offen
+  buffer_store_short v19, v7, s[20:23], 0 offen
+  buffer_store_short v21, v8, s[20:23], 0 offen
+  buffer_store_short v22, v9, s[20:23], 0 offen
+  buffer_store_short v23, v10, s[20:23], 0 offen
+  buffer_store_short v24, v11, s[20:23], 0 offen
+  buffer_store_short v25, v12, s[20:23], 0 offen
+  buffer_store_short v26, v13, s[20:23], 0 offen
+  buffer_store_short v27, v14, s[20:23], 0 offen
+  buffer_store_short v28, v15, s[20:23], 0 offen
+  buffer_store_short v29, v16, s[20:23], 0 offen
   s_endpgm
 .Lgemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2_end:
 .size gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2, .Lgemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2_end-gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2

@@ -25,138 +25,134 @@ gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma:
   s_lshl_b32 s1, s2, 6
   v_and_b32 v0, 15, v1
   s_lshl_b32 s2, s3, 6
-  v_lshrrev_b32 v2, 4, v1
-  v_lshlrev_b32 v3, 1, v0
+  v_lshrrev_b32 v2, 6, v1
+  v_lshrrev_b32 v3, 4, v1
+  v_lshlrev_b32 v4, 1, v0
   s_mul_i32 s3, s1, s7
   s_sub_u32 s24, s4, s1
   s_sub_u32 s25, s5, s2
-  v_lshrrev_b32 v0, 6, v1
   s_lshl_b32 s3, s3, 1
-  v_mad_u32_u24 v4, v2, s7, v3
-  v_add_u32 v5, 16, v2
-  v_mov_b32 v6, 0x80000000
-  v_lshl_add_u32 v7, v4, 1, s3
-  v_cmp_gt_u32 vcc, s24, v2
-  v_mad_u32_u24 v4, v5, s7, v3
-  v_add_u32 v8, 32, v2
-  v_readfirstlane_b32 s26, v0
+  v_mad_u32_u24 v0, v3, s7, v4
+  v_add_u32 v5, 16, v3
+  v_readfirstlane_b32 s26, v2
   s_mul_i32 s27, s2, s8
-  v_readfirstlane_b32 s28, v0
-  v_cndmask_b32 v9, v6, v7, vcc
-  v_lshl_add_u32 v7, v4, 1, s3
-  v_cmp_gt_u32 vcc, s24, v5
-  v_mad_u32_u24 v4, v8, s7, v3
-  v_add_u32 v5, 48, v2
+  v_readfirstlane_b32 s28, v2
+  v_mov_b32 v6, 0x80000000
+  v_lshl_add_u32 v7, v0, 1, s3
+  v_cmp_gt_u32 vcc, s24, v3
+  v_mad_u32_u24 v0, v5, s7, v4
+  v_add_u32 v8, 32, v3
   s_lshl_b32 s29, s26, 8
-  v_and_b32 v10, 15, v1
   s_lshl_b32 s27, s27, 1
   s_lshl_b32 s26, s28, 8
-  s_mov_b32 s28, 0
-  s_mov_b32 s30, s6
-  s_mov_b32 s31, 0
-  v_cndmask_b32 v11, v6, v7, vcc
-  v_lshl_add_u32 v7, v4, 1, s3
-  v_cmp_gt_u32 vcc, s24, v8
-  v_mad_u32_u24 v4, v5, s7, v3
-  v_lshrrev_b32 v8, 4, v1
-  v_lshlrev_b32 v12, 1, v10
-  s_add_u32 s26, s26, 0x1000
-  s_add_u32 s32, s31, s29
-  v_add_u32 v10, s28, v9
-  v_cmp_gt_i32_e64 s[34:35], s30, v3
-  s_mov_b32 s15, 0x20000
-  v_cndmask_b32 v13, v6, v7, vcc
-  v_lshl_add_u32 v7, v4, 1, s3
+  s_mov_b32 s28, s6
+  s_mov_b32 s30, 0
+  v_cndmask_b32 v9, v6, v7, vcc
+  v_lshl_add_u32 v7, v0, 1, s3
   v_cmp_gt_u32 vcc, s24, v5
-  v_mad_u32_u24 v4, v8, s8, v12
-  v_add_u32 v5, 16, v8
-  v_cndmask_b32_e64 v14, v6, v10, s[34:35]
-  s_add_u32 m0, s32, 0
-  v_add_u32 v10, s28, v11
-  v_cndmask_b32 v15, v6, v7, vcc
-  v_lshl_add_u32 v7, v4, 1, s27
-  v_cmp_gt_u32 vcc, s25, v8
-  v_mad_u32_u24 v4, v5, s8, v12
-  v_add_u32 v16, 32, v8
-  buffer_load_dword v14, s[12:15], 0 offen lds
-  v_cndmask_b32_e64 v14, v6, v10, s[34:35]
-  s_add_u32 m0, s32, 0x400
-  v_add_u32 v10, s28, v13
+  v_mad_u32_u24 v0, v8, s7, v4
+  v_add_u32 v5, 48, v3
+  s_add_u32 s26, s26, 0x1000
+  s_add_u32 s31, s30, s29
+  v_cmp_gt_i32_e64 s[32:33], s28, v4
+  s_mov_b32 s15, 0x20000
+  v_cndmask_b32 v10, v6, v7, vcc
+  v_lshl_add_u32 v7, v0, 1, s3
+  v_cmp_gt_u32 vcc, s24, v8
+  v_mad_u32_u24 v0, v5, s7, v4
+  v_cndmask_b32_e64 v8, v6, v9, s[32:33]
+  s_add_u32 m0, s31, 0
+  v_cndmask_b32 v11, v6, v7, vcc
+  v_lshl_add_u32 v7, v0, 1, s3
+  v_cmp_gt_u32 vcc, s24, v5
+  buffer_load_dword v8, s[12:15], 0 offen lds
+  v_cndmask_b32_e64 v0, v6, v10, s[32:33]
+  s_add_u32 m0, s31, 0x400
+  v_cndmask_b32 v5, v6, v7, vcc
+  v_and_b32 v7, 15, v1
+  buffer_load_dword v0, s[12:15], 0 offen lds
+  v_cndmask_b32_e64 v0, v6, v11, s[32:33]
+  s_add_u32 m0, s31, 0x800
   s_mov_b32 s3, 64
-  v_cndmask_b32 v17, v6, v7, vcc
-  v_lshl_add_u32 v7, v4, 1, s27
-  v_cmp_gt_u32 vcc, s25, v5
-  v_mad_u32_u24 v4, v16, s8, v12
-  v_add_u32 v5, 48, v8
-  s_mov_b32 s33, 0
-  s_mov_b32 s36, s6
-  buffer_load_dword v14, s[12:15], 0 offen lds
-  v_cndmask_b32_e64 v14, v6, v10, s[34:35]
-  s_add_u32 m0, s32, 0x800
-  v_add_u32 v10, s28, v15
-  v_cndmask_b32 v18, v6, v7, vcc
-  v_lshl_add_u32 v7, v4, 1, s27
-  v_cmp_gt_u32 vcc, s25, v16
-  v_mad_u32_u24 v4, v5, s8, v12
-  buffer_load_dword v14, s[12:15], 0 offen lds
-  v_cndmask_b32_e64 v14, v6, v10, s[34:35]
-  s_add_u32 m0, s32, 0xc00
-  s_add_u32 s28, s28, s3
-  s_sub_i32 s30, s30, 32
-  s_add_u32 s32, s31, s26
-  v_add_u32 v10, s33, v17
-  v_cmp_gt_i32_e64 s[34:35], s36, v12
-  v_and_b32 v16, 63, v1
-  v_lshrrev_b32 v1, 1, v0
+  v_lshrrev_b32 v8, 4, v1
+  v_lshlrev_b32 v12, 1, v7
+  buffer_load_dword v0, s[12:15], 0 offen lds
+  v_cndmask_b32_e64 v0, v6, v5, s[32:33]
+  s_add_u32 m0, s31, 0xc00
+  v_mad_u32_u24 v7, v8, s8, v12
+  v_add_u32 v13, 16, v8
+  buffer_load_dword v0, s[12:15], 0 offen lds
+  s_add_u32 s12, s12, s3
+  v_lshl_add_u32 v0, v7, 1, s27
+  v_cmp_gt_u32 vcc, s25, v8
+  v_mad_u32_u24 v7, v13, s8, v12
+  v_add_u32 v14, 32, v8
+  s_mov_b32 s31, s6
+  s_addc_u32 s13, s13, 0
+  s_sub_i32 s14, s14, s3
+  v_cndmask_b32 v15, v6, v0, vcc
+  v_lshl_add_u32 v0, v7, 1, s27
+  v_cmp_gt_u32 vcc, s25, v13
+  v_mad_u32_u24 v7, v14, s8, v12
+  v_add_u32 v13, 48, v8
+  s_max_i32 s14, s14, 0
+  s_sub_i32 s28, s28, 32
+  s_add_u32 s32, s30, s26
+  v_cmp_gt_i32_e64 s[34:35], s31, v12
   s_mov_b32 s19, 0x20000
-  v_cndmask_b32 v19, v6, v7, vcc
-  v_lshl_add_u32 v7, v4, 1, s27
-  v_cmp_gt_u32 vcc, s25, v5
-  buffer_load_dword v14, s[12:15], 0 offen lds
-  v_cndmask_b32_e64 v4, v6, v10, s[34:35]
+  v_cndmask_b32 v16, v6, v0, vcc
+  v_lshl_add_u32 v0, v7, 1, s27
+  v_cmp_gt_u32 vcc, s25, v14
+  v_mad_u32_u24 v7, v13, s8, v12
+  v_cndmask_b32_e64 v14, v6, v15, s[34:35]
   s_add_u32 m0, s32, 0
-  v_add_u32 v5, s33, v18
-  v_and_b32 v10, 1, v0
-  v_and_b32 v0, 31, v16
-  v_mul_u32_u24 v14, 32, v1
-  v_cndmask_b32 v20, v6, v7, vcc
-  buffer_load_dword v4, s[16:19], 0 offen lds
-  v_cndmask_b32_e64 v4, v6, v5, s[34:35]
+  v_cndmask_b32 v17, v6, v0, vcc
+  v_lshl_add_u32 v0, v7, 1, s27
+  v_cmp_gt_u32 vcc, s25, v13
+  buffer_load_dword v14, s[16:19], 0 offen lds
+  v_cndmask_b32_e64 v7, v6, v16, s[34:35]
   s_add_u32 m0, s32, 0x400
-  v_add_u32 v5, s33, v19
-  v_and_b32 v7, 31, v16
-  v_mul_u32_u24 v21, 32, v10
-  v_add_u32 v0, v14, v0
-  buffer_load_dword v4, s[16:19], 0 offen lds
-  v_cndmask_b32_e64 v4, v6, v5, s[34:35]
+  v_and_b32 v13, 63, v1
+  v_lshrrev_b32 v1, 1, v2
+  v_cndmask_b32 v14, v6, v0, vcc
+  buffer_load_dword v7, s[16:19], 0 offen lds
+  v_cndmask_b32_e64 v0, v6, v17, s[34:35]
   s_add_u32 m0, s32, 0x800
-  v_add_u32 v5, s33, v20
-  v_mul_u32_u24 v14, 64, v8
+  v_and_b32 v7, 1, v2
   s_mov_b32 s27, 64
-  v_add_u32 v7, v21, v7
-  v_lshrrev_b32 v8, 5, v16
-  v_mul_u32_u24 v21, 64, v0
-  buffer_load_dword v4, s[16:19], 0 offen lds
-  v_cndmask_b32_e64 v0, v6, v5, s[34:35]
-  s_add_u32 m0, s32, 0xc00
-  s_mov_b32 s23, 0x20000
-  v_mul_u32_u24 v4, 64, v2
-  v_lshl_add_u32 v14, v12, 1, v14
-  v_lshrrev_b32 v2, 5, v16
-  v_mul_u32_u24 v5, 64, v7
-  v_lshl_add_u32 v21, v8, 4, v21
-  s_add_u32 s33, s33, s27
-  s_sub_i32 s36, s36, 32
-  s_add_u32 s32, s6, 31
+  v_and_b32 v2, 31, v13
+  v_mul_u32_u24 v18, 32, v1
   buffer_load_dword v0, s[16:19], 0 offen lds
-  s_mov_b32 s40, s20
-  s_mov_b32 s41, s21
-  s_mov_b32 s43, s23
-  s_mul_i32 s42, s22, s0
-  v_lshl_add_u32 v4, v3, 1, v4
-  v_add_u32 v0, 0x1000, v14
-  v_lshl_add_u32 v5, v2, 4, v5
-  v_add_u32 v0, 0x1000, v21
+  v_cndmask_b32_e64 v0, v6, v14, s[34:35]
+  s_add_u32 m0, s32, 0xc00
+  v_and_b32 v19, 31, v13
+  v_mul_u32_u24 v20, 32, v7
+  v_add_u32 v2, v18, v2
+  buffer_load_dword v0, s[16:19], 0 offen lds
+  s_add_u32 s16, s16, s27
+  v_mul_u32_u24 v0, 64, v8
+  v_add_u32 v19, v20, v19
+  v_lshrrev_b32 v8, 5, v13
+  v_mul_u32_u24 v18, 64, v2
+  s_addc_u32 s17, s17, 0
+  s_sub_i32 s18, s18, s27
+  s_mov_b32 s23, 0x20000
+  v_mul_u32_u24 v2, 64, v3
+  v_lshl_add_u32 v0, v12, 1, v0
+  v_lshrrev_b32 v3, 5, v13
+  v_mul_u32_u24 v20, 64, v19
+  v_lshl_add_u32 v18, v8, 4, v18
+  s_max_i32 s18, s18, 0
+  s_sub_i32 s31, s31, 32
+  s_add_u32 s32, s6, 31
+  s_mov_b32 s36, s20
+  s_mov_b32 s37, s21
+  s_mov_b32 s39, s23
+  s_mul_i32 s38, s22, s0
+  v_lshl_add_u32 v2, v4, 1, v2
+  v_add_u32 v2, 0x1000, v0
+  v_lshl_add_u32 v20, v3, 4, v20
+  v_add_u32 v0, 0x1000, v18
   v_accvgpr_write_b32 a0, 0
   v_accvgpr_write_b32 a1, 0
   v_accvgpr_write_b32 a2, 0
@@ -178,68 +174,66 @@ gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma:
   s_barrier
   s_lshr_b32 s32, s32, 5
 loop_k:
-  v_add_u32 v2, s31, v5
+  v_add_u32 v2, s30, v20
   s_setprio 1
-  s_add_u32 s34, s0, s29
-  v_add_u32 v4, s28, v9
-  v_cmp_gt_i32_e64 s[38:39], s30, v3
+  s_add_u32 s33, s0, s29
+  v_cmp_gt_i32_e64 s[34:35], s28, v4
   s_nop 1
-  v_cndmask_b32_e64 v7, v6, v4, s[38:39]
-  s_add_u32 m0, s34, 0
+  v_cndmask_b32_e64 v3, v6, v9, s[34:35]
+  s_add_u32 m0, s33, 0
   s_nop 0
-  buffer_load_dword v7, s[12:15], 0 offen lds
-  v_add_u32 v4, s28, v11
-  v_cndmask_b32_e64 v7, v6, v4, s[38:39]
-  s_add_u32 m0, s34, 0x400
+  buffer_load_dword v3, s[12:15], 0 offen lds
+  v_cndmask_b32_e64 v3, v6, v10, s[34:35]
+  s_add_u32 m0, s33, 0x400
   s_nop 0
-  buffer_load_dword v7, s[12:15], 0 offen lds
-  v_add_u32 v4, s28, v13
-  v_cndmask_b32_e64 v7, v6, v4, s[38:39]
-  s_add_u32 m0, s34, 0x800
+  buffer_load_dword v3, s[12:15], 0 offen lds
+  v_cndmask_b32_e64 v3, v6, v11, s[34:35]
+  s_add_u32 m0, s33, 0x800
   s_nop 0
-  buffer_load_dword v7, s[12:15], 0 offen lds
-  v_add_u32 v4, s28, v15
-  v_cndmask_b32_e64 v7, v6, v4, s[38:39]
-  s_add_u32 m0, s34, 0xc00
+  buffer_load_dword v3, s[12:15], 0 offen lds
+  v_cndmask_b32_e64 v3, v6, v5, s[34:35]
+  s_add_u32 m0, s33, 0xc00
   s_nop 0
-  buffer_load_dword v7, s[12:15], 0 offen lds
-  s_add_u32 s34, s0, s26
-  v_add_u32 v4, s33, v17
-  v_cmp_gt_i32_e64 s[38:39], s36, v12
+  buffer_load_dword v3, s[12:15], 0 offen lds
+  s_add_u32 s33, s0, s26
+  v_cmp_gt_i32_e64 s[34:35], s31, v12
   s_nop 1
-  v_cndmask_b32_e64 v7, v6, v4, s[38:39]
-  s_add_u32 m0, s34, 0
+  v_cndmask_b32_e64 v3, v6, v15, s[34:35]
+  s_add_u32 m0, s33, 0
   s_nop 0
-  buffer_load_dword v7, s[16:19], 0 offen lds
-  v_add_u32 v4, s33, v18
-  v_cndmask_b32_e64 v7, v6, v4, s[38:39]
-  s_add_u32 m0, s34, 0x400
+  buffer_load_dword v3, s[16:19], 0 offen lds
+  v_cndmask_b32_e64 v3, v6, v16, s[34:35]
+  s_add_u32 m0, s33, 0x400
   s_nop 0
-  buffer_load_dword v7, s[16:19], 0 offen lds
-  v_add_u32 v4, s33, v19
-  v_cndmask_b32_e64 v7, v6, v4, s[38:39]
-  s_add_u32 m0, s34, 0x800
+  buffer_load_dword v3, s[16:19], 0 offen lds
+  v_cndmask_b32_e64 v3, v6, v17, s[34:35]
+  s_add_u32 m0, s33, 0x800
   s_nop 0
-  buffer_load_dword v7, s[16:19], 0 offen lds
-  v_add_u32 v4, s33, v20
-  v_cndmask_b32_e64 v7, v6, v4, s[38:39]
-  s_add_u32 m0, s34, 0xc00
+  buffer_load_dword v3, s[16:19], 0 offen lds
+  v_cndmask_b32_e64 v3, v6, v14, s[34:35]
+  s_add_u32 m0, s33, 0xc00
   s_nop 0
-  buffer_load_dword v7, s[16:19], 0 offen lds
-  s_add_u32 s28, s28, s3
-  s_sub_i32 s30, s30, 32
-  s_add_u32 s33, s33, s27
-  s_sub_i32 s36, s36, 32
-  s_mov_b32 s34, s31
-  v_add_u32 v4, s31, v0
-  s_mov_b32 s31, s0
-  s_mov_b32 s0, s34
+  buffer_load_dword v3, s[16:19], 0 offen lds
+  s_add_u32 s12, s12, s3
+  s_addc_u32 s13, s13, 0
+  s_sub_i32 s14, s14, s3
+  s_max_i32 s14, s14, 0
+  s_sub_i32 s28, s28, 32
+  s_add_u32 s16, s16, s27
+  s_addc_u32 s17, s17, 0
+  s_sub_i32 s18, s18, s27
+  s_max_i32 s18, s18, 0
+  s_sub_i32 s31, s31, 32
+  s_mov_b32 s33, s30
+  v_add_u32 v3, s30, v0
+  s_mov_b32 s30, s0
+  s_mov_b32 s0, s33
   ds_read_b128 v[22:25], v2
-  ds_read_b128 v[26:29], v4
+  ds_read_b128 v[26:29], v3
   s_waitcnt lgkmcnt(0)
   v_mfma_f32_32x32x16_f16 a[0:15], v[22:25], v[26:29], a[0:15]
   ds_read_b128 v[22:25], v2 offset:32
-  ds_read_b128 v[26:29], v4 offset:32
+  ds_read_b128 v[26:29], v3 offset:32
   s_waitcnt lgkmcnt(0)
   v_mfma_f32_32x32x16_f16 a[0:15], v[22:25], v[26:29], a[0:15]
   s_waitcnt vmcnt(0)
@@ -248,10 +242,10 @@ loop_k:
   s_sub_u32 s32, s32, 1
   s_cmp_lg_u32 s32, 0
   s_cbranch_scc1 loop_k
-  v_lshrrev_b32 v0, 5, v16
-  v_mul_u32_u24 v2, 32, v10
+  v_lshrrev_b32 v0, 5, v13
+  v_mul_u32_u24 v2, 32, v7
   v_lshl_add_u32 v3, v0, 2, v2
-  v_and_b32 v0, 31, v16
+  v_and_b32 v0, 31, v13
   v_mul_u32_u24 v2, 32, v1
   s_mul_i32 s0, s1, s9
   v_add_u32 v0, v2, v0
@@ -294,11 +288,11 @@ loop_k:
   v_add_u32 v7, s13, v2
   v_cmp_lt_i32_e64 s[12:13], 10, v1
   v_add_u32 v8, s14, v2
-  v_cmp_lt_i32_e64 s[36:37], 11, v1
+  v_cmp_lt_i32_e64 s[40:41], 11, v1
   v_add_u32 v9, s15, v2
   v_cmp_lt_i32_e64 s[14:15], 16, v1
   v_add_u32 v10, s16, v2
-  v_cmp_lt_i32_e64 s[38:39], 17, v1
+  v_cmp_lt_i32_e64 s[42:43], 17, v1
   v_add_u32 v11, s17, v2
   v_cmp_lt_i32_e64 s[16:17], 18, v1
   v_add_u32 v12, s18, v2
@@ -319,31 +313,31 @@ loop_k:
   v_cndmask_b32_e64 v4, v6, v5, s[2:3]
   v_cndmask_b32_e64 v5, v6, v7, s[34:35]
   v_cndmask_b32_e64 v7, v6, v8, s[12:13]
-  v_cndmask_b32_e64 v8, v6, v9, s[36:37]
+  v_cndmask_b32_e64 v8, v6, v9, s[40:41]
   v_cndmask_b32_e64 v9, v6, v10, s[14:15]
-  v_cndmask_b32_e64 v10, v6, v11, s[38:39]
+  v_cndmask_b32_e64 v10, v6, v11, s[42:43]
   v_cndmask_b32_e64 v11, v6, v12, s[16:17]
   v_cndmask_b32_e64 v12, v6, v13, s[44:45]
   v_cndmask_b32_e64 v13, v6, v14, s[18:19]
   v_cndmask_b32_e64 v14, v6, v15, s[46:47]
   v_cndmask_b32_e64 v15, v6, v16, s[24:25]
   v_cndmask_b32_e64 v16, v6, v1, s[48:49]
-  buffer_load_ushort v1, v17, s[40:43], 0 offen
-  buffer_load_ushort v6, v2, s[40:43], 0 offen
-  buffer_load_ushort v18, v0, s[40:43], 0 offen
-  buffer_load_ushort v19, v3, s[40:43], 0 offen
-  buffer_load_ushort v20, v4, s[40:43], 0 offen
-  buffer_load_ushort v21, v5, s[40:43], 0 offen
-  buffer_load_ushort v22, v7, s[40:43], 0 offen
-  buffer_load_ushort v23, v8, s[40:43], 0 offen
-  buffer_load_ushort v24, v9, s[40:43], 0 offen
-  buffer_load_ushort v25, v10, s[40:43], 0 offen
-  buffer_load_ushort v26, v11, s[40:43], 0 offen
-  buffer_load_ushort v27, v12, s[40:43], 0 offen
-  buffer_load_ushort v28, v13, s[40:43], 0 offen
-  buffer_load_ushort v29, v14, s[40:43], 0 offen
-  buffer_load_ushort v30, v15, s[40:43], 0 offen
-  buffer_load_ushort v31, v16, s[40:43], 0 offen
+  buffer_load_ushort v1, v17, s[36:39], 0 offen
+  buffer_load_ushort v6, v2, s[36:39], 0 offen
+  buffer_load_ushort v18, v0, s[36:39], 0 offen
+  buffer_load_ushort v19, v3, s[36:39], 0 offen
+  buffer_load_ushort v20, v4, s[36:39], 0 offen
+  buffer_load_ushort v21, v5, s[36:39], 0 offen
+  buffer_load_ushort v22, v7, s[36:39], 0 offen
+  buffer_load_ushort v23, v8, s[36:39], 0 offen
+  buffer_load_ushort v24, v9, s[36:39], 0 offen
+  buffer_load_ushort v25, v10, s[36:39], 0 offen
+  buffer_load_ushort v26, v11, s[36:39], 0 offen
+  buffer_load_ushort v27, v12, s[36:39], 0 offen
+  buffer_load_ushort v28, v13, s[36:39], 0 offen
+  buffer_load_ushort v29, v14, s[36:39], 0 offen
+  buffer_load_ushort v30, v15, s[36:39], 0 offen
+  buffer_load_ushort v31, v16, s[36:39], 0 offen
   v_accvgpr_read_b32 v32, a0
   v_accvgpr_read_b32 v33, a1
   v_accvgpr_read_b32 v34, a2
