@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..decode import mnemonics
 from ..instr import Instr
 from ..operands import Imm, Label, Reg, Special
 from . import hazard_check, semantics
@@ -115,9 +116,16 @@ class Program:
         self.hazard_unchecked: set[str] = set()   # mnemonics without a spec: hazards not checked
         self.offsets = offsets
         get_spec = spec_lookup(arch)
+        known = mnemonics(arch)
         handlers = semantics.load_all()
         alu_binders = _alu_binders()
         for pc, ins in enumerate(instrs):
+            if ins.op not in known:
+                # a text program may name an instruction of the other arch (the decoder never
+                # produces one): the hardware would not run it (mnemonics from LLVM's tables)
+                raise UnknownInstructionError(
+                    f"pc {pc}: {ins.op} does not exist on {arch} (not in LLVM's {arch} "
+                    f"opcode table)")
             e = Entry(pc, ins)
             if offsets is not None:
                 e.offset = offsets[pc]

@@ -294,7 +294,7 @@ def test_race_with_other_wave():
 
 
 def test_gfx942_refuses():
-    with pytest.raises(UnknownInstructionError, match="ds_read_b64_tr_b16 exists on gfx950 only"):
+    with pytest.raises(UnknownInstructionError, match="ds_read_b64_tr_b16 does not exist on gfx942"):
         run("""
           ds_read_b64_tr_b16 v[8:9], v0
           s_endpgm""", emu=Emulator(arch="gfx942"), lds=512, vgprs=_tr16_setup())
