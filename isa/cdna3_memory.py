@@ -75,7 +75,8 @@ def _ds() -> list[InstrSpec]:
     # gfx950 LDS transpose reads (cdna-facts section 6)
     for suffix, n, nb in (("b64_tr_b4", 2, 8), ("b64_tr_b8", 2, 8), ("b64_tr_b16", 2, 8),
                           ("b96_tr_b6", 3, 12)):
-        ds("ds_read_" + suffix, [dst("vdst", "v", n), addr], ("load",), nb, archs=GFX950)
+        # the destination may be AGPRs too (llvm-mc-22 accepts a[0:1] for every form)
+        ds("ds_read_" + suffix, [dst("vdst", DATA, n), addr], ("load",), nb, archs=GFX950)
     return out
 
 

@@ -298,3 +298,17 @@ def test_gfx942_refuses():
         run("""
           ds_read_b64_tr_b16 v[8:9], v0
           s_endpgm""", emu=Emulator(arch="gfx942"), lds=512, vgprs=_tr16_setup())
+
+
+def test_agpr_destination_matches_vgpr_destination():
+    """llvm-mc-22 accepts AGPR destinations for the transpose reads (spec: VGPR or AGPR); the data
+    landing in a[0:1] is what v[8:9] gets from the same read."""
+    text = """
+      ds_write_b64 v0, v[4:5]
+      s_waitcnt lgkmcnt(0)
+      ds_read_b64_tr_b16 v[8:9], v0
+      ds_read_b64_tr_b16 a[0:1], v0
+      s_waitcnt lgkmcnt(0)
+      s_endpgm"""
+    w = gfx950(text, lds=512, vgprs=_tr16_setup()).waves[0]
+    np.testing.assert_array_equal(w.agpr[0:2], w.vgpr[8:10])
