@@ -11,7 +11,8 @@ workgroups dealt over the device's CUs give the whole-problem time and TFLOP/s
 pieces: ``profile_common``.
 
 ``--json`` prints one object with at least ``cycles`` (whole kernel, clk), ``cycles_per_iter``,
-``mfma_busy`` (0..1, steady-state loop), ``tflops`` (modeled, whole problem) and ``stalls``.
+``mfma_busy`` (0..1, steady-state loop), ``tflops`` (modeled, whole problem, at the peak clock
+or ``--clock-mhz``), ``tflops_sustained`` (at the device's sustained GEMM clock) and ``stalls``.
 """
 from __future__ import annotations
 
@@ -19,7 +20,15 @@ import json
 from pathlib import Path
 
 from .errors import ConfigError
-from .profile_common import DEFAULT_ITERS, ProfileError, format_text, read_contract, svg
+from .profile_common import (
+    DEFAULT_ITERS,
+    ProfileError,
+    format_text,
+    read_contract,
+    sustained_clock,
+    sustained_tflops,
+    svg,
+)
 
 __all__ = ["DEFAULT_ITERS", "KINDS", "ProfileError", "format_text", "profile", "register", "run"]
 
@@ -88,5 +97,8 @@ def profile(src, iters: int = DEFAULT_ITERS, device: str | None = None,
     if kind not in KINDS:
         raise ConfigError(f"profile supports contracts of kind {' or '.join(map(repr, KINDS))} "
                           f"(config.kind); this one has kind {kind!r}")
-    return _kinds()[kind](meta, hsaco, iters=iters, device=device, wgs_per_cu=wgs_per_cu,
-                          clock_mhz=clock_mhz, seed=seed, keep_result=keep_result, loop=loop)
+    out = _kinds()[kind](meta, hsaco, iters=iters, device=device, wgs_per_cu=wgs_per_cu,
+                         clock_mhz=clock_mhz, seed=seed, keep_result=keep_result, loop=loop)
+    out["sustained_clock_mhz"] = sustained_clock(out)
+    out["tflops_sustained"] = sustained_tflops(out)
+    return out

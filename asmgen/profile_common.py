@@ -116,6 +116,18 @@ def svg(res, out: dict) -> str:
     return svg_timeline(res, window)
 
 
+def sustained_clock(out: dict) -> float:
+    """The device's sustained dense-MFMA clock (``isa.cycle.params``: measured where known)."""
+    from isa.cycle import params_for
+    return params_for(out["arch"], out["device"]).sustained_clock_mhz
+
+
+def sustained_tflops(out: dict) -> float:
+    """Modeled TFLOP/s at the sustained clock: the cycles are the same, so TFLOP/s scale with the
+    clock (published measurements ran at about this clock, cdna-timing section 5)."""
+    return out["tflops"] * sustained_clock(out) / out["perf"]["clock_mhz"]
+
+
 def format_text(out: dict) -> str:
     p = out["perf"]
     what = out.get("iter_name", "K iteration")
@@ -127,5 +139,7 @@ def format_text(out: dict) -> str:
               f"{p['rounds']} rounds over {p['cus']} CUs)"),
              (f"  modeled TFLOP/s        : {out['tflops']:.1f} at {p['clock_mhz']:.0f} MHz "
               f"({100 * p['fraction_of_peak']:.1f} % of {p['peak_tflops']:.0f})"),
+             (f"  at sustained clock     : {sustained_tflops(out):.1f} at "
+              f"{sustained_clock(out):.0f} MHz (the device's measured GEMM clock)"),
              "  stalls (wave-clk)      : " + ", ".join(f"{k} {v:.0f}" for k, v in out["stalls"].items())]
     return "\n".join(lines)

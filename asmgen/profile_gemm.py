@@ -1,6 +1,8 @@
 """``asmgen profile`` for GEMM contracts (``config.kind = "gemm"``): one tile with ``iters``
 K-loop iterations is emulated and modeled; the steady-state cycles per K iteration extrapolate
 to the contract's K, the rounds of workgroups over the CUs give the whole-problem TFLOP/s.
+With several co-resident workgroups per CU the cycles per K iteration are the CU's (a second
+run with two more K tiles), not one wave's: they differ when the workgroups do not loop in step.
 """
 from __future__ import annotations
 
@@ -63,11 +65,24 @@ def profile_gemm(meta: dict, hsaco: bytes, iters: int, device: str | None,
     if extra_iters and cpi is None:
         raise AsmgenError("profile: no K loop found in the emulated streams (need >= 2 iterations "
                           "to extrapolate); raise --iters")
+    cpi_wave, extrapolation = cpi, "cycles_per_iter_wave"
+    if copies > 1 and extra_iters >= 2:
+        # co-resident workgroups need not loop at the same time (the arbiter favours the oldest
+        # wave, one VMEM channel serves them in order): a wave's own trip time can understate
+        # the CU's. The CU's cost of one more trip for every workgroup is measured instead: a
+        # second run with two more K tiles, the growth of the whole CU's cycles per tile.
+        more = dict(prob["small"], K=prob["small"]["K"] + 2 * prob["tile"][2])
+        streams2 = emulate_streams(meta, hsaco, gemm_values(meta, more, seed), seed)
+        _, res2, _ = model_cu(meta, params, streams2, copies, hbm_fraction, loop)
+        growth = (res2.cycles - res.cycles) / 2
+        if growth > 0:
+            cpi, extrapolation = max(growth, cpi_wave), "cycles_per_iter_cu"
     per_round = res.cycles + extra_iters * (cpi or 0.0)
     perf = problem_tflops(params, prob["flops"], prob["n_wg"], per_round, copies, clock_mhz)
     out = {"kernel": meta["kernel"], "arch": meta["arch"], "device": params.device,
            "schedule": meta.get("schedule"), "kind": "gemm",
            "cycles": perf["rounds"] * per_round, "cycles_per_iter": cpi,
+           "cycles_per_iter_wave": cpi_wave, "extrapolation": extrapolation,
            "cycles_per_round": per_round, "mfma_busy": summ["mfma_busy"],
            "mfma_busy_per_simd": summ["mfma_busy_per_simd"], "tflops": perf["tflops"],
            "stalls": summ["stalls"], "problem": {k: prob[k] for k in ("m", "n", "k", "n_wg", "flops")},

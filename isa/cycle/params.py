@@ -79,16 +79,22 @@ _ARCH: dict[str, dict[str, Value]] = {
 _DEVICES: dict[str, tuple[str, dict[str, Value]]] = {
     "MI300X": ("gfx942", {
         "clock_mhz": Value(2100, "timing §5 MI300X peak engine clock 2100 MHz (MAF) V"),
+        # what dense bf16 GEMM actually runs at (750 W): the clock to compare measured TFLOP/s with
+        "sustained_clock_mhz": Value(1210, "timing §5 MI300X dense BF16 GEMM sample run 1210 MHz (MAF) M"),
         "cus": Value(304, "facts §1 304 CUs (SPECS)"),
         "hbm_tbps": Value(5.3, "facts §1 HBM3 5.3 TB/s (MI300) V"),
     }),
     "MI325X": ("gfx942", {
         "clock_mhz": Value(2100, "facts §1 MI325X peak 2100 MHz (MI300, derived)"),
+        "sustained_clock_mhz": Value(1447, "MAF MI325X BF16 max-achievable run, median 1447 MHz M "
+                                           "(not yet in timing §5)"),
         "cus": Value(304, "facts §1 304 CUs (SPECS)"),
         "hbm_tbps": Value(6.0, "facts §1 HBM3E 6 TB/s (secondary sources only) S"),
     }),
     "MI355X": ("gfx950", {
         "clock_mhz": Value(2400, "facts §1 MI355X peak 2400 MHz (HOTCHIPS) V"),
+        "sustained_clock_mhz": Value(1540, "timing §5 MI355X: not measured; >= 1.54 GHz implied by "
+                                           "1610 TF BF16 at 100% MFMA busy D (a lower bound)"),
         "cus": Value(256, "facts §1 256 CUs (SPECS)"),
         "hbm_tbps": Value(8.0, "facts §1 HBM3E 8 TB/s (SPECS, HK) V"),
     }),
