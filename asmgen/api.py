@@ -105,7 +105,7 @@ def compile_config(cfg: GemmConfig, recipe, toolchain=None, assemble: bool = Tru
 
     timings = {}
     t0 = time.perf_counter()
-    ir = build_gemm(cfg)
+    ir = build_gemm(cfg, getattr(recipe, "arrangement", "default"))
     t1 = time.perf_counter()
     compiled = compile_kernel(ir, recipe)
     t2 = time.perf_counter()

@@ -55,6 +55,16 @@ Rules a template must follow
     ``s_cbranch_scc1 label``) is appended by ``Loop.control_instrs()`` after scheduling, so the
     template must not write the counter in the body itself. ``s_endpgm`` is appended after the
     epilogue by the pass manager.
+  * A *conditional* ``s_barrier`` (only some waves of the workgroup execute it, e.g. the 8-wave
+    ping-pong offset of cdna-facts section 9.3) is ``k.add_conditional_barrier(where, compare)``:
+    ``compare`` (an ``s_cmp_*`` setting SCC = "this wave takes the barrier") and the barrier are
+    appended to the scheduled prologue (``where="prologue_end"``) or put before the scheduled
+    epilogue (``"epilogue_start"``), unscheduled, so nothing is moved between them. The barrier
+    node carries the tag ``cond_barrier``; ``Stream.items`` emits it as ``s_cbranch_scc0 skip;
+    s_barrier; skip:``. The passes see one ``s_barrier`` node: the waits it needs are inserted
+    before it, i.e. before the branch, so they run on both paths (the state after the label is
+    the same either way); the hazard pass counts it as one wait state, no more than either path
+    provides (branch taken: 1; not taken: branch + barrier = 2).
   * Node fields: ``priority`` is read by the scheduler's default priority (higher first, then
     critical-path height); ``stage``, ``iteration`` and ``group`` are bookkeeping for templates
     and recipes (the scheduler itself orders by the recipe's ``priority(node)`` and
@@ -73,6 +83,8 @@ from .errors import AsmgenError
 
 class IRError(AsmgenError):
     """A kernel IR built wrongly: bad virtual register, operand or structure (names the value)."""
+
+COND_PLACES = ("prologue_end", "epilogue_start")
 
 FILES = ("s", "v", "a")
 
@@ -221,6 +233,9 @@ class KernelIR:
         self.loop: Loop | None = None
         self.epilogue = Block(self, "epilogue")
         self.lds_bytes = 0
+        # unscheduled (instr, tags) lists: after the scheduled prologue / before the epilogue
+        self.prologue_tail: list[tuple[Instr, frozenset[str]]] = []
+        self.epilogue_head: list[tuple[Instr, frozenset[str]]] = []
         self._roots: dict[int, VReg] = {}
         self.precolors: dict[int, Reg] = {}   # vreg root id -> physical register
         self._next_node = 0
@@ -265,6 +280,20 @@ class KernelIR:
             raise IRError("KernelIR supports one loop; make_loop called twice")
         self.loop = Loop(self, counter, label)
         return self.loop.body
+
+    def add_conditional_barrier(self, where: str, compare: Instr) -> None:
+        """An ``s_barrier`` only the waves with SCC = 1 after ``compare`` execute (see the module
+        docstring); ``where`` is "prologue_end" or "epilogue_start"."""
+        if where not in COND_PLACES:
+            raise IRError(f"conditional barrier place {where!r} is not one of {COND_PLACES}")
+        if not isinstance(compare, Instr) or not compare.op.startswith("s_cmp"):
+            raise IRError(f"conditional barrier: {compare!r} is not an s_cmp_* setting SCC")
+        for o in compare.operands:
+            if isinstance(o, VReg):
+                self.check_vreg(o)
+        pair = [(compare, frozenset({"addr", "cond"})),
+                (Instr("s_barrier"), frozenset({"barrier", "cond_barrier"}))]
+        (self.prologue_tail if where == "prologue_end" else self.epilogue_head).extend(pair)
 
     def blocks(self) -> list[Block]:
         out = [self.prologue]
@@ -321,12 +350,25 @@ class Stream:
     def items(self) -> list[Instr | str]:
         """Flat list for ``asmgen.emit`` / ``asmgen.program.Program``: instructions, and the loop
         label as a str where it is defined."""
-        out: list[Instr | str] = [n.instr for n in self.prologue]
+        out: list[Instr | str] = []
+        skips = 0
+
+        def put(nodes: list[Node]) -> None:
+            nonlocal skips
+            for n in nodes:
+                if "cond_barrier" in n.tags:     # s_cbranch_scc0 over the barrier (module doc)
+                    label = f"cond_barrier_skip{skips}"
+                    skips += 1
+                    out.extend((Instr("s_cbranch_scc0", (Label(label),)), n.instr, label))
+                else:
+                    out.append(n.instr)
+
+        put(self.prologue)
         if self.body is not None:
             assert self.kernel.loop is not None
             out.append(self.kernel.loop.label)
-            out += [n.instr for n in self.body]
-        out += [n.instr for n in self.epilogue]
+            put(self.body)
+        put(self.epilogue)
         return out
 
     def text(self) -> str:

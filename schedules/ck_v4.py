@@ -23,5 +23,5 @@ def ck_v4(prefetch: int = 1, ds_reads_per_mfma: int = 1, seed=None) -> GemmRecip
     groups = (SchedGroup(set(LR), ds_reads_per_mfma, sync_id=0), SchedGroup({"mfma"}, 1, sync_id=0))
     loop = BlockRecipe(ranks=ranks + (("setprio_hi", 3),), groups=groups + setprio_groups(),
                        repeat=True, seed=seed)
-    return GemmRecipe("ck_v4", loop, prefetch, dict(prefetch=prefetch,
-                                                    ds_reads_per_mfma=ds_reads_per_mfma))
+    return GemmRecipe("ck_v4", loop, prefetch, {"prefetch": prefetch,
+                                                    "ds_reads_per_mfma": ds_reads_per_mfma})

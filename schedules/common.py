@@ -2,8 +2,8 @@
 
 ``BlockRecipe.priority(node)`` = (rank of the node's best-ranked tag, -node.id): higher ranks
 issue first among ready nodes, then program order. ``GemmRecipe`` bundles the loop recipe with
-the template knobs the recipe implies (``prefetch``) and leaves the prologue and epilogue to the
-scheduler's default (critical path first).
+the template knobs the recipe implies (``prefetch``, ``staging``, ``arrangement``) and leaves
+the prologue and epilogue to the scheduler's default (critical path first).
 """
 from __future__ import annotations
 
@@ -41,6 +41,7 @@ class GemmRecipe:
     prefetch: int = 1          # template knob: K-tiles staged in LDS ahead of the computed one
     params: dict = field(default_factory=dict)
     staging: int = 1           # template knob: K-tiles in flight in VGPRs
+    arrangement: str = "default"   # template knob: the GEMM loop layout (templates.gemm.ARRANGEMENTS)
 
     def for_block(self, name: str):
         return self.loop if name == "loop" else None
@@ -50,6 +51,13 @@ def check_int(name: str, value, lo: int, hi: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
         raise ConfigError(f"recipe parameter {name}={value!r} is outside {lo}..{hi}")
     return value
+
+
+def check_split_prefetch(prefetch) -> None:
+    """The split GEMM loop (recipes ``pingpong``, ``interleave``) keeps exactly two LDS buffers."""
+    if prefetch != 1:
+        raise ConfigError(f"the split GEMM loop keeps 2 LDS buffers: prefetch must be 1, got "
+                          f"{prefetch!r}")
 
 
 def setprio_groups(sync_id: int = 1) -> tuple[SchedGroup, ...]:

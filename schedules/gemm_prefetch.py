@@ -35,8 +35,8 @@ def prefetch_recipe(name: str, prefetch: int, interleave: bool, lr_per_mfma: int
                   SchedGroup(set(LW), lw_per_mfma), SchedGroup({"mfma"}, 1))
         loop = BlockRecipe(ranks=ranks + (("setprio_hi", 3),), groups=groups + setprio_groups(),
                            repeat=True, seed=seed)
-    params = dict(prefetch=prefetch, staging=staging, lr_per_mfma=lr_per_mfma,
-                  gr_per_mfma=gr_per_mfma, lw_per_mfma=lw_per_mfma)
+    params = {"prefetch": prefetch, "staging": staging, "lr_per_mfma": lr_per_mfma,
+                  "gr_per_mfma": gr_per_mfma, "lw_per_mfma": lw_per_mfma}
     return GemmRecipe(name, loop, prefetch, params, staging)
 
 

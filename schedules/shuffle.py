@@ -32,4 +32,4 @@ class ShuffleRecipe(GemmRecipe):
 def shuffle(seed: int = 0, prefetch: int = 1) -> GemmRecipe:
     check_int("seed", seed, 0, 2**31 - 1)
     check_int("prefetch", prefetch, 1, 3)
-    return ShuffleRecipe("shuffle", ShuffleBlock(seed), prefetch, dict(seed=seed, prefetch=prefetch))
+    return ShuffleRecipe("shuffle", ShuffleBlock(seed), prefetch, {"seed": seed, "prefetch": prefetch})

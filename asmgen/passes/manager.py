@@ -57,11 +57,14 @@ def schedule_block(block: Block, recipe=None, *, loop: bool = False):
 def lower(kernel: KernelIR, recipe=None) -> Stream:
     """Schedule every block and assemble the Stream (loop control and s_endpgm appended)."""
     pro = schedule_block(kernel.prologue, recipe)
+    # unscheduled pieces (a conditional barrier: compare + s_barrier, asmgen.ir) stay together
+    pro += [kernel.new_node(i, tags) for i, tags in kernel.prologue_tail]
     body = None
     if kernel.loop is not None:
         body = schedule_block(kernel.loop.body, recipe, loop=True)
         body += [kernel.new_node(i, {"loop_ctrl"}) for i in kernel.loop.control_instrs()]
-    epi = schedule_block(kernel.epilogue, recipe)
+    epi = [kernel.new_node(i, tags) for i, tags in kernel.epilogue_head] + \
+        schedule_block(kernel.epilogue, recipe)
     epi.append(kernel.new_node(Instr("s_endpgm"), {"end"}))
     return Stream(kernel, pro, body, epi)
 

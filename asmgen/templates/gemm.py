@@ -23,6 +23,11 @@ loads tiles 0..d-1 with ``buffer_load_dword(x4) ... lds`` (LDS address M0 + lane
 cdna-facts section 6) and iteration i loads tile i + d into buffer (i + d) % (d + 1) (stage d);
 the waitcnt pass makes every s_barrier wait for outstanding LDS-DMA (vmcnt).
 
+That is the "default" loop arrangement. A recipe's ``arrangement`` knob picks another one:
+"pingpong" (8 waves in two groups offset by a conditional barrier) and "interleave" (4 waves),
+both the split loop of ``asmgen.templates.gemm_pingpong`` (operands carried in registers, two LDS
+buffers written two tiles ahead).
+
 Tiles past K are never special-cased: K-contiguous loads past K are sent to an out-of-range
 offset, MN-contiguous loads past K fall beyond num_records (K is their outer dimension), so
 they read 0 (cdna-facts section 5) and add nothing. Rows/columns past M/N likewise read 0 and
@@ -32,10 +37,13 @@ them again.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from isa.instr import Instr
 from isa.operands import Imm, s, v
 
 from ..config import GemmConfig
+from ..errors import ConfigError
 from ..ir import KernelIR, VReg
 from . import gemm_epilogue as epi
 from . import gemm_prologue as pro
@@ -77,9 +85,45 @@ class GemmBuild:
         return self.k.vreg("s", 2, align=2, name="mask")
 
 
-def build_gemm(cfg: GemmConfig) -> KernelIR:
-    """The tagged KernelIR of ``cfg`` (see the module docstring for the pipeline)."""
+ARRANGEMENTS = ("default", "pingpong", "interleave")
+
+
+@dataclass
+class GemmSetup:
+    """What every loop arrangement starts from: arguments, lane ids, global-read state per
+    operand, LDS read bases and the zeroed accumulators."""
+
+    srds: dict
+    sc: pro.Scalars
+    c_read: VReg
+    ids: pro.LaneIds
+    gms: dict
+    grs: dict
+    lr_base: dict
+    acc: list
+
+
+def build_gemm(cfg: GemmConfig, arrangement: str = "default") -> KernelIR:
+    """The tagged KernelIR of ``cfg``. ``arrangement`` (a recipe's template knob): "default" is
+    the pipeline of the module docstring; "pingpong" and "interleave" are the split pipeline of
+    ``asmgen.templates.gemm_pingpong`` (8-wave ping-pong / 4-wave interleave)."""
+    if arrangement not in ARRANGEMENTS:
+        raise ConfigError(f"GEMM loop arrangement {arrangement!r} is not one of {ARRANGEMENTS}")
     gb = GemmBuild(cfg)
+    st = setup(gb)
+    if arrangement == "default":
+        default_pipeline(gb, st)
+    else:
+        from .gemm_pingpong import split_pipeline
+        split_pipeline(gb, st, pingpong=arrangement == "pingpong")
+    epi.build_epilogue(gb, st.ids, st.sc, st.srds, st.c_read, st.acc)
+    return gb.k
+
+
+def setup(gb: GemmBuild) -> GemmSetup:
+    """Prologue part shared by every arrangement (arguments, resources, lane ids, global-read
+    offsets, LDS read bases, zeroed accumulators, the loop-carried K state)."""
+    cfg = gb.cfg
     k, p = gb.k, gb.k.prologue
     k.lds_bytes = gb.lds.total
     srds, sc = pro.load_arguments(gb)
@@ -105,7 +149,14 @@ def build_gemm(cfg: GemmConfig) -> KernelIR:
         if cfg.k_tail and gr.k_contig:
             gr.krem = gb.sreg(name=f"{gr.operand}_krem")
             p.add(Instr("s_mov_b32", (gr.krem, sc.K)), ("addr",))
+    return GemmSetup(srds, sc, c_read, ids, gms, grs, lr_base, acc)
 
+
+def default_pipeline(gb: GemmBuild, st: GemmSetup) -> None:
+    """Prologue tail and K loop of the default arrangement (module docstring)."""
+    cfg = gb.cfg
+    k, p = gb.k, gb.k.prologue
+    grs, gms, sc, lr_base, acc = st.grs, st.gms, st.sc, st.lr_base, st.acc
     d = cfg.prefetch
     bufs = [gb.sreg(name=f"lds_buf{x}") for x in range(d + 1)]
     for x, b in enumerate(bufs):
@@ -141,9 +192,6 @@ def build_gemm(cfg: GemmConfig) -> KernelIR:
     for copy in range(S):   # the body is unrolled S times, copy c using staging set c
         emit_iteration(gb, body, grs, gms, {op: st[copy] for op, st in staging.items() if st},
                        bufs, lr_base, acc)
-
-    epi.build_epilogue(gb, ids, sc, srds, c_read, acc)
-    return k
 
 
 def emit_iteration(gb: GemmBuild, body, grs, gms, staging, bufs, lr_base, acc) -> None:

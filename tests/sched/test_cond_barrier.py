@@ -1,0 +1,92 @@
+"""Conditional s_barrier (``KernelIR.add_conditional_barrier``): placement around scheduling,
+emission as a branch over the barrier, waits placed before the branch, and on the emulator the
+skipping waves really skip it (their LDS reads then race with the other group's writes)."""
+import pytest
+
+from asmgen.emit import emit_kernel
+from asmgen.ir import IRError, KernelIR
+from asmgen.passes.manager import compile_kernel
+from asmgen.program import KernelResources
+from isa.instr import Instr
+from isa.operands import Imm, v
+
+
+def _kernel(threshold: int) -> KernelIR:
+    """Each wave writes its id to LDS dword ``wave``; waves with id >= ``threshold`` take a
+    barrier; then every wave reads the dword of wave ``wave ^ 4``."""
+    k = KernelIR("gfx942", "cond_bar")
+    tid = k.precolored("v", v(0), "tid")
+    p = k.prologue
+    wave, addr, wsg = k.vreg("v"), k.vreg("v"), k.vreg("s")
+    p.add(Instr("v_lshrrev_b32", (wave, Imm(6), tid)))
+    p.add(Instr("v_lshlrev_b32", (addr, Imm(2), wave)))
+    p.add(Instr("ds_write_b32", (addr, wave)), lds_write="R")
+    p.add(Instr("v_readfirstlane_b32", (wsg, wave)))
+    k.add_conditional_barrier("prologue_end", Instr("s_cmp_ge_u32", (wsg, Imm(threshold))))
+    e = k.epilogue
+    other, addr2, got = k.vreg("v"), k.vreg("v"), k.vreg("v")
+    e.add(Instr("v_xor_b32", (other, Imm(4), wave)))
+    e.add(Instr("v_lshlrev_b32", (addr2, Imm(2), other)))
+    e.add(Instr("ds_read_b32", (got, addr2)), lds_read="R")
+    e.add(Instr("v_add_u32", (got, got, other)))     # use the value (a wait before it)
+    k.lds_bytes = 64
+    return k
+
+
+def _compile(threshold: int):
+    k = _kernel(threshold)
+    c = compile_kernel(k)
+    used = c.allocation.used
+    res = KernelResources(name="cond_bar", arch="gfx942", vgprs=max(used.get("v", 0), 1),
+                          sgprs=max(used.get("s", 0), 4), lds_bytes=64, max_flat_workgroup_size=512)
+    return c, emit_kernel(c.items(), res)
+
+
+def test_emitted_as_branch_over_barrier_with_waits_first():
+    c, asm = _compile(4)
+    items = [it if isinstance(it, str) else str(it) for it in c.items()]
+    i = next(j for j, t in enumerate(items) if t.startswith("s_cbranch_scc0"))
+    # the wait that publishes the ds_write runs on both paths: before the branch
+    assert items[i - 1].startswith("s_waitcnt"), items[i - 3:i + 3]
+    assert items[i - 2].startswith("s_cmp_ge_u32")
+    assert items[i] == "s_cbranch_scc0 cond_barrier_skip0"
+    assert items[i + 1] == "s_barrier" and items[i + 2] == "cond_barrier_skip0"
+    lines = [ln.strip() for ln in asm.splitlines()]
+    j = lines.index("s_cbranch_scc0 cond_barrier_skip0")
+    assert lines[j - 1] == "s_waitcnt lgkmcnt(0)"
+    assert lines[j + 1:j + 3] == ["s_barrier", "cond_barrier_skip0:"]
+
+
+def test_prologue_tail_and_epilogue_head_stay_unscheduled():
+    from asmgen.passes.manager import lower
+    k = _kernel(4)
+    k.add_conditional_barrier("epilogue_start", Instr("s_cmp_lt_u32", (k.vreg("s"), Imm(4))))
+    prog = lower(k)
+    assert [n.instr.op for n in prog.prologue[-2:]] == ["s_cmp_ge_u32", "s_barrier"]
+    assert [n.instr.op for n in prog.epilogue[:2]] == ["s_cmp_lt_u32", "s_barrier"]
+    assert "cond_barrier" in prog.epilogue[1].tags and "cond_barrier" in prog.prologue[-1].tags
+
+
+def test_bad_place_and_compare_rejected():
+    k = KernelIR("gfx942", "x")
+    with pytest.raises(IRError, match="loop_head"):
+        k.add_conditional_barrier("loop_head", Instr("s_cmp_ge_u32", (k.vreg("s"), Imm(4))))
+    with pytest.raises(IRError, match="s_cmp"):
+        k.add_conditional_barrier("prologue_end", Instr("s_mov_b32", (k.vreg("s"), Imm(4))))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_emulator_skipping_waves_race_taking_waves_do_not(seed):
+    from asmgen.toolchain import find_toolchain
+    from isa.emu import Emulator
+    from isa.emu.errors import LdsRaceError
+    tc = find_toolchain()
+    # every wave takes the barrier (id >= 0): the reads of the other waves' dwords are published
+    _, asm = _compile(0)
+    Emulator(arch="gfx942", seed=seed).launch(tc.assemble(asm, "gfx942"), kernel="cond_bar",
+                                               grid=(1, 1, 1), block=(512, 1, 1), kernargs=b"")
+    # only waves 4..7 take it: waves 0..3 read dwords 4..7 in the epoch they were written
+    _, asm = _compile(4)
+    with pytest.raises(LdsRaceError):
+        Emulator(arch="gfx942", seed=seed).launch(tc.assemble(asm, "gfx942"), kernel="cond_bar",
+                                                   grid=(1, 1, 1), block=(512, 1, 1), kernargs=b"")
