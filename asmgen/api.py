@@ -17,7 +17,7 @@ import numpy as np
 
 from . import __version__
 from .config import DTYPE_BYTES, GemmConfig
-from .errors import AsmgenError, ConfigError, KernargError
+from .errors import AsmgenError, ConfigError, KernargError, ResourceError
 from .kernarg import ArgSpec, as_args, kernarg_size, pack_kernargs
 from .reference import np_dtype
 
@@ -93,6 +93,25 @@ def size_multiples(cfg: GemmConfig) -> dict[str, int]:
     return out
 
 
+def kernel_name(cfg: GemmConfig, recipe) -> str:
+    """The symbol and file stem: the config's name plus the schedule's (kernels of one config
+    under two schedules are different code and must not overwrite each other)."""
+    return cfg.name if recipe is None else f"{cfg.name}_{recipe.name}"
+
+
+def check_occupancy(cfg: GemmConfig, res) -> None:
+    """A workgroup's waves must all be resident: ceil(waves / 4) waves per SIMD (wave w runs on
+    SIMD w % 4) within the occupancy the registers allow (cdna-facts section 1: 512 registers per
+    lane per SIMD, VGPRs and AGPRs together). Otherwise the kernel could never launch."""
+    waves = cfg.waves[0] * cfg.waves[1]
+    need = -(-waves // 4)
+    if res.waves_per_simd < need:
+        raise ResourceError(f"{waves} waves per workgroup need {need} waves per SIMD, but "
+                            f"{res.vgprs} VGPRs + {res.agprs} AGPRs per lane allow "
+                            f"{res.waves_per_simd} (512 registers per lane per SIMD); use fewer "
+                            f"waves, a smaller tile or direct_to_lds")
+
+
 def compile_config(cfg: GemmConfig, recipe, toolchain=None, assemble: bool = True) -> Kernel:
     """Template -> schedule -> passes -> emit -> (assemble) for a GEMM config."""
     import time
@@ -114,8 +133,9 @@ def compile_config(cfg: GemmConfig, recipe, toolchain=None, assemble: bool = Tru
     if kernarg_size(args) != size:   # the template and the contract must agree
         raise AsmgenError(f"kernarg size mismatch: template {size}, contract {kernarg_size(args)}")
     used = compiled.allocation.used
+    name = kernel_name(cfg, recipe)
     res = KernelResources(
-        name=cfg.name, arch=cfg.arch, vgprs=max(used.get("v", 0), 1), sgprs=max(used.get("s", 0), 4),
+        name=name, arch=cfg.arch, vgprs=max(used.get("v", 0), 1), sgprs=max(used.get("s", 0), 4),
         agprs=used.get("a", 0), lds_bytes=ir.lds_bytes, args=tuple(args),
         user_sgprs=("kernarg_segment_ptr",), workgroup_ids=(True, True, False), workitem_id_dims=1,
         max_flat_workgroup_size=cfg.threads)
@@ -123,6 +143,7 @@ def compile_config(cfg: GemmConfig, recipe, toolchain=None, assemble: bool = Tru
              for it in compiled.items()]
     asm = emit_kernel(items, res)
     t3 = time.perf_counter()
+    check_occupancy(cfg, res)
     hsaco, tc_version = b"", ""
     if assemble:
         from .toolchain import find_toolchain
@@ -132,7 +153,7 @@ def compile_config(cfg: GemmConfig, recipe, toolchain=None, assemble: bool = Tru
     t4 = time.perf_counter()
     timings.update(template=t1 - t0, passes=t2 - t1, emit=t3 - t2, assemble=t4 - t3)
     meta = {
-        "kernel": cfg.name, "arch": cfg.arch, "grid": list(cfg.grid), "block": [cfg.threads, 1, 1],
+        "kernel": name, "arch": cfg.arch, "grid": list(cfg.grid), "block": [cfg.threads, 1, 1],
         "lds_bytes": ir.lds_bytes, "kernarg_size": size,
         "args": [a.to_dict() for a in args],
         "config": cfg.to_dict() | {"kind": "gemm"},
@@ -142,7 +163,7 @@ def compile_config(cfg: GemmConfig, recipe, toolchain=None, assemble: bool = Tru
                       "lds": ir.lds_bytes, "waves_per_simd": res.waves_per_simd},
         "toolchain": tc_version, "asmgen": __version__,
     }
-    return Kernel(cfg.name, asm, hsaco, meta, cfg, timings)
+    return Kernel(name, asm, hsaco, meta, cfg, timings)
 
 
 def gemm(m: int, n: int, k: int, dtype: str = "f16", arch: str = "gfx942", layout: str = "NN",

@@ -22,7 +22,9 @@ def register(sub) -> None:
     g.add_argument("--dtype", default="f16", choices=("f16", "bf16"))
     g.add_argument("--out-dtype", default=None, choices=("f32", "f16", "bf16"))
     g.add_argument("--layout", default="NN", choices=("NN", "NT", "TN", "TT"))
-    g.add_argument("--schedule", default="pgr1", help="recipe name (pgr1, pgr2, ck_v4)")
+    g.add_argument("--schedule", default="pgr1",
+                   help="recipe name: pgr1, pgr2, ck_v4, interleave (4 waves), pingpong (8 waves, "
+                        "--waves 2x4), shuffle, fuzz")
     g.add_argument("--tile", default="64x64x32", help="MT0xMT1xDepthU, e.g. 256x256x64")
     g.add_argument("--waves", default="2x2", help="waves along M x N, e.g. 2x2")
     g.add_argument("--prefetch", type=int, default=None, help="K-tiles staged ahead (1..3)")

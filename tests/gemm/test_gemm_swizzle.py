@@ -42,7 +42,7 @@ def _id(case):
 def test_swizzled_gemm_matches_numpy(case, emu_seed):
     mnk, opts = case
     kern = gemm(*mnk, lds_swizzle=True, **opts)
-    assert kern.config.lds_pad == 0 and kern.name.endswith("_swz")
+    assert kern.config.lds_pad == 0 and kern.config.name.endswith("_swz")
     inp = gemm_random_inputs(kern.config, emu_seed)
     out = load(kern, seed=emu_seed)(**inp)
     ok, msg = compare(kern.config, out, inp["A"], inp["B"], inp["C"], inp["alpha"], inp["beta"])

@@ -152,3 +152,23 @@ def test_unknown_arrangement_is_a_config_error():
     from asmgen.templates.gemm import build_gemm
     with pytest.raises(ConfigError, match="'zigzag'"):
         build_gemm(GemmConfig(m=64, n=64, k=64), "zigzag")
+
+
+def test_workgroup_that_cannot_be_resident_is_refused():
+    """8 waves need 2 per SIMD: a pingpong kernel whose registers allow only 1 could never launch
+    (gfx950 256x256x64 staged through VGPRs), so compilation refuses it, naming the counts."""
+    from asmgen.api import gemm
+    from asmgen.errors import ResourceError
+    with pytest.raises(ResourceError, match=r"8 waves per workgroup need 2 waves per SIMD, but "
+                                            r"\d+ VGPRs \+ 128 AGPRs per lane allow 1"):
+        gemm(2048, 2048, 2048, dtype="bf16", arch="gfx950", layout="NT", tile=(256, 256, 64),
+             waves=(2, 4), schedule="pingpong", assemble=False)
+
+
+def test_kernel_name_carries_the_schedule():
+    from asmgen.api import gemm
+    opts = dict(dtype="bf16", layout="NT", tile=(64, 64, 32), assemble=False)
+    a = gemm(256, 256, 256, schedule="pgr1", **opts)
+    b = gemm(256, 256, 256, schedule="interleave", **opts)
+    assert a.name == a.config.name + "_pgr1" and b.name == b.config.name + "_interleave"
+    assert a.meta["kernel"] == a.name and f".amdhsa_kernel {b.name}" in b.asm

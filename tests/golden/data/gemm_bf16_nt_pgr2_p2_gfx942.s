@@ -2,9 +2,9 @@
 .amdhsa_code_object_version 5
 .text
 .p2align 8
-.globl gemm_NT_bf16_bf16_128x128x32_w2x2_mfma32x32x8_p2_va8_vb8
-.type gemm_NT_bf16_bf16_128x128x32_w2x2_mfma32x32x8_p2_va8_vb8,@function
-gemm_NT_bf16_bf16_128x128x32_w2x2_mfma32x32x8_p2_va8_vb8:
+.globl gemm_NT_bf16_bf16_128x128x32_w2x2_mfma32x32x8_p2_va8_vb8_pgr2
+.type gemm_NT_bf16_bf16_128x128x32_w2x2_mfma32x32x8_p2_va8_vb8_pgr2,@function
+gemm_NT_bf16_bf16_128x128x32_w2x2_mfma32x32x8_p2_va8_vb8_pgr2:
   s_load_dwordx8 s[4:11], s[0:1], 24
   s_load_dwordx2 s[12:13], s[0:1], 0
   s_load_dwordx2 s[16:17], s[0:1], 8
@@ -1372,11 +1372,11 @@ loop_k:
   buffer_store_short v9, v47, s[20:23], 0 offen
   buffer_store_short v10, v48, s[20:23], 0 offen
   s_endpgm
-.Lgemm_NT_bf16_bf16_128x128x32_w2x2_mfma32x32x8_p2_va8_vb8_end:
-.size gemm_NT_bf16_bf16_128x128x32_w2x2_mfma32x32x8_p2_va8_vb8, .Lgemm_NT_bf16_bf16_128x128x32_w2x2_mfma32x32x8_p2_va8_vb8_end-gemm_NT_bf16_bf16_128x128x32_w2x2_mfma32x32x8_p2_va8_vb8
+.Lgemm_NT_bf16_bf16_128x128x32_w2x2_mfma32x32x8_p2_va8_vb8_pgr2_end:
+.size gemm_NT_bf16_bf16_128x128x32_w2x2_mfma32x32x8_p2_va8_vb8_pgr2, .Lgemm_NT_bf16_bf16_128x128x32_w2x2_mfma32x32x8_p2_va8_vb8_pgr2_end-gemm_NT_bf16_bf16_128x128x32_w2x2_mfma32x32x8_p2_va8_vb8_pgr2
 .rodata
 .p2align 6
-.amdhsa_kernel gemm_NT_bf16_bf16_128x128x32_w2x2_mfma32x32x8_p2_va8_vb8
+.amdhsa_kernel gemm_NT_bf16_bf16_128x128x32_w2x2_mfma32x32x8_p2_va8_vb8_pgr2
   .amdhsa_group_segment_fixed_size 61440
   .amdhsa_private_segment_fixed_size 0
   .amdhsa_kernarg_size 56
@@ -1407,8 +1407,8 @@ loop_k:
 amdhsa.version: [1, 2]
 amdhsa.target: amdgcn-amd-amdhsa--gfx942
 amdhsa.kernels:
-  - .name: gemm_NT_bf16_bf16_128x128x32_w2x2_mfma32x32x8_p2_va8_vb8
-    .symbol: gemm_NT_bf16_bf16_128x128x32_w2x2_mfma32x32x8_p2_va8_vb8.kd
+  - .name: gemm_NT_bf16_bf16_128x128x32_w2x2_mfma32x32x8_p2_va8_vb8_pgr2
+    .symbol: gemm_NT_bf16_bf16_128x128x32_w2x2_mfma32x32x8_p2_va8_vb8_pgr2.kd
     .args:
       - .name: A
         .offset: 0

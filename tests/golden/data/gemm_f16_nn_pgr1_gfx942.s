@@ -2,9 +2,9 @@
 .amdhsa_code_object_version 5
 .text
 .p2align 8
-.globl gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2
-.type gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2,@function
-gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2:
+.globl gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2_pgr1
+.type gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2_pgr1,@function
+gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2_pgr1:
   s_load_dwordx8 s[4:11], s[0:1], 24
   s_load_dwordx2 s[12:13], s[0:1], 0
   s_load_dwordx2 s[16:17], s[0:1], 8
@@ -427,11 +427,11 @@ loop_k:
   buffer_store_short v28, v15, s[20:23], 0 offen
   buffer_store_short v29, v16, s[20:23], 0 offen
   s_endpgm
-.Lgemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2_end:
-.size gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2, .Lgemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2_end-gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2
+.Lgemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2_pgr1_end:
+.size gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2_pgr1, .Lgemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2_pgr1_end-gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2_pgr1
 .rodata
 .p2align 6
-.amdhsa_kernel gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2
+.amdhsa_kernel gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2_pgr1
   .amdhsa_group_segment_fixed_size 20480
   .amdhsa_private_segment_fixed_size 0
   .amdhsa_kernarg_size 56
@@ -462,8 +462,8 @@ loop_k:
 amdhsa.version: [1, 2]
 amdhsa.target: amdgcn-amd-amdhsa--gfx942
 amdhsa.kernels:
-  - .name: gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2
-    .symbol: gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2.kd
+  - .name: gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2_pgr1
+    .symbol: gemm_NN_f16_f16_64x64x32_w2x2_mfma32x32x8_p1_va8_vb2_pgr1.kd
     .args:
       - .name: A
         .offset: 0

@@ -2,9 +2,9 @@
 .amdhsa_code_object_version 5
 .text
 .p2align 8
-.globl gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma
-.type gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma,@function
-gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma:
+.globl gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_ck_v4
+.type gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_ck_v4,@function
+gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_ck_v4:
   s_load_dwordx8 s[4:11], s[0:1], 24
   s_load_dwordx2 s[12:13], s[0:1], 0
   s_load_dwordx2 s[16:17], s[0:1], 8
@@ -451,11 +451,11 @@ loop_k:
   buffer_store_short v27, v15, s[20:23], 0 offen
   buffer_store_short v28, v16, s[20:23], 0 offen
   s_endpgm
-.Lgemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_end:
-.size gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma, .Lgemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_end-gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma
+.Lgemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_ck_v4_end:
+.size gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_ck_v4, .Lgemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_ck_v4_end-gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_ck_v4
 .rodata
 .p2align 6
-.amdhsa_kernel gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma
+.amdhsa_kernel gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_ck_v4
   .amdhsa_group_segment_fixed_size 16384
   .amdhsa_private_segment_fixed_size 0
   .amdhsa_kernarg_size 56
@@ -486,8 +486,8 @@ loop_k:
 amdhsa.version: [1, 2]
 amdhsa.target: amdgcn-amd-amdhsa--gfx950
 amdhsa.kernels:
-  - .name: gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma
-    .symbol: gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma.kd
+  - .name: gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_ck_v4
+    .symbol: gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_ck_v4.kd
     .args:
       - .name: A
         .offset: 0
