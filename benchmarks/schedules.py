@@ -6,10 +6,11 @@ iteration, steady-state MFMA busy %, whole-problem TFLOP/s and the kernel's reso
 Each kernel comes from ``asmgen.api.gemm``; one workgroup of it runs on the emulator for a few K
 iterations and the cycle model extrapolates over K and over the device's CUs
 (``asmgen.cli_profile.profile``). A recipe that does not build or fails on the emulator is printed
-as FAILED with its error; no number is made up for it. A kernel whose workgroup cannot be
-resident (its waves need more waves per SIMD than its registers allow, cdna-facts §1) is
-modeled anyway and flagged ``NO-FIT``. Modeled TFLOP/s assume the device's peak clock (2100 /
-2400 MHz); the anchors were measured at lower sustained clocks (cdna-timing §5).
+as FAILED with its error; no number is made up for it (a workgroup whose waves cannot all be
+resident is refused by ``asmgen.api``, cdna-facts §1). ``TFLOP/s`` is at the device's peak clock
+(2100 / 2400 MHz); ``TF@sust`` at its sustained GEMM clock (``isa.cycle.params``, cdna-timing
+§5: MI325X 1447 MHz measured, MI355X >= 1540 MHz implied), which is what the anchors ran at and
+what ``vs anchor`` compares.
 
 Waves per recipe: ``pingpong`` 2x4 (two per SIMD, the 8-wave ping-pong), every other recipe 2x2.
 The attention recipes and the schedule fuzzers (``fuzz``, ``shuffle``) are not GEMM schedules to
@@ -76,6 +77,9 @@ def main(argv=None) -> int:
                     help="f16 elements of LDS row padding (0: a 256x256x32 tile fits gfx942's "
                          "64 KiB in two buffers; LDS-DMA and the swizzle need 0)")
     ap.add_argument("--schedules", nargs="*", help="recipes to compare (default: the GEMM ones)")
+    ap.add_argument("--prefetch", type=int, default=None,
+                    help="LDS prefetch depth for every recipe (default: each recipe's own; pgr2's "
+                         "2 needs three LDS buffers, which a 256x256 tile does not fit)")
     for arch, tiles in DEFAULT_TILES.items():
         ap.add_argument(f"--tiles-{arch}", type=_tile, nargs="+", default=[_tile(t) for t in tiles])
     try:
@@ -89,6 +93,10 @@ def main(argv=None) -> int:
     if "lds_swizzle" in fields:
         ap.add_argument("--lds-swizzle", action="store_true",
                         help="XOR-swizzled unpadded LDS rows instead of padding")
+    if "k_multiple" in fields:
+        ap.add_argument("--k-aligned", action="store_true",
+                        help="promise K is a multiple of the tile's K (k_multiple = DepthU): no "
+                             "per-tile K mask in the loop")
     args = ap.parse_args(argv)
     try:
         from asmgen import api
@@ -129,7 +137,8 @@ def _table(api, profile, errors, arch, tile, args, names, tuning) -> int:
     print(f"\nbf16 GEMM {size}^3 {args.layout} on {arch} ({device}), tile "
           f"{'x'.join(map(str, tile))}, {knobs}; published: {anchor:.0f} TF ({src})")
     print(f"{'schedule':<11}{'waves':>5} {'clk/K-iter':>10} {'MFMA busy':>10} {'WG/CU':>6} "
-          f"{'TFLOP/s':>8} {'% peak':>7} {'vs anchor':>9} {'VGPR':>5} {'AGPR':>5} {'w/SIMD':>6} "
+          f"{'TFLOP/s':>8} {'% peak':>7} {'TF@sust':>8} {'vs anchor':>9} {'VGPR':>5} {'AGPR':>5} "
+          f"{'w/SIMD':>6} "
           f"{'LDS':>7}  fit  time")
     ok = 0
     for name in names:
@@ -137,8 +146,9 @@ def _table(api, profile, errors, arch, tile, args, names, tuning) -> int:
         wtxt = "x".join(map(str, waves))
         t0 = time.perf_counter()
         try:
+            extra = {"k_multiple": tile[2]} if getattr(args, "k_aligned", False) else {}
             k = api.gemm(size, size, size, dtype="bf16", arch=arch, layout=args.layout, tile=tile,
-                         waves=waves, schedule=name, **tuning)
+                         waves=waves, schedule=name, prefetch=args.prefetch, **tuning, **extra)
             out = profile(k, iters=args.iters, device=device)
         except errors as exc:   # report the failure, keep comparing the other recipes
             msg = str(exc).splitlines()[0][:110]
@@ -151,7 +161,8 @@ def _table(api, profile, errors, arch, tile, args, names, tuning) -> int:
         fit = "yes" if r["waves_per_simd"] >= need else "NO-FIT"
         print(f"{name:<11}{wtxt:>5} {out['cycles_per_iter']:>10.0f} {100 * out['mfma_busy']:>9.1f}% "
               f"{out['wgs_per_cu']:>6} {out['tflops']:>8.1f} {100 * p['fraction_of_peak']:>6.1f}% "
-              f"{out['tflops'] / anchor:>8.2f}x {r['vgpr']:>5} {r['agpr']:>5} "
+              f"{out['tflops_sustained']:>8.1f} {out['tflops_sustained'] / anchor:>8.2f}x "
+              f"{r['vgpr']:>5} {r['agpr']:>5} "
               f"{r['waves_per_simd']:>6} {r['lds']:>7}  {fit:<4} {time.perf_counter() - t0:.0f}s")
     return ok
 
