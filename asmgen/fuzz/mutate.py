@@ -3,7 +3,8 @@ every broken one with the precise error (issue #5).
 
 Mutations edit the *final* instruction stream (physical registers, waits and nops inserted) as
 it appears in the kernel's ``.s`` text; the text is re-assembled and the code object run with the
-kernel's own launch contract through ``asmgen check``'s checker. Classes:
+kernel's own launch contract through ``asmgen check``'s checker (GEMM or attention, by the
+contract's ``config.kind``; waves per workgroup from its ``block``). Classes:
 
 ==================  ====================================================  ======================
 class               mutation                                              expected error
@@ -14,14 +15,18 @@ raise_waitcnt       raise one count of such a wait by one                 as abo
 delete_barrier      drop an ``s_barrier`` between LDS phases (>1 wave)    LdsRaceError
 shorten_nop         ``s_nop N`` -> ``s_nop N-1`` (deleted at 0)           HazardError
 hoist_ds_read       move a ``ds_read`` above the wait just before it      as predicted
-swap_dependent      swap two adjacent ALU instructions, 2nd reads the 1st Mismatch or any error
+swap_dependent      swap two adjacent ALU instructions in a loop, the 2nd Mismatch or any error
+                    reads the 1st (no extremum op: ``mutate_sites``)
 reuse_inflight      write a load's destination while the load is pending  PendingOverwriteError
-drop_setprio        drop an ``s_setprio`` (neutral: must *survive*)       none
+drop_setprio        drop an ``s_setprio`` outside hazard windows           none
+                    (neutral: must *survive*)
 ==================  ====================================================  ======================
 
 Sites are chosen statically (``asmgen.fuzz.predict``: only where the mutation breaks a dependence
 in the stream), never by asking the emulator. A kill is *precise* when the emulator's error class
-is the predicted one.
+is the predicted one. A correctness mutant that survives is a *survivor*, a neutral one that is
+killed a *neutral kill*: both are printed loudly and fail ``Report.ok()`` (the CLI exit status).
+The campaign over a kind's proof kernels is ``asmgen.fuzz.mutate_campaign``.
 """
 from __future__ import annotations
 
@@ -29,7 +34,6 @@ import random
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from .mutate_sites import (
     ANY,
@@ -62,6 +66,7 @@ class Result:
     mutant: Mutant
     outcome: str          # error class name, "Mismatch", "survived" or "asm:<reason>"
     message: str = ""
+    kernel: str = ""      # the mutated kernel's name (campaigns mix several kernels)
 
     @property
     def killed(self) -> bool:
@@ -74,24 +79,39 @@ class Result:
         return ANY in self.mutant.expected or self.outcome in self.mutant.expected
 
 
+def kernel_kind(kernel) -> str:
+    """``gemm`` or ``attention``: the launch contract's ``config.kind`` (GEMM contracts predate
+    the key, so a missing one means GEMM)."""
+    return kernel.meta.get("config", {}).get("kind", "gemm")
+
+
+def kernel_waves(kernel) -> int:
+    """Waves per workgroup from the launch contract's block (wave64, cdna-facts section 1), so
+    the proof reads the kernel as built instead of assuming a template's wave layout."""
+    bx, by, bz = kernel.meta["block"]
+    return max(1, -(-(bx * by * bz) // 64))
+
+
 def run_mutant(kernel, prog: Program, mutant: Mutant, seed: int = 0, toolchain=None) -> Result:
-    """Re-assemble the mutated text and check it like ``asmgen check --seed seed``."""
+    """Re-assemble the mutated text and check it like ``asmgen check --seed seed`` (the checker
+    of the kernel's kind: GEMM or attention)."""
     from isa.emu.errors import EmulatorError
 
     from ..api import EmuRunner
-    from ..cli_gemm import check_gemm
     from ..errors import AsmgenError
     from ..toolchain import find_toolchain
+    from .cases import _checker
+    check = _checker(kernel_kind(kernel))
     asm = mutant.apply(prog)
     try:
         hsaco = (toolchain or find_toolchain()).assemble(asm, prog.arch)
     except AsmgenError as exc:
-        return Result(mutant, "asm:" + type(exc).__name__, str(exc)[:300])
+        return Result(mutant, "asm:" + type(exc).__name__, str(exc)[:300], kernel.name)
     try:
-        ok, msg = check_gemm(kernel.meta, EmuRunner(kernel.meta, hsaco, seed=seed), seed)
+        ok, msg = check(kernel.meta, EmuRunner(kernel.meta, hsaco, seed=seed), seed)
     except EmulatorError as exc:
-        return Result(mutant, type(exc).__name__, str(exc)[:300])
-    return Result(mutant, SURVIVED if ok else MISMATCH, msg)
+        return Result(mutant, type(exc).__name__, str(exc)[:300], kernel.name)
+    return Result(mutant, SURVIVED if ok else MISMATCH, msg, kernel.name)
 
 
 @dataclass
@@ -99,6 +119,7 @@ class Report:
     results: list[Result] = field(default_factory=list)
     sites: Counter = field(default_factory=Counter)
     seconds: float = 0.0
+    kernels: list[str] = field(default_factory=list)
 
     def by_class(self) -> dict[str, list[Result]]:
         d = defaultdict(list)
@@ -114,13 +135,41 @@ class Report:
         return all(r.killed and r.precise for r in self.results
                    if r.mutant.cls in CORRECTNESS_CLASSES)
 
+    def survivors(self) -> list[Result]:
+        """Correctness-class mutants the emulator accepted: each is a finding (an error the
+        emulator misses, or a site the prediction wrongly called harmful)."""
+        return [r for r in self.results
+                if r.mutant.cls in CORRECTNESS_CLASSES and r.outcome == SURVIVED]
+
+    def unassembled(self) -> list[Result]:
+        """Mutants whose text the assembler refused: the mutation is broken, not the kernel."""
+        return [r for r in self.results if r.outcome.startswith("asm:")]
+
+    def imprecise(self) -> list[Result]:
+        """Correctness-class mutants killed, but not with the predicted error."""
+        return [r for r in self.results
+                if r.mutant.cls in CORRECTNESS_CLASSES and r.killed and not r.precise]
+
+    def neutral_kills(self) -> list[Result]:
+        """Neutral mutants the emulator rejected: the emulator flags a harmless edit."""
+        return [r for r in self.results if r.mutant.cls in NEUTRAL_CLASSES and r.killed]
+
+    def ok(self) -> bool:
+        """Every correctness mutant killed as predicted, every neutral one survived, and every
+        mutant assembled."""
+        return self.all_killed() and not self.neutral_kills() and not self.unassembled()
+
     def text(self) -> str:
         lines = [f"mutation proof: {len(self.results)} mutants in {self.seconds:.0f} s"]
+        if self.kernels:
+            lines.append(f"  kernels: {', '.join(self.kernels)}")
         bc = self.by_class()
         for cls in CLASSES:
             rs = bc.get(cls, [])
             if not rs:
-                lines.append(f"  {cls:15s} no site ({self.sites[cls]} candidate sites)")
+                why = (f"not run within the budget ({self.sites[cls]} candidate sites)"
+                       if self.sites[cls] else "no site in these kernels")
+                lines.append(f"  {cls:15s} {why}")
                 continue
             k = sum(r.killed for r in rs)
             p = sum(r.precise for r in rs)
@@ -129,10 +178,23 @@ class Report:
                 f"kill rate {100.0 * k / len(rs):5.1f}%  precise {p}/{len(rs)}"
             lines.append(f"  {cls:15s} {k}/{len(rs)} killed  {tag}  "
                          + ", ".join(f"{e}={n}" for e, n in errs.most_common()))
-        bad = [r for r in self.results if r.mutant.cls in CORRECTNESS_CLASSES and not r.precise]
-        for r in bad:
-            lines.append(f"  NOT KILLED AS PREDICTED: {r.mutant.cls}: {r.mutant.description}: "
-                         f"expected {r.mutant.expected}, got {r.outcome}: {r.message[:200]}")
+        for r in self.survivors():
+            lines.append(f"  SURVIVOR (finding): {r.mutant.cls} in {r.kernel}: "
+                         f"{r.mutant.description}: expected {r.mutant.expected}, the emulator "
+                         f"accepted it ({r.outcome}: {r.message[:200]})")
+        for r in self.imprecise():
+            lines.append(f"  NOT KILLED AS PREDICTED: {r.mutant.cls} in {r.kernel}: "
+                         f"{r.mutant.description}: expected {r.mutant.expected}, got {r.outcome}: "
+                         f"{r.message[:200]}")
+        for r in self.unassembled():
+            lines.append(f"  MUTANT DID NOT ASSEMBLE: {r.mutant.cls} in {r.kernel}: "
+                         f"{r.mutant.description}: {r.message[:200]}")
+        for r in self.neutral_kills():
+            lines.append(f"  NEUTRAL MUTANT KILLED (finding): {r.mutant.cls} in {r.kernel}: "
+                         f"{r.mutant.description}: {r.outcome}: {r.message[:200]}")
+        if self.results:
+            lines.append("verdict: " + ("every correctness mutant killed as predicted"
+                                        if self.ok() else "FAILED (see the lines above)"))
         return "\n".join(lines)
 
 
@@ -150,9 +212,8 @@ def baseline(kernel, prog: Program, seed: int) -> None:
 def plan(kernel, *, per_class: int, seed: int, classes=CLASSES,
          sites: Counter | None = None) -> tuple[Program, list[Mutant]]:
     """Up to ``per_class`` sampled sites of each class of one kernel."""
-    cfg = kernel.config
-    prog = Program.from_asm(kernel.asm, cfg.arch, kernel.name)
-    found = all_sites(prog, cfg.waves[0] * cfg.waves[1])
+    prog = Program.from_asm(kernel.asm, kernel.config.arch, kernel.name)
+    found = all_sites(prog, kernel_waves(kernel))
     rng = random.Random(seed)
     chosen = []
     for cls in classes:
@@ -171,6 +232,7 @@ def mutate_kernel(kernel, *, per_class: int = 3, seed: int = 0, classes=CLASSES,
     prog, chosen = plan(kernel, per_class=per_class, seed=seed, classes=classes,
                         sites=report.sites)
     baseline(kernel, prog, seed)
+    report.kernels.append(kernel.name)
     for m in chosen:
         r = run_mutant(kernel, prog, m, seed=seed)
         report.results.append(r)
@@ -180,60 +242,7 @@ def mutate_kernel(kernel, *, per_class: int = 3, seed: int = 0, classes=CLASSES,
     return report
 
 
-# kernels the proof breaks: several recipes, layouts and arches, all with 4 waves (races) and at
-# least 4 K-iterations (so a stale address or value from the previous trip is a wrong one).
-PROOF_KERNELS = (
-    {"m": 64, "n": 64, "k": 128, "schedule": "pgr1"},
-    {"m": 64, "n": 64, "k": 256, "schedule": "pgr2", "layout": "NT"},
-    {"m": 48, "n": 40, "k": 256, "schedule": "ck_v4", "layout": "TN", "dtype": "bf16",
-     "arch": "gfx950", "mfma": (16, 16, 32), "tile": (32, 32, 64)},
-    {"m": 64, "n": 64, "k": 128, "schedule": "pgr1", "direct_to_lds": True},
-    {"m": 64, "n": 64, "k": 128, "schedule": "fuzz", "schedule_params": {"seed": 11}},
-    {"m": 64, "n": 64, "k": 128, "schedule": "fuzz", "layout": "TT",
-     "schedule_params": {"seed": 12}},
-)
-
-
-def mutation_campaign(kind: str = "gemm", *, seed: int = 0, budget: float | None = None,
-                      per_class: int = 4, outdir: str | Path | None = None, log=None) -> Report:
-    """``asmgen fuzz gemm --mutate``: the proof over ``PROOF_KERNELS``, up to ``per_class`` sites
-    per class and kernel, interleaved (class-major round robin) until ``budget`` seconds."""
-    import json
-
-    import schedules.fuzz  # noqa: F401  (registers "fuzz")
-
-    from ..api import gemm
-    from ..errors import ConfigError
-    if kind != "gemm":
-        raise ConfigError(f"mutation proof for {kind!r}: only gemm kernels exist today")
-    report = Report()
-    t0 = time.monotonic()
-    queues: dict[str, list] = defaultdict(list)
-    for n, kw in enumerate(PROOF_KERNELS):
-        kern = gemm(**kw)
-        prog, chosen = plan(kern, per_class=per_class, seed=seed + n, sites=report.sites)
-        baseline(kern, prog, seed)
-        for m in chosen:
-            queues[m.cls].append((kern, prog, m))
-    order = []
-    while any(queues.values()):
-        for cls in CLASSES:
-            if queues[cls]:
-                order.append(queues[cls].pop(0))
-    for kern, prog, m in order:
-        if budget is not None and time.monotonic() - t0 > budget:
-            break
-        r = run_mutant(kern, prog, m, seed=seed)
-        report.results.append(r)
-        if log:
-            log(f"{m.cls}: {kern.name}: {m.description[:160]} -> {r.outcome}")
-    report.seconds = time.monotonic() - t0
-    if outdir is not None:
-        d = Path(outdir)
-        d.mkdir(parents=True, exist_ok=True)
-        rows = [{"class": r.mutant.cls, "site": r.mutant.description, "expected": r.mutant.expected,
-                 "outcome": r.outcome, "precise": r.precise, "message": r.message}
-                for r in report.results]
-        (d / "mutations.json").write_text(json.dumps(rows, indent=1) + "\n")
-        (d / "mutations.txt").write_text(report.text() + "\n")
-    return report
+def mutation_campaign(kind: str = "gemm", **kw) -> Report:
+    """``asmgen fuzz gemm|attention --mutate``; see ``asmgen.fuzz.mutate_campaign``."""
+    from .mutate_campaign import mutation_campaign as run
+    return run(kind, **kw)

@@ -12,7 +12,14 @@ from isa.instr import Instr
 from isa.operands import Imm, Reg
 
 from ..passes.effects import effects
-from .predict import PUBLISH, barrier_intervals, new_violations, wait_states
+from .predict import (
+    HAZARD_WINDOW,
+    PUBLISH,
+    barrier_intervals,
+    new_violations,
+    publish_matters,
+    wait_states,
+)
 
 ANY = "any"          # expected error for swap_dependent: a wrong result or any emulator error
 
@@ -46,7 +53,14 @@ class Program:
         return cls(lines, at, instrs, arch)
 
     def loop_range(self) -> range:
-        """Instruction indices of the loop body (label to its backward branch), or empty."""
+        """Instruction indices of the first loop body (label to its backward branch), or empty."""
+        loops = self.loop_ranges()
+        return loops[0] if loops else range(0)
+
+    def loop_ranges(self) -> list[range]:
+        """Every loop body of the stream: a label inside the kernel followed, later, by a
+        conditional branch back to it (whatever the template calls its loops)."""
+        out = []
         for n, line in enumerate(self.lines):
             s = line.strip()
             if s.endswith(":") and not line.startswith((" ", ".")) and n > 0 and \
@@ -56,8 +70,9 @@ class Program:
                 for i in range(start, len(self.instrs)):
                     ins = self.instrs[i]
                     if ins.op.startswith("s_cbranch") and label in map(str, ins.operands):
-                        return range(start, i)
-        return range(0)
+                        out.append(range(start, i))
+                        break
+        return out
 
 
 @dataclass
@@ -115,6 +130,9 @@ def sites_waitcnt(prog: Program, waves: int) -> tuple[list[Mutant], list[Mutant]
             continue
         mut = prog.instrs[:i] + prog.instrs[i + 1:]
         new = _predict(prog, mut)
+        if new and all(v.detail == PUBLISH for v in new) and \
+                not publish_matters(prog.instrs, prog.arch, i, prog.loop_ranges()):
+            new = []          # only an unread publication breaks (see publish_matters)
         if new:
             v = new[0]
             dels.append(Mutant("delete_waitcnt", i, f"delete [{i}] {ins}", [("del", i, "")],
@@ -273,26 +291,42 @@ def _alu(e) -> bool:
             and not e.spec.name.startswith(("s_cbranch", "s_branch", "s_endpgm", "s_setprio")))
 
 
+# Extremum ops (max/min/med3, VALU and SALU, packed too): a stale operand changes their result
+# only when it wins the comparison, which depends on the data, not on the stream. In attention the
+# row maximum is the softmax shift, and O = exp(s - m) V / sum exp(s - m), LSE = m + log sum
+# exp(s - m) do not depend on m beyond rounding; the stale candidate is the same row's score of
+# the previous key block, already below the running maximum. Swaps into or out of such ops are
+# equivalent mutants there (the attention proof found them as survivors), so they are no sites.
+EXTREMUM_PREFIXES = ("v_max", "v_min", "v_med3", "v_pk_max", "v_pk_min", "s_max", "s_min")
+
+
+def _extremum(op: str) -> bool:
+    return op.startswith(EXTREMUM_PREFIXES)
+
+
 def sites_swap(prog: Program, waves: int) -> list[Mutant]:
-    """Adjacent ALU pairs in the loop body where the second reads what the first writes: it then
+    """Adjacent ALU pairs in a loop body where the second reads what the first writes: it then
     sees the previous trip's value, which differs (addresses and counters advance every trip; in
     the prologue a stale value can equal the new one, e.g. a K offset that is still 0). Two MFMAs
-    chained through their accumulator are excluded: swapping them only reassociates the sum."""
+    chained through their accumulator are excluded: swapping them only reassociates the sum;
+    pairs with an extremum op too (see ``EXTREMUM_PREFIXES``)."""
     out = []
     arch = prog.arch
-    body = prog.loop_range()
-    for i in body:
-        if i + 1 not in body:
-            break
-        a, b = prog.instrs[i], prog.instrs[i + 1]
-        ea, eb = effects(arch, a), effects(arch, b)
-        if not (_alu(ea) and _alu(eb)) or (ea.mfma and eb.mfma):
-            continue
-        raw = set(ea.reg_writes) & set(eb.reg_reads)
-        if not raw:
-            continue
-        out.append(Mutant("swap_dependent", i, f"swap [{i}] {a} <-> [{i + 1}] {b}",
-                          [("replace", i, str(b)), ("replace", i + 1, str(a))], (ANY,)))
+    for body in prog.loop_ranges():
+        for i in body:
+            if i + 1 not in body:
+                break
+            a, b = prog.instrs[i], prog.instrs[i + 1]
+            ea, eb = effects(arch, a), effects(arch, b)
+            if not (_alu(ea) and _alu(eb)) or (ea.mfma and eb.mfma):
+                continue
+            if _extremum(a.op) or _extremum(b.op):
+                continue
+            raw = set(ea.reg_writes) & set(eb.reg_reads)
+            if not raw:
+                continue
+            out.append(Mutant("swap_dependent", i, f"swap [{i}] {a} <-> [{i + 1}] {b}",
+                              [("replace", i, str(b)), ("replace", i + 1, str(a))], (ANY,)))
     return out
 
 
@@ -317,8 +351,44 @@ def sites_reuse(prog: Program, waves: int) -> list[Mutant]:
 
 
 def sites_setprio(prog: Program, waves: int) -> list[Mutant]:
+    """Drop an ``s_setprio``: neutral, priority only orders issue between waves (no LLVM hazard
+    rule involves it on gfx9, cdna-facts section 3). But it is an issued instruction and so one
+    wait state (same section): where a hazard window counts it, dropping it leaves the consumer
+    short of wait states (the attention proof found one after an MFMA on gfx950) and the drop is
+    not neutral; such sites are ``setprio_hazard_sites`` and not offered here."""
+    hazard = set(setprio_hazard_sites(prog))
     return [Mutant("drop_setprio", i, f"delete [{i}] {ins}", [("del", i, "")], ())
-            for i, ins in enumerate(prog.instrs) if ins.op == "s_setprio"]
+            for i, ins in enumerate(prog.instrs) if ins.op == "s_setprio" and i not in hazard]
+
+
+def setprio_hazard_sites(prog: Program) -> list[int]:
+    """``s_setprio`` instructions whose deletion leaves a hazard short of wait states: a producer
+    before it and a consumer after it (within ``HAZARD_WINDOW``) whose required states are met
+    with the setprio's one state and not without it."""
+    from isa.hazards import required_wait_states
+    arch, ins_ = prog.arch, prog.instrs
+    states = [wait_states(arch, x) for x in ins_]
+    out = []
+    for i, ins in enumerate(ins_):
+        if ins.op != "s_setprio":
+            continue
+        hit = False
+        for c in range(i + 1, min(len(ins_), i + HAZARD_WINDOW + 1)):
+            elapsed = sum(states[i + 1:c])            # states between the setprio and c
+            for p in range(i - 1, max(-1, i - HAZARD_WINDOW - 1), -1):
+                if p < i - 1:
+                    elapsed += states[p + 1]
+                if elapsed >= HAZARD_WINDOW:
+                    break
+                need = required_wait_states(arch, ins_[p], ins_[c])
+                if elapsed + 1 >= need > elapsed:     # + 1: the setprio itself
+                    hit = True
+                    break
+            if hit:
+                break
+        if hit:
+            out.append(i)
+    return out
 
 
 def all_sites(prog: Program, waves: int) -> dict[str, list[Mutant]]:

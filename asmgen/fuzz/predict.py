@@ -17,7 +17,9 @@ every point where the stream
 * misses hazard wait states (``isa.hazards.required_wait_states``, section 3) -> ``HazardError``
 
 A mutation site matters when the mutated stream has a violation the original does not have; the
-first new one is the *precise* error the emulator must report.
+first new one is the *precise* error the emulator must report. A deleted wait whose only new
+violations are unpublished LDS writes at a barrier matters only when ``publish_matters`` sees an
+LDS read while the write is still pending (loop bodies walked twice, into the next epoch).
 """
 from __future__ import annotations
 
@@ -152,3 +154,77 @@ def new_violations(orig: list[Instr], mutated: list[Instr], arch: str, ident_ori
     before = {v.key(ident_orig) for v in violations(orig, arch, hazards=hazards)}
     return [v for v in violations(mutated, arch, hazards=hazards)
             if v.key(ident_mut) not in before]
+
+
+# LDS-unit ops that move data between lanes without reading LDS memory (ISA guide, DS_PERMUTE):
+# they are no reader of a published LDS write.
+LANE_PERMUTES = ("ds_bpermute", "ds_permute", "ds_swizzle")
+
+
+def _lds_read(arch: str, instr: Instr) -> bool:
+    e = effects(arch, instr)
+    return e.lds and not e.lds_store and not e.lds_dma and not instr.op.startswith(LANE_PERMUTES)
+
+
+def unrolled(n: int, loops: list[range]) -> list[int]:
+    """Stream indices with every loop body walked twice (the second trip sees the first trip's
+    loads and waits), so a write left pending at a barrier near the loop's end is followed into
+    the next barrier epoch."""
+    out, pos = [], 0
+    for body in sorted(loops, key=lambda r: r.start):
+        end = body.stop + 1                     # the backward branch itself
+        out += list(range(pos, end)) + list(range(body.start, end))
+        pos = end
+    return out + list(range(pos, n))
+
+
+def _pending_lds_at_barriers(instrs: list[Instr], arch: str, order: list[int]):
+    """Walk ``order`` (stream indices) with the in-order counter model of ``register_violations``;
+    yield (position, kind, pending LDS-write positions) with kind "barrier" at each s_barrier
+    and "read" at each LDS read."""
+    vm: list[tuple[int, bool]] = []
+    lg: list[tuple[int, bool, bool]] = []
+    for pos, idx in enumerate(order):
+        ins = instrs[idx]
+        e = effects(arch, ins)
+        if e.waitcnt:
+            vmc, lgc = _waitcnt(ins)
+            vm = vm[len(vm) - vmc:] if vmc < len(vm) else vm
+            if lgc == 0:
+                lg = []
+            else:
+                recent = lg[-lgc:] if lgc < len(lg) else lg
+                lg = [o for o in lg[:len(lg) - len(recent)] if o[1]] + recent
+            continue
+        pending = {p for p, w in vm if w} | {p for p, _, w in lg if w}
+        if e.barrier:
+            yield pos, "barrier", pending
+        elif _lds_read(arch, ins):
+            yield pos, "read", pending
+        if e.counter == "vm":
+            vm.append((pos, e.lds_dma))
+        elif e.counter == "lgkm":
+            lg.append((pos, e.smem, e.lds_store and not e.lds_dma))
+
+
+def publish_matters(instrs: list[Instr], arch: str, deleted: int, loops: list[range]) -> bool:
+    """Deleting the wait at ``deleted`` leaves LDS writes pending at an s_barrier that the
+    unmutated stream publishes there: does an LDS read follow (same stream, so any wave can
+    reach it after the barrier) while such a write is still pending? Without LDS addresses the
+    proof cannot tell which bytes a read touches; when the writing wave itself retires the write
+    (a later wait) before any LDS read, e.g. a prefetch buffer read two epochs later, the site is
+    not provably harmful and is no site (the attention proof found such a survivor)."""
+    order = unrolled(len(instrs), loops)
+    # barriers (by stream index: positions shift in the mutated walk) where the unmutated stream
+    # already has LDS writes pending; it passes, so those are not this mutation's doing
+    already = {order[pos] for pos, kind, pend in _pending_lds_at_barriers(instrs, arch, order)
+               if kind == "barrier" and pend}
+    mut_order = [j for j in order if j != deleted]
+    tracked: set[int] = set()
+    for pos, kind, pend in _pending_lds_at_barriers(instrs, arch, mut_order):
+        if kind == "barrier" and pend and mut_order[pos] not in already:
+            tracked |= pend
+        elif kind == "read" and tracked & pend:
+            return True
+        tracked &= pend             # writes retired by a wait since the last event drop out
+    return False
