@@ -52,6 +52,10 @@ class LdsOutOfBoundsError(EmulatorError):
     """An LDS access outside the workgroup's LDS allocation."""
 
 
+class ScratchOutOfBoundsError(EmulatorError):
+    """A scratch (private segment) access outside the kernel's private_segment_fixed_size."""
+
+
 class GlobalOutOfBoundsError(EmulatorError):
     """A global/flat/SMEM access outside every registered allocation."""
 

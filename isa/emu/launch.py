@@ -75,7 +75,7 @@ class Emulator:
     def run_program(self, instrs, labels: dict | None = None, *, n_waves: int = 1,
                     lds_bytes: int = 0, setup: Callable[[Wave], None] | None = None,
                     sgpr_budget: int = 102, vgpr_budget: int = 256, agpr_budget: int = 256,
-                    exec_mask: int = (1 << 64) - 1) -> Machine:
+                    exec_mask: int = (1 << 64) - 1, scratch_bytes: int = 0) -> Machine:
         """Run one workgroup of ``n_waves`` waves over ``instrs`` (an Instr list, a Program, or
         assembly text when isa.asm_parse exists). ``setup(wave)`` fills registers first.
         Returns the finished Machine (``.waves``, ``.lds.data``)."""
@@ -91,6 +91,7 @@ class Emulator:
                 setup(w)
             waves.append(w)
         m = self._machine(prog, waves, lds_bytes, (0, 0, 0))
+        m.scratch_bytes = scratch_bytes     # per-lane private segment (isa.emu.mem_scratch)
         m.run()
         self.steps += m.steps
         return m
@@ -121,12 +122,24 @@ class Emulator:
             if co.arch != self.arch:
                 raise LaunchError(f"code object is for {co.arch}, the emulator was made for {self.arch}")
             ki = co.kernels[kernel]
-            cached = (ki, _decode_program(ki.code, self.arch))
+            prog = _decode_program(ki.code, self.arch)
+            entry = 0
+            if any(e.instr.op in _CALLS for e in prog.entries):
+                prog, entry = _decode_with_callees(co, ki, self.arch)
+            cached = (ki, prog, entry)
             if len(_PROGRAMS) >= _PROGRAM_CACHE_SIZE:
                 _PROGRAMS.pop(next(iter(_PROGRAMS)))
             _PROGRAMS[key] = cached
-        ki, prog = cached
+        ki, prog, entry = cached
         d = ki.descriptor
+        modes = (d.float_denorm_mode_32, d.float_denorm_mode_16_64)
+        if modes != (3, 3):
+            # FP_DENORM (rsrc1 bits 19:16): 3 = keep denormals, the only mode the ALU models
+            # (isa.emu.valu_float); with flushing (e.g. clang -cl-denorms-are-zero gives mode_32 0)
+            # hardware returns 0 where the emulator would return a denormal.
+            raise LaunchError(f"kernel {kernel!r} asks for float_denorm_mode_32={modes[0]}, "
+                              f"float_denorm_mode_16_64={modes[1]}; the emulator models only 3 "
+                              "(denormals kept) for both")
         lds = d.group_segment_fixed_size + dynamic_lds
         if lds > LDS_LIMIT[self.arch]:
             raise LaunchError(f"LDS of {lds} bytes ({d.group_segment_fixed_size} static + {dynamic_lds} "
@@ -139,11 +152,11 @@ class Emulator:
         if self.shuffle_workgroups:
             self.rng.shuffle(order)
         budgets = (min(d.sgpr_alloc, 102), d.arch_vgpr_budget, d.agpr_budget)
-        start = 0
+        start = entry
         if d.kernarg_preload_spec_length and getattr(prog, "offset_to_pc", None):
             # AMDGPUUsage "Preloaded Kernel Arguments": firmware that preloads starts the kernel
             # 256 bytes in, past the compatibility block that loads the same SGPRs from memory.
-            start = prog.offset_to_pc.get(256, 0)
+            start = prog.offset_to_pc.get(prog.offsets[entry] + 256, entry)
         self.mem.begin_launch()
         for wg_index, wg in enumerate(order):
             waves = [self._init_wave(i, d, ki, wg, block, n_threads, karg, dispatch, queue, kernargs,
@@ -151,6 +164,7 @@ class Emulator:
             for w in waves:
                 w.pc = start
             m = self._machine(prog, waves, lds, wg)
+            m.scratch_bytes = d.private_segment_fixed_size   # isa.emu.mem_scratch
             if self.check_global_races:
                 m.wg_index, m.wg_names = wg_index, order
             m.run()
@@ -249,6 +263,26 @@ def _decode_program(code: bytes, arch: str) -> Program:
     instrs = [d.instr for d in decoded]
     offsets = [d.offset for d in decoded]
     return Program(instrs, label_index(decoded), arch, offsets)
+
+
+_CALLS = ("s_swappc_b64", "s_call_b64")
+
+
+def _decode_with_callees(co, ki, arch: str) -> tuple[Program, int]:
+    """A kernel that calls functions (s_getpc_b64 + relocated offset + s_swappc_b64; callees
+    return with s_setpc_b64 s[30:31]) runs over its whole code section, decoded once: returns the
+    program and the kernel's entry instruction index. Branch targets are section offsets, so the
+    PC-relative call arithmetic lands on the callee's first instruction (isa.emu.branch)."""
+    sec = next((s for s in co.sections.values()
+                if s.addr <= ki.code_address < s.addr + s.size and s.data), None)
+    if sec is None:
+        raise LaunchError(f"kernel {ki.name!r} calls functions but its code section was not found")
+    prog = _decode_program(bytes(sec.data), arch)
+    entry = prog.offset_to_pc.get(ki.code_address - sec.addr)
+    if entry is None:
+        raise LaunchError(f"kernel {ki.name!r}: entry {ki.code_address:#x} is not an instruction "
+                          f"boundary of section {sec.name}")
+    return prog, entry
 
 
 def poison_wave(w: Wave, rng: random.Random) -> None:

@@ -204,14 +204,41 @@ class Machine:
 
     def _check_pending(self, w: Wave, e) -> None:
         pend = w.pending_regs
+        in_order = _in_order_vmem_load(e.instr.op)
+        tied = _d16_tied_only(e.instr) if in_order else ()
         for k in e.reads:
             op = pend.get(k)
-            if op is not None:
+            # a d16 load's tied vdst is merged at write-back, not read at issue (see below)
+            if op is not None and not (k in tied and _in_order_after(op)):
                 raise self.error(PendingReadError, _pending_msg("read of", k, op), w)
         for k in e.writes:
             op = pend.get(k)
-            if op is not None:
+            if op is not None and not (in_order and _in_order_after(op)):
                 raise self.error(PendingOverwriteError, _pending_msg("overwrite of", k, op), w)
+
+
+def _in_order_vmem_load(mnemonic: str) -> bool:
+    """GLOBAL/MUBUF/SCRATCH loads write their VGPRs in issue order after earlier such loads
+    (cdna-facts section 4: vector memory ops complete in order; LLVM SIInsertWaitcnts: "WAW needs
+    an s_waitcnt unless the previous write and this write are the same type of VMEM instruction",
+    hasVmemWriteVgprInOrder on gfx9). So such a load may target a VGPR an earlier one still
+    writes, and a d16 load (which merges into its VGPR when its data returns) may follow a load
+    into the same VGPR without a wait; LLVM 22 emits both. FLAT loads are excluded (they may hit
+    LDS, which completes out of order with VMEM)."""
+    return mnemonic.startswith(("global_load_", "buffer_load_", "scratch_load_")) and "_lds_" not in mnemonic
+
+
+def _d16_tied_only(ins) -> frozenset:
+    """Keys of a d16 load's vdst that are not also its address (those are read at issue)."""
+    if "_d16" not in ins.op:
+        return frozenset()
+    from .program import reg_keys
+    others = {k for op in ins.operands[1:] for k in reg_keys(op)}
+    return frozenset(k for k in reg_keys(ins.operands[0]) if k not in others)
+
+
+def _in_order_after(op) -> bool:
+    return op.kind == pending.VM and _in_order_vmem_load(op.instr.op)
 
 
 def _pending_msg(what: str, k: int, op) -> str:

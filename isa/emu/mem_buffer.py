@@ -20,7 +20,7 @@ from .lds import dwords_of
 from .mem_common import byte_range, bytes_to_dwords, lanes_to_bytes, mod_int, regfile, scalar_operand_value
 from .pending import VM, AsyncOp
 from .program import reg_keys
-from .semantics import binder
+from .semantics import RW_SETS, binder
 
 LOADS = {"dword": (4, False), "dwordx2": (8, False), "dwordx3": (12, False), "dwordx4": (16, False),
          "ubyte": (1, False), "sbyte": (1, True), "ushort": (2, False), "sshort": (2, True)}
@@ -177,39 +177,65 @@ for _sfx, _nb in STORES.items():
 
 def _bind_atomic(ins, name):
     """buffer_atomic_<op> vdata, vaddr, srsrc, soffset: per lane in lane order; with ``sc0`` the
-    pre-op value returns into vdata. Out-of-range lanes are dropped (and return 0)."""
-    from .mem_global import ATOMIC_OPS
+    pre-op value returns into vdata (its first dword, or two for 64-bit forms). Out-of-range lanes
+    are dropped (and return 0). 32-bit, _x2 / f64 (64-bit) and cmpswap forms; cmpswap data is
+    {src, cmp} as for FLAT (see isa.emu.mem_global)."""
+    from .mem_global import ATOMIC_OPS, ATOMIC_OPS64, F64_ATOMICS
     vdata, vaddr, srsrc, soffset = ins.operands[:4]
     rtn = ins.has("sc0")
-    fn_op = ATOMIC_OPS[name]
-    regs = reg_keys(vdata) if rtn else ()
-
-    sh = _Shape(ins, vaddr, srsrc, soffset, 4)
+    wide = name.endswith("_x2") or name in F64_ATOMICS
+    base = name.removesuffix("_x2")
+    cas = base == "cmpswap"
+    fn_op = None if cas else (ATOMIC_OPS64 if wide else ATOMIC_OPS)[base]
+    nbytes = 8 if wide else 4
+    ndw, ut = nbytes // 4, (np.uint64 if wide else np.uint32)
+    regs = reg_keys(vdata)[:ndw] if rtn else ()
+    sh = _Shape(ins, vaddr, srsrc, soffset, nbytes)
 
     def fn(m, w):
         lanes = np.flatnonzero(w.exec_mask())
         addr, in_range = _addresses(w, sh, lanes)
+        if in_range is not None and (in_range.any(1) & ~in_range.all(1)).any():
+            raise m.error(EmulatorError, f"{ins.op}: a lane's {nbytes}-byte atomic is partly out of "
+                          "range; partial-range behaviour is not modelled", w)
         ok = np.ones(len(addr), bool) if in_range is None else in_range[:, 0]
-        _locate(m, w, addr, in_range, 4, "buffer atomic")
-        vals = regfile(w, vdata)[vdata.index][lanes].copy()
+        _locate(m, w, addr, in_range, nbytes, "buffer atomic")
+        rows = regfile(w, vdata)[vdata.index:vdata.index + (2 * ndw if cas else ndw), lanes]
+        vals = np.ascontiguousarray(rows.T).view(ut)
         mem = m.mem
 
         def apply():
-            old = np.zeros(len(lanes), np.uint32)
+            old = np.zeros(len(lanes), ut)
             for j in np.flatnonzero(ok):
-                buf, off = mem.find(int(addr[j]), 4, ins.op)
-                cur = buf[off:off + 4].view(np.uint32)
+                buf, off = mem.find(int(addr[j]), nbytes, ins.op)
+                cur = buf[off:off + nbytes].view(ut)
                 old[j] = cur[0]
-                cur[0] = fn_op(int(cur[0]), int(vals[j]))
+                if cas:
+                    if int(cur[0]) == int(vals[j, 1]):
+                        cur[0] = vals[j, 0]
+                else:
+                    cur[0] = fn_op(int(cur[0]), int(vals[j, 0]))
             if rtn:
-                regfile(w, vdata)[vdata.index, lanes] = old
+                back = old.view(np.uint32).reshape(-1, ndw).T
+                regfile(w, vdata)[vdata.index:vdata.index + ndw, lanes] = back
         m.issue(w, AsyncOp(w, VM, regs, apply, w.pc, ins))
     return fn
 
 
-for _name in ("add", "sub", "smin", "umin", "smax", "umax", "and", "or", "xor", "inc", "dec", "swap",
-              "add_f32"):
+def _atomic_rw(ins):
+    """Register keys of buffer atomics the spec table lacks (_x2 / f64): all register operands are
+    read; with sc0 the first dwords of vdata are written."""
+    keys = [k for op in ins.operands for k in reg_keys(op)]
+    ndw = 2 if ins.op.endswith(("_x2", "_f64")) else 1
+    return keys, list(reg_keys(ins.operands[0])[:ndw]) if ins.has("sc0") else []
+
+
+_BUF_ATOMICS = ("add", "sub", "smin", "umin", "smax", "umax", "and", "or", "xor", "inc", "dec", "swap")
+for _name in (*_BUF_ATOMICS, "add_f32", "pk_add_f16", "cmpswap", "add_f64", "min_f64", "max_f64",
+              *(n + "_x2" for n in (*_BUF_ATOMICS, "cmpswap"))):
     binder("buffer_atomic_" + _name)(lambda ins, n=_name: _bind_atomic(ins, n))
+    if _name.endswith(("_x2", "_f64")):
+        RW_SETS["buffer_atomic_" + _name] = _atomic_rw
 
 
 @binder("buffer_wbl2", "buffer_inv")

@@ -3,9 +3,11 @@
 Address (CDNA3 ISA, FLAT/GLOBAL): with ``saddr`` off, vaddr is a 64-bit VGPR pair; with an SGPR
 pair saddr, address = saddr + zero-extended 32-bit vaddr; plus the signed 13-bit inst offset
 (cdna-facts section 5). Every active lane's access must lie inside one registered allocation
-(GlobalOutOfBoundsError otherwise). FLAT addresses are treated as global (the LDS and scratch
-apertures are not modelled). Atomics return the pre-op value into vdst when ``sc0`` is set
-(the "rtn" spec form); lanes apply in lane order.
+(GlobalOutOfBoundsError otherwise). FLAT loads/stores whose lanes point into the LDS aperture are
+isa.emu.mem_flat's (it overrides the flat binders here); FLAT atomics are global only. Atomics
+return the pre-op value into vdst when ``sc0`` is set (the "rtn" spec form); lanes apply in lane
+order; 32-bit, _x2 (64-bit) and cmpswap forms. D16 loads merge 16 bits into one half of vdst at
+write-back.
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from .mem_buffer import LOADS, STORES
 from .mem_common import byte_range, bytes_to_dwords, is_off, lanes_to_bytes, mod_int, regfile
 from .pending import VM, AsyncOp
 from .program import reg_keys
-from .semantics import binder
+from .semantics import RW_SETS, binder
 
 M32 = 0xFFFFFFFF
 
@@ -67,7 +69,8 @@ def _bind_load(ins, nbytes, signed, flat):
     return fn
 
 
-def _bind_store(ins, nbytes, flat):
+def _bind_store(ins, nbytes, flat, hi=False):
+    """Stores; ``hi``: the _d16_hi forms store bits 31:16 (short) / 23:16 (byte) of the VGPR."""
     if flat:
         vaddr, vdata = ins.operands[:2]
         saddr = None
@@ -81,7 +84,8 @@ def _bind_store(ins, nbytes, flat):
         lanes = w.exec_lanes()
         addr = _addr(w, vaddr, saddr, offset, lanes)
         loc = _locate(m, w, addr, nbytes, what)
-        data = lanes_to_bytes(regfile(w, vdata)[vdata.index:vdata.index + ndw], lanes, nbytes)
+        rows = regfile(w, vdata)[vdata.index:vdata.index + ndw]
+        data = lanes_to_bytes(rows >> np.uint32(16) if hi else rows, lanes, nbytes)
         mem = m.mem
         m.claim_global_writes(w, loc, nbytes)
         m.issue(w, AsyncOp(w, VM, (), lambda: mem.scatter(loc, data), w.pc, ins))
@@ -130,6 +134,9 @@ ATOMIC_OPS = {
     "xor": lambda o, v: o ^ v, "swap": lambda o, v: v,
     "inc": lambda o, v: 0 if o >= v else o + 1, "dec": lambda o, v: v if (o == 0 or o > v) else o - 1,
     "add_f32": lambda o, v: _f32bits(np.float32(_f32(o)) + np.float32(_f32(v))),
+    # two independent f16 adds (low, high half), RNE, denormals kept (float_denorm_mode_16_64 3)
+    "pk_add_f16": lambda o, v: int(np.array([o, v], np.uint32).view(np.float16).astype(np.float64)
+                                   .reshape(2, 2).sum(0).astype(np.float16).view(np.uint32)[0]),
 }
 
 
@@ -140,25 +147,109 @@ def _bind_atomic(ins, name, flat):
     vaddr, vdata = ops[0], ops[1]
     saddr = None if flat else ops[2]
     offset = mod_int(ins, "offset")
-    fn_op = ATOMIC_OPS[name]
+    wide = name.endswith("_x2") or name in F64_ATOMICS
+    base = name.removesuffix("_x2")
+    nbytes = 8 if wide else 4
+    # CDNA3 ISA FLAT_ATOMIC_CMPSWAP(_X2): src = DATA[0] (first dword/qword), cmp = DATA[1];
+    # MEM = (MEM == cmp) ? src : MEM; returns the old value. LLVM 22 puts the new value in the
+    # first register of the tuple and the compare value after it (checked on clang-22 output).
+    cas = base == "cmpswap"
+    fn_op = None if cas else (ATOMIC_OPS64 if wide else ATOMIC_OPS)[base]
+    ndw = nbytes // 4
     regs = reg_keys(vdst) if rtn else ()
+    dtype = np.uint64 if wide else np.uint32
 
     def fn(m, w):
         lanes = np.flatnonzero(w.exec_mask())
         addr = _addr(w, vaddr, saddr, offset, lanes)
-        _locate(m, w, addr, 4, ins.op)
-        vals = regfile(w, vdata)[vdata.index][lanes].copy()
+        _locate(m, w, addr, nbytes, ins.op)
+        rows = regfile(w, vdata)[vdata.index:vdata.index + (2 * ndw if cas else ndw), lanes]
+        vals = np.ascontiguousarray(rows.T).view(dtype)     # [n_lanes, 1 or 2] little-endian
         mem = m.mem
 
         def apply():
-            old = np.empty(len(lanes), np.uint32)
+            old = np.empty(len(lanes), dtype)
             for j in range(len(lanes)):
-                buf, off = mem.find(int(addr[j]), 4, ins.op)
-                cur = buf[off:off + 4].view(np.uint32)
+                buf, off = mem.find(int(addr[j]), nbytes, ins.op)
+                cur = buf[off:off + nbytes].view(dtype)
                 old[j] = cur[0]
-                cur[0] = fn_op(int(cur[0]), int(vals[j]))
+                if cas:
+                    if int(cur[0]) == int(vals[j, 1]):
+                        cur[0] = vals[j, 0]
+                else:
+                    cur[0] = fn_op(int(cur[0]), int(vals[j, 0]))
             if vdst is not None:
-                regfile(w, vdst)[vdst.index, lanes] = old
+                rows = old.view(np.uint32).reshape(-1, ndw).T
+                regfile(w, vdst)[vdst.index:vdst.index + ndw, lanes] = rows
+        m.issue(w, AsyncOp(w, VM, regs, apply, w.pc, ins))
+    return fn
+
+
+M64 = (1 << 64) - 1
+
+
+def _s64(x: int) -> int:
+    return x - (1 << 64) if x >> 63 else x
+
+
+# 64-bit forms (CDNA3 ISA FLAT_ATOMIC_*_X2: the same operations on a qword in two VGPRs)
+ATOMIC_OPS64 = {
+    "add": lambda o, v: (o + v) & M64, "sub": lambda o, v: (o - v) & M64,
+    "smin": lambda o, v: o if _s64(o) <= _s64(v) else v, "smax": lambda o, v: o if _s64(o) >= _s64(v) else v,
+    "umin": min, "umax": max, "and": lambda o, v: o & v, "or": lambda o, v: o | v,
+    "xor": lambda o, v: o ^ v, "swap": lambda o, v: v,
+    "inc": lambda o, v: 0 if o >= v else o + 1, "dec": lambda o, v: v if (o == 0 or o > v) else o - 1,
+    # gfx90a+ GLOBAL_ATOMIC_ADD_F64: IEEE f64 add, round to nearest even, denormals kept (mode 3)
+    "add_f64": lambda o, v: int((np.array([o, v], np.uint64).view(np.float64).sum(keepdims=True))
+                                .view(np.uint64)[0]),
+}
+ATOMIC_OPS64.update({"min_f64": lambda o, v: _minmax_f64(o, v, True),
+                     "max_f64": lambda o, v: _minmax_f64(o, v, False)})
+F64_ATOMICS = ("add_f64", "min_f64", "max_f64")
+ATOMIC_NAMES = [*ATOMIC_OPS, "cmpswap", *F64_ATOMICS,
+                *(n + "_x2" for n in (*ATOMIC_OPS64, "cmpswap") if n not in F64_ATOMICS)]
+
+
+def _minmax_f64(o: int, v: int, is_min: bool) -> int:
+    """GLOBAL_ATOMIC_MIN/MAX_F64 for ordered operands. How the atomic unit treats NaN and
+    +0 vs -0 is not in the documents the emulator follows: refuse those instead of guessing."""
+    a, b = np.array([o, v], np.uint64).view(np.float64)
+    if np.isnan(a) or np.isnan(b) or (a == b and o != v):
+        from .errors import EmulatorError
+        raise EmulatorError(f"atomic {'min' if is_min else 'max'}_f64 of {a!r} and {b!r}: NaN / signed-"
+                            "zero behaviour of the atomic unit is not modelled")
+    return v if (b < a if is_min else b > a) else o
+
+
+def _atomic_rw(ins):
+    """Register keys read/written by a FLAT/GLOBAL atomic (the spec table lacks the _x2 forms):
+    with sc0 the first operand is the returned value, every other register operand is read."""
+    ops = list(ins.operands)
+    writes = list(reg_keys(ops.pop(0))) if ins.has("sc0") else []
+    return [k for op in ops for k in reg_keys(op)], writes
+
+
+def _bind_load_d16(ins, nbytes, signed, hi):
+    """global_load_{ubyte,sbyte,short}_d16[_hi]: the loaded 8/16 bits (zero/sign-extended to 16)
+    go into the low (or high) half of vdst; the other half keeps its value (gfx9 with
+    d16-preserves-unused-bits; LLVM uses these forms only then, i.e. with sramecc off). The merge
+    happens when the data is written back, in VMEM order, so the half kept is the register's
+    value at landing (LLVM issues these right behind a load into the same VGPR without a wait)."""
+    vdst, vaddr, saddr = ins.operands[:3]
+    offset = mod_int(ins, "offset")
+    regs, d = reg_keys(vdst), vdst.index
+    keep = np.uint32(0x0000FFFF if hi else 0xFFFF0000)
+    shift = np.uint32(16 if hi else 0)
+
+    def fn(m, w):
+        lanes = w.exec_lanes()
+        addr = _addr(w, vaddr, saddr, offset, lanes)
+        loc = _locate(m, w, addr, nbytes, ins.op)
+        f, mem, n = regfile(w, vdst), m.mem, len(addr)
+
+        def apply():
+            v = bytes_to_dwords(mem.gather(loc, n, nbytes), signed)[:, 0] & np.uint32(0xFFFF)
+            f[d, lanes] = (f[d, lanes] & keep) | (v << shift)
         m.issue(w, AsyncOp(w, VM, regs, apply, w.pc, ins))
     return fn
 
@@ -172,6 +263,16 @@ for _sfx, _nb in STORES.items():
 for _sfx, _nb in (("dword", 4), ("ubyte", 1), ("sbyte", 1), ("ushort", 2), ("sshort", 2),
                   ("dwordx3", 12), ("dwordx4", 16)):
     binder("global_load_lds_" + _sfx)(lambda ins, nb=_nb: _bind_lds_dma(ins, nb))
-for _name in ATOMIC_OPS:
+for _name in ATOMIC_NAMES:
     binder("global_atomic_" + _name)(lambda ins, n=_name: _bind_atomic(ins, n, False))
     binder("flat_atomic_" + _name)(lambda ins, n=_name: _bind_atomic(ins, n, True))
+    if _name.endswith("_x2") or _name in F64_ATOMICS:
+        RW_SETS["global_atomic_" + _name] = RW_SETS["flat_atomic_" + _name] = _atomic_rw
+for _sfx, _nb in (("byte", 1), ("short", 2)):
+    binder(f"global_store_{_sfx}_d16_hi")(lambda ins, nb=_nb: _bind_store(ins, nb, False, True))
+for _sfx, _nb, _sg in (("ubyte", 1, False), ("sbyte", 1, True), ("short", 2, False)):
+    for _hi in (False, True):
+        binder(f"global_load_{_sfx}_d16" + ("_hi" if _hi else ""))(
+            lambda ins, nb=_nb, sg=_sg, hi=_hi: _bind_load_d16(ins, nb, sg, hi))
+
+from . import mem_flat, mem_scratch  # noqa: F401  (generic-pointer FLAT overrides the above; scratch)

@@ -1,4 +1,5 @@
-"""LDS instructions (DS format): ds_read*/ds_write* (b8..b128, read2/write2, st64), LDS atomics,
+"""LDS instructions (DS format): ds_read*/ds_write* (b8..b128, read2/write2, st64), LDS atomics
+(incl. ds_cmpst_b32 compare-store and ds_wrxchg_rtn_b32),
 and the LDS-crossbar lane ops ds_swizzle_b32 / ds_bpermute_b32 / ds_permute_b32.
 
 All count in lgkmcnt and land in issue order per wave (cdna-facts section 4). Addresses and store
@@ -6,7 +7,7 @@ data are read at issue; reads take LDS bytes when they land (isa.emu.pending). A
 offset (16-bit unsigned); read2/write2 use offset0/offset1 in units of the element size (x64 for
 st64). Out-of-allocation addresses are LdsOutOfBoundsError. Inactive lanes do nothing.
 The gfx950 transpose reads ds_read_*_tr_* live in isa.emu.mem_lds_tr (imported at the end of
-this module so they register with it). Not implemented: addtid, d16 forms.
+this module so they register with it). Not implemented: addtid.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from .lds import dwords_of
 from .mem_common import byte_range, bytes_to_dwords, mod_int, regfile
 from .pending import LDS, AsyncOp
 from .program import reg_keys
-from .semantics import binder
+from .semantics import RW_SETS, binder
 
 READS = {"ds_read_b32": (4, False), "ds_read_b64": (8, False), "ds_read_b96": (12, False),
          "ds_read_b128": (16, False), "ds_read_u8": (1, False), "ds_read_i8": (1, True),
@@ -34,23 +35,32 @@ M32 = 0xFFFFFFFF
 
 
 def _atomic_fn(name: str):
-    if name == "add_f32":
+    """old, value -> new for ds_<name> (ints are the raw 32/64-bit patterns; CDNA3 ISA DS_*)."""
+    bits = 64 if name.endswith("64") else 32
+    mask = (1 << bits) - 1
+    if name.startswith("add_f"):
+        ft, ut = (np.float64, np.uint64) if bits == 64 else (np.float32, np.uint32)
+
         def f(old, v):
-            r = np.array([old], np.uint32).view(np.float32) + np.array([v], np.uint32).view(np.float32)
-            return int(r.astype(np.float32).view(np.uint32)[0])
+            x = np.array([old, v], ut).view(ft)
+            return int(np.array([x[0] + x[1]], ft).view(ut)[0])
         return f
-    s32 = lambda x: x - (1 << 32) if x >> 31 else x
-    return {"add_u32": lambda o, v: (o + v) & M32, "sub_u32": lambda o, v: (o - v) & M32,
-            "min_u32": min, "max_u32": max,
-            "min_i32": lambda o, v: o if s32(o) <= s32(v) else v,
-            "max_i32": lambda o, v: o if s32(o) >= s32(v) else v,
-            "and_b32": lambda o, v: o & v, "or_b32": lambda o, v: o | v, "xor_b32": lambda o, v: o ^ v,
-            "inc_u32": lambda o, v: 0 if o >= v else o + 1,
-            "dec_u32": lambda o, v: v if (o == 0 or o > v) else o - 1}[name]
+    sgn = lambda x: x - (1 << bits) if x >> (bits - 1) else x
+    op, kind = name[:-4], name[-3]
+    if op in ("min", "max") and kind == "i":
+        return (lambda o, v: o if sgn(o) <= sgn(v) else v) if op == "min" else \
+            (lambda o, v: o if sgn(o) >= sgn(v) else v)
+    return {"add": lambda o, v: (o + v) & mask, "sub": lambda o, v: (o - v) & mask,
+            "min": min, "max": max, "and": lambda o, v: o & v, "or": lambda o, v: o | v,
+            "xor": lambda o, v: o ^ v, "inc": lambda o, v: 0 if o >= v else o + 1,
+            "dec": lambda o, v: v if (o == 0 or o > v) else o - 1, "wrxchg": lambda o, v: v}[op]
 
 
 ATOMICS = ("add_u32", "sub_u32", "min_i32", "max_i32", "min_u32", "max_u32", "and_b32", "or_b32",
-           "xor_b32", "add_f32", "inc_u32", "dec_u32")
+           "xor_b32", "add_f32", "inc_u32", "dec_u32", "wrxchg_b32")
+# 64-bit forms (one qword in two VGPRs; ds_add_f64 is gfx90a+); the spec table lacks them
+ATOMICS64 = ("add_u64", "sub_u64", "min_i64", "max_i64", "min_u64", "max_u64", "and_b64", "or_b64",
+             "xor_b64", "inc_u64", "dec_u64", "wrxchg_b64", "add_f64")
 
 
 def _lanes_addr(w, vaddr, offset: int):
@@ -174,6 +184,56 @@ def bind_read(ins):
     return fn
 
 
+# d16 forms (gfx9 d16-preserves-unused-bits; LLVM uses the loads only with sramecc off): loads put
+# the (zero/sign-extended to 16 bits) value into one half of vdst and keep the other half, merged
+# when the data lands; the _d16_hi stores write bits 31:16 (b16) or 23:16 (b8) of the data VGPR.
+D16_READS = {"ds_read_u8_d16": (1, False, False), "ds_read_u8_d16_hi": (1, False, True),
+             "ds_read_i8_d16": (1, True, False), "ds_read_i8_d16_hi": (1, True, True),
+             "ds_read_u16_d16": (2, False, False), "ds_read_u16_d16_hi": (2, False, True)}
+D16_WRITES = {"ds_write_b8_d16_hi": 1, "ds_write_b16_d16_hi": 2}
+
+
+@binder(*D16_READS)
+def bind_read_d16(ins):
+    vdst, vaddr = ins.operands[0], ins.operands[1]
+    nbytes, signed, hi = D16_READS[ins.op]
+    off = np.uint32(mod_int(ins, "offset"))
+    regs, d, r = reg_keys(vdst), vdst.index, vaddr.index
+    keep, shift = np.uint32(0x0000FFFF if hi else 0xFFFF0000), np.uint32(16 if hi else 0)
+
+    def fn(m, w):
+        lanes = w.exec_lanes()
+        addr = w.vgpr[r][lanes] + off
+        _check(m, w, addr, nbytes, f"read of {nbytes} bytes")
+        idx = addr.astype(np.int64)[:, None] + byte_range(nbytes)
+        dw = dwords_of(idx)
+        f, data = regfile(w, vdst), m.lds.data
+
+        def apply():
+            v = bytes_to_dwords(data[idx], signed)[:, 0] & np.uint32(0xFFFF)
+            f[d, lanes] = (f[d, lanes] & keep) | (v << shift)
+        if m.lds.dma_owner is not None:
+            m.lds.check_dma_pending(m, w, dw)
+        m.issue(w, AsyncOp(w, LDS, regs, apply, w.pc, ins, lds_dw=dw))
+    return fn
+
+
+@binder(*D16_WRITES)
+def bind_write_d16_hi(ins):
+    vaddr, vdata = ins.operands[0], ins.operands[1]
+    nbytes = D16_WRITES[ins.op]
+    off = np.uint32(mod_int(ins, "offset"))
+    acc = _Access((0,), nbytes)
+
+    def fn(m, w):
+        lanes = w.exec_lanes()
+        addr = w.vgpr[vaddr.index][lanes] + off
+        _check(m, w, addr, acc.span, f"write of {nbytes} bytes")
+        rows = regfile(w, vdata)[vdata.index:vdata.index + 1] >> np.uint32(16)
+        _write_op(m, w, ins, lanes, addr, acc, rows)
+    return fn
+
+
 @binder(*READ2)
 def bind_read2(ins):
     vdst, vaddr = ins.operands[0], ins.operands[1]
@@ -233,6 +293,8 @@ def bind_write2(ins):
 
 def _bind_atomic(name: str, rtn: bool):
     op_fn = _atomic_fn(name)
+    nb = 8 if name.endswith("64") else 4
+    ut = np.uint64 if nb == 8 else np.uint32
 
     def bind(ins):
         if rtn:
@@ -245,28 +307,89 @@ def _bind_atomic(name: str, rtn: bool):
 
         def fn(m, w):
             lanes, addr = _lanes_addr(w, vaddr, offset)
-            _check(m, w, addr, 4, "atomic of 4 bytes")
-            vals = regfile(w, vdata)[vdata.index][lanes].copy()
+            _check(m, w, addr, nb, f"atomic of {nb} bytes")
+            vals = _qwords(regfile(w, vdata), vdata.index, lanes, nb)
             buf = m.lds.data
 
             def apply():
-                old = np.empty(len(addr), np.uint32)
+                old = np.empty(len(addr), ut)
                 for j in range(len(addr)):   # lanes in order: duplicates accumulate
                     a = int(addr[j])
-                    cur = buf[a:a + 4].view(np.uint32)
+                    cur = buf[a:a + nb].view(ut)
                     old[j] = cur[0]
                     cur[0] = op_fn(int(cur[0]), int(vals[j]))
                 if vdst is not None:
-                    regfile(w, vdst)[vdst.index, lanes] = old
-            dw = dwords_of(addr[:, None] + byte_range(4))
+                    rows = old.view(np.uint32).reshape(-1, nb // 4).T
+                    regfile(w, vdst)[vdst.index:vdst.index + nb // 4, lanes] = rows
+            dw = dwords_of(addr[:, None] + byte_range(nb))
             m.issue(w, AsyncOp(w, LDS, regs, apply, w.pc, ins, lds_dw=dw, lds_write="atomic"))
         return fn
     return bind
 
 
-for _n in ATOMICS:
+def _qwords(f, index: int, lanes, nb: int) -> np.ndarray:
+    """The active lanes' 4- or 8-byte values of register(s) ``index`` (copied at issue)."""
+    if nb == 4:
+        return f[index][lanes].copy()
+    return np.ascontiguousarray(f[index:index + 2, lanes].T).view(np.uint64)[:, 0].copy()
+
+
+for _n in ATOMICS + ATOMICS64:
     binder("ds_" + _n)(_bind_atomic(_n, False))
     binder("ds_" + _n.replace("_", "_rtn_", 1))(_bind_atomic(_n, True))
+
+
+def _bind_cmpst(rtn: bool, nb: int):
+    """ds_cmpst[_rtn]_b32/_b64 vdst?, vaddr, data0, data1: compare-and-store with the compare value
+    in DATA0 and the new value in DATA1 (GCN3/CDNA3 ISA DS_CMPST_B32: cmp = DATA, src = DATA2;
+    LLVM test atomic_cmp_swap_local.ll: ds_cmpst_rtn_b32 result, ptr, cmp, swap) - the reverse
+    of FLAT_ATOMIC_CMPSWAP's {src, cmp} tuple. Returns the old value with _rtn."""
+    ut = np.uint64 if nb == 8 else np.uint32
+
+    def bind(ins):
+        ops = list(ins.operands)
+        vdst = ops.pop(0) if rtn else None
+        vaddr, d_cmp, d_new = ops[:3]
+        regs = reg_keys(vdst) if rtn else ()
+        offset = mod_int(ins, "offset")
+
+        def fn(m, w):
+            lanes, addr = _lanes_addr(w, vaddr, offset)
+            _check(m, w, addr, nb, f"compare-store of {nb} bytes")
+            cmp = _qwords(regfile(w, d_cmp), d_cmp.index, lanes, nb)
+            new = _qwords(regfile(w, d_new), d_new.index, lanes, nb)
+            buf = m.lds.data
+
+            def apply():
+                old = np.empty(len(addr), ut)
+                for j in range(len(addr)):   # lanes in order
+                    cur = buf[int(addr[j]):int(addr[j]) + nb].view(ut)
+                    old[j] = cur[0]
+                    if cur[0] == cmp[j]:
+                        cur[0] = new[j]
+                if vdst is not None:
+                    rows = old.view(np.uint32).reshape(-1, nb // 4).T
+                    regfile(w, vdst)[vdst.index:vdst.index + nb // 4, lanes] = rows
+            dw = dwords_of(addr[:, None] + byte_range(nb))
+            m.issue(w, AsyncOp(w, LDS, regs, apply, w.pc, ins, lds_dw=dw, lds_write="atomic"))
+        return fn
+    return bind
+
+
+def _ds_rw(ins):
+    """Register keys of DS atomics the spec table lacks: a _rtn form writes its first operand,
+    every other register operand is read."""
+    ops = list(ins.operands)
+    writes = list(reg_keys(ops.pop(0))) if "_rtn_" in ins.op else []
+    return [k for op in ops for k in reg_keys(op)], writes
+
+
+for _nb in (4, 8):
+    _sfx = "b32" if _nb == 4 else "b64"
+    binder("ds_cmpst_" + _sfx)(_bind_cmpst(False, _nb))
+    binder("ds_cmpst_rtn_" + _sfx)(_bind_cmpst(True, _nb))
+for _n in ("cmpst_b32", "cmpst_b64", "wrxchg_b32") + ATOMICS64:
+    RW_SETS["ds_" + _n] = RW_SETS["ds_" + _n.replace("_", "_rtn_", 1)] = _ds_rw
 
 
 # ------------------------------------------------------------------------------------------------

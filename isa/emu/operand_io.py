@@ -116,6 +116,14 @@ def scalar_getter(op, width: int = 1, typ: str | None = None) -> Callable[[objec
             return lambda w: w.m0 & M32
         if name == "scc":
             return lambda w: w.scc
+        if name.startswith("src_") and name.endswith(("_base", "_limit")):
+            # aperture registers (isa.emu.mem_flat): 64-bit values; LLVM reads them as s[n:n+1]
+            from .mem_flat import APERTURE_OPERANDS
+            if name in APERTURE_OPERANDS and width == 2:
+                value = APERTURE_OPERANDS[name]
+                return lambda w: value
+            raise AluOperandError(f"{name} read as a {32 * width}-bit scalar: only the 64-bit "
+                                  "read (s_mov_b64) is modelled")
     raise AluOperandError(f"cannot read {op!r} as a scalar source")
 
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..instr import Instr
 from ..operands import Imm
-from .dpp import bind_vop, clamp01, plain_reader, reject_mods, sel_bit
+from .dpp import bind_vop, clamp01, dpp_of, plain_reader, reject_mods, sel_bit
 from .operand_io import (
     AluModifierError,
     alu,
@@ -36,6 +36,7 @@ from .operand_io import (
     vector_getter,
     vector_setter,
 )
+from .semantics import RW_SETS
 from .state import mask_to_bools
 
 F32, F16, F64 = np.float32, np.float16, np.float64
@@ -504,16 +505,26 @@ def _dot_f(el: str):
 
 
 alu("v_dot2_f32_f16", "v_dot2c_f32_f16")(_dot_f("f16"))
-alu("v_dot2_f32_bf16")(_dot_f("bf16"))
+alu("v_dot2_f32_bf16", "v_dot2c_f32_bf16")(_dot_f("bf16"))   # dot2c bf16: gfx950
+
+
+def _dot_c_rw(ins):
+    from .program import reg_keys
+    return [k for op in ins.operands for k in reg_keys(op)], list(reg_keys(ins.operands[0]))
 
 
 def _dot_i(bits: int, signed: bool):
     n = 32 // bits
 
     def bind(ins):
-        d = ops(ins, 4)[0]
+        # v_dot{2,4,8}c_i32_* (VOP2, gfx940+): D = dot(S0, S1) + D, no clamp (LLVM VOP2Instructions.td
+        # V_DOT4C_I32_I8 / V_DOT2C_I32_I16 / V_DOT8C_I32_I4; clang-22 emits them for sdot4/sdot2/sdot8)
+        accum = ins.op[6] == "c"
+        if accum and (ins.encoding in ("dpp", "sdwa") or dpp_of(ins) is not None):
+            raise AluModifierError(f"{ins}: DPP/SDWA forms of {ins.op} are not modelled")
+        d = ops(ins, 3 if accum else 4)[0]
         ga, gb = (vector_getter(ins.operands[i], 1, "b32") for i in (1, 2))
-        gc = plain_reader(ins, 3, 2, "i32" if signed else "u32")
+        gc = plain_reader(ins, 0 if accum else 3, 2, "i32" if signed else "u32")
         clamp = bool(ins.mod("clamp", False))
         put = vector_setter(d)
         mask = np.int64((1 << bits) - 1)
@@ -537,8 +548,12 @@ def _dot_i(bits: int, signed: bool):
 
 
 for _nm, _b, _s in (("v_dot4_i32_i8", 8, True), ("v_dot4_u32_u8", 8, False), ("v_dot2_i32_i16", 16, True),
-                    ("v_dot2_u32_u16", 16, False), ("v_dot8_i32_i4", 4, True), ("v_dot8_u32_u4", 4, False)):
+                    ("v_dot2_u32_u16", 16, False), ("v_dot8_i32_i4", 4, True), ("v_dot8_u32_u4", 4, False),
+                    ("v_dot4c_i32_i8", 8, True), ("v_dot2c_i32_i16", 16, True), ("v_dot8c_i32_i4", 4, True)):
     alu(_nm)(_dot_i(_b, _s))
+
+for _nm in ("v_dot4c_i32_i8", "v_dot2c_i32_i16", "v_dot8c_i32_i4", "v_dot2c_f32_f16", "v_dot2c_f32_bf16"):
+    RW_SETS[_nm] = _dot_c_rw   # the spec table lacks the accumulating VOP2 dots: D is read too
 
 
 # ----- v_fma_mix_f32 / v_fma_mixlo_f16 / v_fma_mixhi_f16 (VOP3P mixed precision): source i is f32, or
