@@ -40,8 +40,7 @@ def attention_args(cfg: AttentionConfig) -> list[ArgSpec]:
 
 
 def get_attention_recipe(name: str, **params):
-    import schedules.attention_fwd  # noqa: F401  (registers attn_* recipes)
-    from schedules import get_recipe
+    from schedules import attention_fwd, attention_prio, get_recipe  # noqa: F401 (register attn_*)
     return get_recipe(name, **params)
 
 
@@ -53,6 +52,8 @@ def compile_attention(cfg: AttentionConfig, recipe, toolchain=None, assemble: bo
     from .templates.attention import build_attention, kernarg_offsets
 
     t0 = time.perf_counter()
+    if hasattr(recipe, "bind"):      # recipes whose groups depend on the config (MFMA counts)
+        recipe = recipe.bind(cfg)
     ir = build_attention(cfg)
     t1 = time.perf_counter()
     compiled = compile_kernel(ir, recipe, limits=limits)
@@ -98,11 +99,14 @@ def compile_attention(cfg: AttentionConfig, recipe, toolchain=None, assemble: bo
 def attention(batch: int = 1, heads: int = 1, kv_heads: int | None = None, seqlen_q: int = 128,
               seqlen_k: int = 128, head_dim: int = 64, dtype: str = "f16", causal: bool = False,
               arch: str = "gfx942", schedule: str = DEFAULT_SCHEDULE, scale: float | None = None,
-              schedule_params: dict | None = None, assemble: bool = True) -> Kernel:
+              schedule_params: dict | None = None, assemble: bool = True, waves: int = 1,
+              kv_buffers: int | None = None) -> Kernel:
     """Generate a flash-attention forward kernel (design.md); ``schedule`` names a recipe
-    (``attn_basic``, ``attn_interleave``, or ``shuffle`` for fuzzing)."""
+    (``attn_basic``, ``attn_interleave``, ``attn_prio``, ``attn_prio_interleave``, or
+    ``shuffle`` for fuzzing); ``waves`` (1, 2, 4) per workgroup share K/V through
+    ``kv_buffers`` LDS buffers."""
     recipe = get_attention_recipe(schedule, **dict(schedule_params or {}))
     cfg = AttentionConfig(batch=batch, heads=heads, kv_heads=kv_heads, seqlen_q=seqlen_q,
                           seqlen_k=seqlen_k, head_dim=head_dim, dtype=dtype, causal=causal,
-                          arch=arch, scale=scale)
+                          arch=arch, scale=scale, waves=waves, kv_buffers=kv_buffers)
     return compile_attention(cfg, recipe, assemble=assemble)

@@ -1,8 +1,11 @@
 """The frozen, validated ``AttentionConfig`` of one flash-attention forward kernel.
 
 Every limit raises ``ConfigError`` naming the bad value and the limit before any instruction is
-built. The kernel (``asmgen.templates.attention``) gives each workgroup one wave and
-``block_q`` = 32 query rows of one (batch, head); it walks the keys in blocks of ``block_k`` = 32.
+built. The kernel (``asmgen.templates.attention``) gives each workgroup ``waves`` waves (1, 2, 4)
+of ``BLOCK_Q`` = 32 query rows each, of one (batch, head) (``rows_per_wg`` = 32 waves); it walks
+the keys in blocks of ``block_k`` = 32. With ``kv_buffers`` = 1 (only for one wave) K goes
+straight to operand registers and V through one LDS buffer; with 2 or 3 the workgroup loads
+each K/V block once into one of ``kv_buffers`` LDS buffers (``templates.attention_pipe``).
 Sizes are kernel arguments too: the compiled kernel is correct for any runtime ``seqlen_q`` /
 ``seqlen_k`` >= 1 within the limits below (the grid in the contract is the one for the config's
 ``seqlen_q``).
@@ -11,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from .config import ARCHES, IN_DTYPES
+from .config import ARCHES, IN_DTYPES, LDS_LIMIT
 from .errors import ConfigError
 
 HEAD_DIMS = (64, 128)
@@ -27,6 +30,8 @@ BATCH_MAX = 1 << 16
 # K of the 32x32xK f16/bf16 MFMA per arch, native first (cdna-facts section 2.1: on gfx950 the
 # x8 forms still exist at half rate, the x16 ones are native)
 MFMA_K = {"gfx942": (8,), "gfx950": (16, 8)}
+WAVES = (1, 2, 4)
+KV_BUFFERS = (1, 2, 3)
 
 
 def _int(name: str, value, lo: int, hi: int) -> int:
@@ -51,6 +56,9 @@ class AttentionConfig:
     scale: float | None = None       # default 1 / sqrt(head_dim)
     mfma_k: int | None = None        # 8 (32x32x8) or 16 (32x32x16, gfx950); default: the arch's
     prefetch: int = 1                # key blocks loaded ahead (0: load each block in its iteration)
+    waves: int = 1                   # waves per workgroup, 32 query rows each (1, 2, 4)
+    kv_buffers: int | None = None    # LDS K/V buffers: 1 (one wave, K in registers) or 2, 3;
+    #                                  default 1 for one wave, else 2
 
     def __post_init__(self) -> None:
         st = object.__setattr__
@@ -78,6 +86,24 @@ class AttentionConfig:
             raise ConfigError(f"attention mfma_k={self.mfma_k!r} is not available on {self.arch} "
                               f"(32x32xK with K in {MFMA_K[self.arch]})")
         _int("prefetch", self.prefetch, 0, 1)
+        if self.waves not in WAVES:
+            raise ConfigError(f"attention waves={self.waves!r} is not one of {WAVES}")
+        if self.kv_buffers is None:
+            st(self, "kv_buffers", 1 if self.waves == 1 else 2)
+        if self.kv_buffers not in KV_BUFFERS:
+            raise ConfigError(f"attention kv_buffers={self.kv_buffers!r} is not one of {KV_BUFFERS}")
+        if self.kv_buffers == 1 and self.waves > 1:
+            raise ConfigError(f"attention kv_buffers=1 needs waves=1 (got waves={self.waves}): "
+                              f"shared K/V blocks need >= 2 LDS buffers")
+        if self.kv_buffers > 1 and self.prefetch != 1:
+            raise ConfigError(f"attention prefetch={self.prefetch} applies to kv_buffers=1 only; "
+                              f"with kv_buffers={self.kv_buffers} blocks are loaded "
+                              f"kv_buffers - 1 ahead")
+        limit = LDS_LIMIT[self.arch]
+        if self.lds_bytes > limit:
+            raise ConfigError(f"attention LDS {self.lds_bytes} bytes (kv_buffers="
+                              f"{self.kv_buffers}, head_dim={self.head_dim}) exceed the {limit} "
+                              f"bytes of {self.arch} (cdna-facts section 1)")
         if self.scale is None:
             st(self, "scale", 1.0 / self.head_dim ** 0.5)
         if not isinstance(self.scale, (int, float)) or not 0.0 < float(self.scale) < 1e4:
@@ -93,13 +119,27 @@ class AttentionConfig:
         return BLOCK_K
 
     @property
+    def rows_per_wg(self) -> int:
+        """Query rows of one workgroup (32 per wave)."""
+        return BLOCK_Q * self.waves
+
+    @property
     def threads(self) -> int:
-        return 64
+        return 64 * self.waves
+
+    @property
+    def lds_bytes(self) -> int:
+        """LDS of the kernel (templates.attention_vtile / attention_ktile layouts)."""
+        from .templates.attention_ktile import kv_buffer_bytes
+        from .templates.attention_vtile import lds_bytes as v_bytes
+        if self.kv_buffers == 1:
+            return v_bytes(self.head_dim)
+        return self.kv_buffers * kv_buffer_bytes(self.head_dim)
 
     @property
     def grid(self) -> tuple[int, int, int]:
-        """(Q-blocks, heads, batch): workgroup ids x, y, z."""
-        return (-(-self.seqlen_q // BLOCK_Q), self.heads, self.batch)
+        """(Q-blocks of ``rows_per_wg`` rows, heads, batch): workgroup ids x, y, z."""
+        return (-(-self.seqlen_q // self.rows_per_wg), self.heads, self.batch)
 
     @property
     def mfma(self) -> str:
@@ -113,7 +153,8 @@ class AttentionConfig:
     def name(self) -> str:
         gq = f"_g{self.heads // self.kv_heads}" if self.kv_heads != self.heads else ""
         return (f"attn_fwd_{self.arch}_{self.dtype}_d{self.head_dim}_k{self.mfma_k}"
-                f"{'_causal' if self.causal else ''}{gq}{'' if self.prefetch else '_pf0'}")
+                f"{'_causal' if self.causal else ''}{gq}{'' if self.prefetch else '_pf0'}"
+                f"{f'_w{self.waves}b{self.kv_buffers}' if self.kv_buffers > 1 else ''}")
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -27,7 +27,13 @@ def register(sub) -> None:
     a.add_argument("--causal", action="store_true", help="bottom-right aligned causal mask")
     a.add_argument("--scale", type=float, default=None, help="default 1/sqrt(head_dim)")
     a.add_argument("--schedule", default="attn_basic",
-                   help="recipe name (attn_basic, attn_interleave, shuffle)")
+                   help="recipe name (attn_basic, attn_interleave, attn_prio, "
+                        "attn_prio_interleave, shuffle)")
+    a.add_argument("--waves", type=int, default=1,
+                   help="waves per workgroup (1, 2, 4), 32 query rows each; > 1 shares K/V "
+                        "through LDS")
+    a.add_argument("--kv-buffers", type=int, default=None,
+                   help="LDS K/V buffers (2, 3; default 1 for one wave, else 2)")
     a.add_argument("--seed", type=int, default=None, help="schedule seed (fuzzing tie-break)")
     a.add_argument("-o", "--output", required=True, help="output folder")
     a.set_defaults(func=cmd_attention)
@@ -41,7 +47,8 @@ def cmd_attention(args: argparse.Namespace) -> int:
     kern = attention(batch=args.batch, heads=args.heads, kv_heads=args.kv_heads,
                      seqlen_q=args.seqlen_q, seqlen_k=args.seqlen_k, head_dim=args.head_dim,
                      dtype=args.dtype, causal=args.causal, arch=args.arch,
-                     schedule=args.schedule, scale=args.scale, schedule_params=params)
+                     schedule=args.schedule, scale=args.scale, schedule_params=params,
+                     waves=args.waves, kv_buffers=args.kv_buffers)
     path = kern.save(args.output)
     r = kern.resources
     print(f"{path}  vgpr={r['vgpr']} agpr={r['agpr']} sgpr={r['sgpr']} lds={r['lds']} "

@@ -1,10 +1,10 @@
 """``asmgen profile`` for attention contracts (``config.kind = "attention"``, written by
 ``asmgen attention``).
 
-The kernel (``asmgen.templates.attention``) gives each workgroup one wave, ``BLOCK_Q`` = 32 query
-rows of one (batch, head), and loops over key blocks of ``BLOCK_K`` = 32. Profiled: one workgroup
-(Q-block 0 of batch 0, head 0) of a small problem with seqlen_q = 32 and seqlen_k = ``iters``
-key blocks, emulated with trace on; ``wgs_per_cu`` co-resident copies run on one modeled CU. The
+The kernel (``asmgen.templates.attention``) gives each workgroup ``waves`` waves of ``BLOCK_Q`` =
+32 query rows of one (batch, head) (a Q-block of 32 ``waves`` rows), and loops over key blocks of
+``BLOCK_K`` = 32. Profiled: one workgroup (Q-block 0 of batch 0, head 0) of a small problem with
+seqlen_q = one Q-block and seqlen_k = ``iters`` key blocks, emulated with trace on; ``wgs_per_cu`` co-resident copies run on one modeled CU. The
 steady-state cycles per KV-block iteration extrapolate each workgroup of the contract's problem
 to its own trip count (causal: the Q-block's last visible key block; the loop runs at least once),
 and workgroups are dealt to the ``cus x wgs_per_cu`` slots in dispatch order (x = Q-block fastest),
@@ -27,14 +27,15 @@ from .profile_common import ProfileError, arch_params, emulate_streams, model_cu
 MAX_SCHEDULED_WGS = 1 << 22
 
 
-def trips_per_qblock(sq: int, sk: int, causal: bool) -> np.ndarray:
-    """KV-loop trip count of each Q-block (templates.attention: causal is bottom-right aligned,
-    query i sees keys j <= i + sk - sq; the loop stops at the last block any row sees, >= 1)."""
-    nqb = -(-sq // BLOCK_Q)
+def trips_per_qblock(sq: int, sk: int, causal: bool, rows: int = BLOCK_Q) -> np.ndarray:
+    """KV-loop trip count of each Q-block of ``rows`` query rows (templates.attention: causal is
+    bottom-right aligned, query i sees keys j <= i + sk - sq; the loop stops at the last block
+    any row of the workgroup sees, >= 1)."""
+    nqb = -(-sq // rows)
     full = -(-sk // BLOCK_K)
     if not causal:
         return np.full(nqb, full, dtype=np.int64)
-    last_row = np.minimum(np.arange(nqb, dtype=np.int64) * BLOCK_Q + BLOCK_Q - 1, sq - 1)
+    last_row = np.minimum(np.arange(nqb, dtype=np.int64) * rows + rows - 1, sq - 1)
     last_key = np.minimum(sk - 1, last_row + sk - sq)
     return np.where(last_key >= 0, np.minimum(full, last_key // BLOCK_K + 1), 1)
 
@@ -46,13 +47,14 @@ def attention_problem(meta: dict, iters: int) -> dict:
     b, h, hk, sq, sk = (int(vals.get(x) or cfg[x]) for x in
                         ("batch", "heads", "kv_heads", "seqlen_q", "seqlen_k"))
     d, causal = int(cfg["head_dim"]), bool(cfg["causal"])
-    trips = trips_per_qblock(sq, sk, causal)
+    rows = BLOCK_Q * int(cfg.get("waves", 1))
+    trips = trips_per_qblock(sq, sk, causal, rows)
     small_iters = max(1, min(int(trips.max()), iters))
     flops = 4.0 * b * sq * sk * h * d / (2 if causal else 1)
     return {"batch": b, "heads": h, "kv_heads": hk, "seqlen_q": sq, "seqlen_k": sk,
             "head_dim": d, "causal": causal, "trips": trips, "small_iters": small_iters,
-            "n_wg": len(trips) * h * b, "flops": flops,
-            "small": {"batch": 1, "heads": 1, "kv_heads": 1, "seqlen_q": BLOCK_Q,
+            "n_wg": len(trips) * h * b, "flops": flops, "rows": rows,
+            "small": {"batch": 1, "heads": 1, "kv_heads": 1, "seqlen_q": rows,
                       "seqlen_k": small_iters * BLOCK_K}}
 
 
@@ -78,7 +80,7 @@ def hbm_share(prob: dict) -> float:
     """Fraction of the loaded bytes that must come from HBM: each (batch, kv head)'s K and V and
     each Q block once, against what the workgroups load (K and V of every visible block)."""
     row = prob["head_dim"] * 2              # f16/bf16 (attn_config: IN_DTYPES)
-    per_bh = BLOCK_Q * row * len(prob["trips"]) + 2 * BLOCK_K * row * int(prob["trips"].sum())
+    per_bh = prob["rows"] * row * len(prob["trips"]) + 2 * BLOCK_K * row * int(prob["trips"].sum())
     loaded = prob["batch"] * prob["heads"] * per_bh
     unique = prob["batch"] * (prob["heads"] * prob["seqlen_q"]
                               + 2 * prob["kv_heads"] * prob["seqlen_k"]) * row
@@ -143,7 +145,7 @@ def profile_attention(meta: dict, hsaco: bytes, iters: int, device: str | None,
            "mfma_busy": summ["mfma_busy"], "mfma_busy_per_simd": summ["mfma_busy_per_simd"],
            "tflops": perf["tflops"], "stalls": summ["stalls"], "problem": problem,
            "wgs_per_cu": copies, "hbm_fraction": hbm, "perf": perf,
-           "emulated": {"seqlen_q": BLOCK_Q, "seqlen_k": prob["small"]["seqlen_k"],
+           "emulated": {"seqlen_q": prob["rows"], "seqlen_k": prob["small"]["seqlen_k"],
                         "kv_iters": n_small, "cycles": res.cycles, "loop": summ["loop"],
                         "iterations": summ["iterations"], "instructions": summ["instructions"],
                         "waves": len(streams)},

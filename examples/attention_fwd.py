@@ -52,6 +52,8 @@ def main() -> int:
     ap.add_argument("--dtype", default="f16", choices=("f16", "bf16"))
     ap.add_argument("--causal", action="store_true")
     ap.add_argument("--schedule", default="attn_basic")
+    ap.add_argument("--waves", type=int, default=1, help="waves per workgroup (1, 2, 4)")
+    ap.add_argument("--kv-buffers", type=int, default=None, help="LDS K/V buffers (2, 3)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("-o", "--output", default=None, help="also save .s/.hsaco/.json here")
     args = ap.parse_args()
@@ -59,7 +61,8 @@ def main() -> int:
     t0 = time.perf_counter()
     kern = attention(batch=args.batch, heads=args.heads, kv_heads=args.kv_heads,
                      seqlen_q=args.seqlen_q, seqlen_k=args.seqlen_k, head_dim=args.head_dim,
-                     dtype=args.dtype, causal=args.causal, arch=args.arch, schedule=args.schedule)
+                     dtype=args.dtype, causal=args.causal, arch=args.arch, schedule=args.schedule,
+                     waves=args.waves, kv_buffers=args.kv_buffers)
     t1 = time.perf_counter()
     r = kern.resources
     print(f"kernel     {kern.name}  ({kern.config.mfma})")

@@ -1,7 +1,11 @@
 """Flash-attention forward template: ``AttentionConfig`` -> tagged ``KernelIR``.
 
-One wave per workgroup owns ``BLOCK_Q`` = 32 query rows of one (batch, head): workgroup ids
-x = Q-block, y = head, z = batch. Query head h reads kv head floor(h * kv_heads / heads)
+Each wave owns ``BLOCK_Q`` = 32 query rows of one (batch, head); a workgroup of ``waves`` waves
+owns 32 ``waves`` consecutive rows (wave w: rows 32 w ..), workgroup ids x = Q-block, y = head,
+z = batch. With ``kv_buffers`` >= 2 the waves share every K/V block through LDS
+(``attention_pipe``: K by LDS-DMA, V transposed, multi-buffered, one ``s_barrier`` per
+iteration; the causal trip count follows the workgroup's last row); what follows describes the
+one-wave ``kv_buffers`` = 1 loop, and everything but the K/V loads holds for both. Query head h reads kv head floor(h * kv_heads / heads)
 (design.md Contracts: h // (heads / kv_heads)). Every matmul is a 32x32xK MFMA (K = 8; on
 gfx950 K = 16 by default, whose k-step s pairs registers 8s..8s+7, see ``attention_softmax``)
 computing *transposed* tiles, so that all per-query state lives in one lane (cdna-facts section 2.2:
@@ -47,6 +51,8 @@ from isa.operands import Imm, Special, s, v
 
 from ..attn_config import BLOCK_K, AttentionConfig
 from ..ir import KernelIR, VReg
+from . import attention_ktile as ktile
+from . import attention_pipe as pipeline
 from . import attention_softmax as sm
 from . import attention_vtile as vtile
 from .layout import OOB_OFFSET, SRD_DWORD3
@@ -117,7 +123,20 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
 
     # ---- workgroup coordinates: q0, kv head (f32 division, exact: attn_config.HEADS_MAX)
     q0 = ab.sreg(name="q0")
-    p.add(Instr("s_lshl_b32", (q0, ab.wg_x, Imm(5))), tags)
+    W = cfg.waves
+    swave = None
+    if W == 1:
+        p.add(Instr("s_lshl_b32", (q0, ab.wg_x, Imm(5))), tags)
+        qwg = q0
+    else:   # wave w of the workgroup owns rows wg_x * 32 W + 32 w .. + 31
+        wv = ab.vreg(name="wave_v")
+        p.add(Instr("v_lshrrev_b32", (wv, Imm(6), ab.tid)), tags)
+        swave = ab.sreg(name="wave")
+        p.add(Instr("v_readfirstlane_b32", (swave, wv)), tags)
+        qwg, qw = ab.sreg(name="q0_wg"), ab.sreg(name="q0_wave")
+        p.add(Instr("s_lshl_b32", (qwg, ab.wg_x, Imm(5 + W.bit_length() - 1))), tags)
+        p.add(Instr("s_lshl_b32", (qw, swave, Imm(5))), tags)
+        p.add(Instr("s_add_u32", (q0, qwg, qw)), tags)
     hk = ab.sreg(name="h_x_kvh")
     p.add(Instr("s_mul_i32", (hk, ab.wg_y, kvh_n)), tags)
     fa, fb, fh, rh, fq, uq = (ab.vreg(name=n) for n in ("gq_a", "gq_b", "gq_h", "gq_r", "gq_q", "gq_u"))
@@ -180,8 +199,21 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
         xl, bperm = ab.vreg(name="lane_x32"), ab.vreg(name="bperm")
         p.add(Instr("v_xor_b32", (xl, Imm(32), lane)), tags)
         p.add(Instr("v_lshlrev_b32", (bperm, Imm(2), xl)), tags)
-    vt = vtile.setup(ab, lane, col, half)
-    k.lds_bytes = vtile.lds_bytes(D)
+    pipe = cfg.kv_buffers > 1
+    if pipe:
+        if swave is None:    # one wave: wave index 0
+            swave = ab.sreg(name="wave")
+            p.add(Instr("s_mov_b32", (swave, Imm(0))), tags)
+        tflat = lane
+        if W > 1:
+            tflat = ab.vreg(name="tid_wg")
+            p.add(Instr("v_and_b32", (tflat, Imm(64 * W - 1), ab.tid)), tags)
+        vt = vtile.setup(ab, lane, col, half, tid=tflat,
+                         region_base=ktile.k_region_bytes(D))
+        kt = ktile.setup(ab, lane, col, half, swave)
+    else:
+        vt = vtile.setup(ab, lane, col, half)
+    k.lds_bytes = cfg.lds_bytes
 
     # ---- per-lane key limit: key j of query q0 + col is visible iff j < lim; rem = lim - kq
     lim = ab.vreg(name="klim")
@@ -202,7 +234,7 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
     trips = ab.sreg(name="kv_iters")
     if cfg.causal:
         e = ab.sreg(name="kv_end")
-        p.add(Instr("s_add_u32", (e, q0, Imm(32))), tags)
+        p.add(Instr("s_add_u32", (e, qwg, Imm(32 * W))), tags)   # the workgroup's last row
         p.add(Instr("s_min_i32", (e, e, sq)), tags)
         p.add(Instr("s_add_i32", (e, e, sk)), tags)
         p.add(Instr("s_sub_i32", (e, e, sq)), tags)
@@ -227,6 +259,37 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
 
     st_ = sm.init_state(ab, D)
     sm.set_scale(ab, st_, scale)
+    if pipe:
+        pipeline.build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm)
+    else:
+        _register_k_loop(ab, st_, qf, vt, srd, trips, kb, rem, bperm, off_qk)
+    # ---- epilogue: normalise, store O (rows past seqlen_q dropped) and LSE
+    big = ab.vreg(name="oob")
+    e_ = k.epilogue
+    e_.add(Instr("v_mov_b32", (big, Imm(OOB_OFFSET))), ("epi",))
+    off_l, tl = ab.vreg(name="off_lse"), ab.vreg(name="lse_e")
+    e_.add(Instr("v_lshlrev_b32", (tl, Imm(2), col)), ("epi",))
+    e_.add(Instr("v_cmp_eq_u32", (vcc, Imm(0), half)), ("epi",))     # lanes 0..31 store LSE
+    e_.add(Instr("v_cndmask_b32", (off_l, big, tl, vcc)), ("epi",))
+    off_o = off_qk                   # O^T C layout: dims 8 g + 4 h + 0..3, i.e. offset (col D + kq) 2
+    if kpl != 4:
+        t2 = ab.vreg(name="o_e")
+        off_o = ab.vreg(name="off_o")
+        e_.add(Instr("v_mad_u32_u24", (t2, col, dconst, kq)), ("epi",))
+        e_.add(Instr("v_lshlrev_b32", (off_o, Imm(1), t2)), ("epi",))
+    sm.epilogue(ab, e_, st_, bperm, off_o, off_l, srd["O"], srd["LSE"])
+    return k
+
+
+def _register_k_loop(ab, st_, qf, vt, srd, trips, kb, rem, bperm, off_qk) -> None:
+    """The one-wave loop (kv_buffers = 1): K straight into operand registers, V through one LDS
+    buffer, no barrier (see the module docstring)."""
+    cfg, k, p = ab.cfg, ab.k, ab.k.prologue
+    D = cfg.head_dim
+    row_bytes = 2 * D
+    kpl = cfg.mfma_k // 2
+    qk_load = {4: "buffer_load_dwordx2", 8: "buffer_load_dwordx4"}[kpl]
+    ksteps = D // cfg.mfma_k
     step = BLOCK_K * row_bytes
 
     def load_k(block, dst=None) -> list[VReg]:
@@ -288,19 +351,3 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
     body.add(Instr("s_add_u32", (kb, kb, Imm(BLOCK_K))), ("addr", "kv_adv"))
     body.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))
 
-    # ---- epilogue: normalise, store O (rows past seqlen_q dropped) and LSE
-    big = ab.vreg(name="oob")
-    e_ = k.epilogue
-    e_.add(Instr("v_mov_b32", (big, Imm(OOB_OFFSET))), ("epi",))
-    off_l, tl = ab.vreg(name="off_lse"), ab.vreg(name="lse_e")
-    e_.add(Instr("v_lshlrev_b32", (tl, Imm(2), col)), ("epi",))
-    e_.add(Instr("v_cmp_eq_u32", (vcc, Imm(0), half)), ("epi",))     # lanes 0..31 store LSE
-    e_.add(Instr("v_cndmask_b32", (off_l, big, tl, vcc)), ("epi",))
-    off_o = off_qk                   # O^T C layout: dims 8 g + 4 h + 0..3, i.e. offset (col D + kq) 2
-    if kpl != 4:
-        t2 = ab.vreg(name="o_e")
-        off_o = ab.vreg(name="off_o")
-        e_.add(Instr("v_mad_u32_u24", (t2, col, dconst, kq)), ("epi",))
-        e_.add(Instr("v_lshlrev_b32", (off_o, Imm(1), t2)), ("epi",))
-    sm.epilogue(ab, e_, st_, bperm, off_o, off_l, srd["O"], srd["LSE"])
-    return k

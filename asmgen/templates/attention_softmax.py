@@ -153,7 +153,10 @@ def combine_halves(ab, block, x: VReg, op: str, bperm: VReg, tags) -> VReg:
         block.add(Instr(op, (out, a, b)), tags)
         return out
     p = ab.vreg(name="xl_p")
-    block.add(Instr("ds_bpermute_b32", (p, bperm, x)), tuple(tags) + ("xlane",))
+    # ds_bpermute moves data between lanes through the LDS crossbar without touching LDS memory:
+    # its own region keeps it from aliasing (and waiting for) the K/V buffers' writes and DMA
+    block.add(Instr("ds_bpermute_b32", (p, bperm, x)), tuple(tags) + ("xlane",),
+              lds_read="xlane")
     block.add(Instr(op, (out, p, x)), tags)
     return out
 

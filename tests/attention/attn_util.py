@@ -9,7 +9,7 @@ import numpy as np
 
 from asmgen.api import EmuRunner
 from asmgen.attn_api import compile_attention, get_attention_recipe
-from asmgen.attn_config import BLOCK_Q, AttentionConfig
+from asmgen.attn_config import AttentionConfig
 from asmgen.attn_reference import attention_random_inputs, compare_attention
 
 
@@ -27,7 +27,7 @@ def run_case(cfg: AttentionConfig, seed: int, schedule: str = "attn_basic",
     sq = cfg.seqlen_q if seqlen_q is None else seqlen_q
     sk = cfg.seqlen_k if seqlen_k is None else seqlen_k
     meta = copy.deepcopy(k.meta)
-    meta["grid"][0] = -(-sq // BLOCK_Q)
+    meta["grid"][0] = -(-sq // cfg.rows_per_wg)
     inp = attention_random_inputs(cfg, seed, {"seqlen_q": sq, "seqlen_k": sk})
     b, h, d = cfg.batch, cfg.heads, cfg.head_dim
     outs = {"O": np.zeros((b, h, sq, d), inp["Q"].dtype), "LSE": np.zeros((b, h, sq), np.float32)}

@@ -1,0 +1,98 @@
+"""Attention forward recipes with per-cluster ``s_setprio`` for the multi-wave, LDS-shared K/V
+loop (``asmgen.templates.attention_pipe``, ``kv_buffers`` >= 2): ``attn_prio`` and
+``attn_prio_interleave``.
+
+Priority (cdna-facts 9.1/9.3, HipKittens' attention kernel: ``s_setprio`` around each MFMA
+cluster): the loop body carries four ``s_setprio`` nodes, pinned by one SchedGroup pipeline
+(sync id 2) in this order:
+
+  setprio_hi (1) | QK MFMAs | setprio_qk_lo (0) | softmax VALU, memory | setprio_pv_hi (1) |
+  PV MFMAs | setprio_lo (0)
+
+The QK and PV group sizes are exact (the MFMA counts of the config), so ``bind(cfg)`` completes
+the recipe once the config is known (``asmgen.attn_api.compile_attention`` calls it). The drop
+after the QK cluster ranks first (it issues as soon as the last QK MFMA did); the raise before
+the PV cluster ranks last (it issues once nothing else is ready, i.e. when the PV MFMAs wait
+for it), so the softmax and the memory ops of the next block run at priority 0 and the other
+waves' MFMA clusters win the arbitration meanwhile.
+
+``attn_prio_interleave`` adds a repeating pipeline (sync id 1) that follows every MFMA with up
+to ``mem_per_mfma`` memory nodes of the next block (K LDS-DMA and its M0 writes, V global
+loads, V transposes and ds_writes) or V^T ds_reads of this block, so the memory pipes work
+under the MFMA clusters instead of between them. Both take ``seed`` (schedule fuzzing).
+On the one-wave register-K loop (kv_buffers = 1) the QK/PV drop and raise nodes do not exist;
+``bind`` then falls back to the plain pair pipeline of ``attention_fwd``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from asmgen.errors import ConfigError
+from asmgen.sched.groups import SchedGroup
+
+from . import register
+from .attention_fwd import AttnRecipe
+from .common import BlockRecipe, check_int, setprio_groups
+
+PRIO_SYNC = 2
+MEM_TAGS = frozenset({"gr_k", "gr_k_addr", "gr_v", "lw_v", "lw_v_addr", "pack_v", "lr_v",
+                      "lr_v_addr"})
+
+
+def cluster_groups(cfg) -> tuple[SchedGroup, ...]:
+    """The setprio pipeline of the module docstring, with ``cfg``'s MFMA counts."""
+    n_qk = cfg.head_dim // cfg.mfma_k
+    n_pv = (32 // cfg.mfma_k) * (cfg.head_dim // 32)
+    s = PRIO_SYNC
+    return (SchedGroup({"setprio_hi"}, 1, s), SchedGroup({"mfma_qk"}, n_qk, s),
+            SchedGroup({"setprio_qk_lo"}, 1, s), SchedGroup({"setprio_pv_hi"}, 1, s),
+            SchedGroup({"mfma_pv"}, n_pv, s), SchedGroup({"setprio_lo"}, 1, s))
+
+
+@dataclass(frozen=True)
+class ClusterRecipe(AttnRecipe):
+    """An attention recipe whose loop groups depend on the config (``bind``)."""
+
+    mem_per_mfma: int = 0
+    bound: bool = False
+
+    def bind(self, cfg) -> AttnRecipe:
+        groups: tuple[SchedGroup, ...] = ()
+        if self.mem_per_mfma:
+            groups = (SchedGroup({"mfma"}, 1, 1), SchedGroup(MEM_TAGS, self.mem_per_mfma, 1))
+        if cfg.kv_buffers > 1:
+            groups += cluster_groups(cfg)
+        else:
+            groups += setprio_groups(PRIO_SYNC)
+        loop = replace(self.loop, groups=groups)
+        return replace(self, loop=loop, bound=True)
+
+    def for_block(self, name: str):
+        if name == "loop" and not self.bound:
+            raise ConfigError(f"recipe {self.name} needs bind(config) before scheduling "
+                              f"(asmgen.attn_api.compile_attention does it)")
+        return super().for_block(name)
+
+
+# setprio_qk_lo issues as soon as allowed, setprio_pv_hi only when nothing else is ready
+_RANKS = (("setprio_qk_lo", 9), ("gr_k", 3), ("gr_v", 2), ("setprio_pv_hi", -1))
+
+
+@register("attn_prio")
+def attn_prio(seed: int | None = None) -> ClusterRecipe:
+    """Per-cluster s_setprio (module docstring); loads ranked first as in ``attn_basic``."""
+    if seed is not None:
+        check_int("seed", seed, 0, 2**31 - 1)
+    loop = BlockRecipe(ranks=_RANKS, seed=seed)
+    return ClusterRecipe("attn_prio", loop, 1, {"seed": seed} if seed is not None else {})
+
+
+@register("attn_prio_interleave")
+def attn_prio_interleave(mem_per_mfma: int = 2, seed: int | None = None) -> ClusterRecipe:
+    """``attn_prio`` plus next-block memory ops interleaved into the MFMA clusters."""
+    check_int("mem_per_mfma", mem_per_mfma, 1, 16)
+    if seed is not None:
+        check_int("seed", seed, 0, 2**31 - 1)
+    loop = BlockRecipe(ranks=_RANKS + (("lr_k", 4),), repeat=True, seed=seed)
+    params = {"mem_per_mfma": mem_per_mfma} | ({"seed": seed} if seed is not None else {})
+    return ClusterRecipe("attn_prio_interleave", loop, 1, params, mem_per_mfma=mem_per_mfma)
