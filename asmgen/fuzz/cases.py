@@ -50,7 +50,23 @@ def schedule_params(case: FuzzCase) -> dict:
     depth (1..3); the attention template reads its own ``AttentionConfig.prefetch`` (0..1)."""
     if case.kind == "attention":
         return {"seed": case.sched_seed}
-    return {"seed": case.sched_seed, "prefetch": case.config.prefetch}
+    params = {"seed": case.sched_seed, "prefetch": case.config.prefetch}
+    arrangement = fuzz_arrangement(case.config, case.sched_seed)
+    if arrangement != "default":
+        params["arrangement"] = arrangement
+    return params
+
+
+def fuzz_arrangement(cfg, sched_seed: int) -> str:
+    """The GEMM loop arrangement a case's schedule seed picks among those its config allows (the
+    split loops need prefetch 1 and staging 1; pingpong 8 waves): a function of the case alone,
+    so reproducers replay it."""
+    if cfg.prefetch != 1 or cfg.staging != 1:
+        return "default"
+    options = ["default", "interleave"]
+    if cfg.waves[0] * cfg.waves[1] == 8:
+        options.append("pingpong")
+    return options[(sched_seed >> 3) % len(options)]
 
 
 def compile_case(case: FuzzCase):

@@ -94,6 +94,10 @@ def gemm_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
     if draw(st.integers(0, 3)) == 0:
         extras["direct_to_lds"] = True
     if draw(st.integers(0, 3)) == 0:
+        extras["lds_swizzle"] = True
+    if k % tile[2] == 0 and draw(st.booleans()):
+        extras["k_multiple"] = tile[2]        # no K-tail mask in the loop
+    if draw(st.integers(0, 3)) == 0:
         extras["lda"] = (m if layout[0] == "T" else k) + draw(st.sampled_from((1, 2, 8)))
     try:
         return GemmConfig(m=m, n=n, k=k, dtype=dtype, arch=arch, layout=layout,
@@ -122,8 +126,10 @@ def attention_configs(draw, small: bool = True, arches=ARCHES) -> AttentionConfi
     hi = 130 if small else 260
     seq_q = _seqlen(draw, BLOCK_Q, hi)
     seq_k = _seqlen(draw, BLOCK_K, hi)
+    waves = draw(st.sampled_from((1, 2, 4)))
+    extras = {} if waves == 1 else {"waves": waves, "kv_buffers": draw(st.sampled_from((2, 3)))}
     try:
-        return AttentionConfig(
+        return AttentionConfig(**extras,
             batch=draw(st.integers(1, 2)), heads=heads, kv_heads=kv_heads, seqlen_q=seq_q,
             seqlen_k=seq_k, head_dim=draw(st.sampled_from(HEAD_DIMS)),
             dtype=draw(st.sampled_from(("f16", "bf16"))), causal=draw(st.booleans()), arch=arch,
