@@ -4,8 +4,10 @@
 The kernel (``asmgen.templates.attention``) gives each workgroup ``waves`` waves of ``BLOCK_Q`` =
 32 query rows of one (batch, head) (a Q-block of 32 ``waves`` rows), and loops over key blocks of
 ``BLOCK_K`` = 32. Profiled: one workgroup (Q-block 0 of batch 0, head 0) of a small problem with
-seqlen_q = one Q-block and seqlen_k = ``iters`` key blocks, emulated with trace on; ``wgs_per_cu`` co-resident copies run on one modeled CU. The
-steady-state cycles per KV-block iteration extrapolate each workgroup of the contract's problem
+seqlen_q = one Q-block and seqlen_k = ``iters`` key blocks, emulated with trace on; ``wgs_per_cu``
+co-resident copies run on one modeled CU. The steady-state cycles per KV-block iteration (the CU's,
+from a second run with two more key blocks, when co-resident workgroups do not loop in step:
+``profile_common.cu_trip_cycles``) extrapolate each workgroup of the contract's problem
 to its own trip count (causal: the Q-block's last visible key block; the loop runs at least once),
 and workgroups are dealt to the ``cus x wgs_per_cu`` slots in dispatch order (x = Q-block fastest),
 each to the slot free first: the makespan includes wave quantisation and the causal imbalance.
@@ -20,7 +22,7 @@ import numpy as np
 
 from .attn_config import BLOCK_K, BLOCK_Q
 from .errors import AsmgenError
-from .profile_common import ProfileError, arch_params, emulate_streams, model_cu
+from .profile_common import ProfileError, arch_params, cu_trip_cycles, emulate_streams, model_cu
 
 # dealing workgroups one by one to slots costs O(n log slots); past this many the profile refuses
 # rather than take minutes (the (batch, head) period could be used, not needed for real sizes)
@@ -127,6 +129,12 @@ def profile_attention(meta: dict, hsaco: bytes, iters: int, device: str | None,
     if int(trips.max()) > n_small and cpi is None:
         raise AsmgenError("profile: no KV loop found in the emulated streams (need >= 2 "
                           "iterations to extrapolate); raise --iters")
+    cpi_wave, extrapolation = cpi, "cycles_per_iter_wave"
+    if int(trips.max()) >= n_small + 2:
+        more = dict(prob["small"], seqlen_k=prob["small"]["seqlen_k"] + 2 * BLOCK_K)
+        cpi, extrapolation = cu_trip_cycles(meta, hsaco, params,
+                                            attention_values(meta, more, seed), copies, hbm,
+                                            loop, res.cycles, cpi_wave, seed)
     # a round of co-resident workgroups with t trips: the emulated round plus (t - n) iterations
     durations = res.cycles + (trips - n_small) * (cpi or 0.0)
     if float(durations.min()) <= 0:
@@ -142,6 +150,7 @@ def profile_attention(meta: dict, hsaco: bytes, iters: int, device: str | None,
     out = {"kernel": meta["kernel"], "arch": meta["arch"], "device": params.device,
            "schedule": meta.get("schedule"), "kind": "attention", "iter_name": "KV block",
            "cycles": total, "cycles_per_iter": cpi, "cycles_per_round": total / rounds,
+           "cycles_per_iter_wave": cpi_wave, "extrapolation": extrapolation,
            "mfma_busy": summ["mfma_busy"], "mfma_busy_per_simd": summ["mfma_busy_per_simd"],
            "tflops": perf["tflops"], "stalls": summ["stalls"], "problem": problem,
            "wgs_per_cu": copies, "hbm_fraction": hbm, "perf": perf,

@@ -107,6 +107,24 @@ def model_cu(meta: dict, params, streams: list, wgs_per_cu: int | None, hbm_frac
     return copies, res, summarize(res, loop=loop)
 
 
+def cu_trip_cycles(meta: dict, hsaco: bytes, params, values_more: dict, copies: int,
+                   hbm_fraction: float, loop, base_cycles: float, cpi_wave: float | None,
+                   seed: int, more_trips: int = 2) -> tuple[float | None, str]:
+    """(cycles per loop trip to extrapolate with, which measure it is). One workgroup per CU: its
+    waves' own trip time. Several co-resident workgroups need not loop in step (the arbiter
+    favours the oldest wave, one VMEM channel serves them in order), so a wave's trip time can
+    understate the CU's: then a second run with ``more_trips`` more trips (``values_more``) gives
+    the growth of the whole CU's cycles per trip, and the larger of the two is used."""
+    if copies <= 1 or cpi_wave is None:
+        return cpi_wave, "cycles_per_iter_wave"
+    streams = emulate_streams(meta, hsaco, values_more, seed)
+    _, res2, _ = model_cu(meta, params, streams, copies, hbm_fraction, loop)
+    growth = (res2.cycles - base_cycles) / more_trips
+    if growth <= cpi_wave:
+        return cpi_wave, "cycles_per_iter_wave"
+    return growth, "cycles_per_iter_cu"
+
+
 def svg(res, out: dict) -> str:
     """SVG timeline of about three steady-state loop iterations (the whole run without a loop)."""
     from isa.cycle.report import svg_timeline

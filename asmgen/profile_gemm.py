@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from .errors import AsmgenError
-from .profile_common import arch_params, emulate_streams, model_cu
+from .profile_common import arch_params, cu_trip_cycles, emulate_streams, model_cu
 
 
 def gemm_problem(meta: dict, iters: int) -> dict:
@@ -66,17 +66,11 @@ def profile_gemm(meta: dict, hsaco: bytes, iters: int, device: str | None,
         raise AsmgenError("profile: no K loop found in the emulated streams (need >= 2 iterations "
                           "to extrapolate); raise --iters")
     cpi_wave, extrapolation = cpi, "cycles_per_iter_wave"
-    if copies > 1 and extra_iters >= 2:
-        # co-resident workgroups need not loop at the same time (the arbiter favours the oldest
-        # wave, one VMEM channel serves them in order): a wave's own trip time can understate
-        # the CU's. The CU's cost of one more trip for every workgroup is measured instead: a
-        # second run with two more K tiles, the growth of the whole CU's cycles per tile.
+    if extra_iters >= 2:
         more = dict(prob["small"], K=prob["small"]["K"] + 2 * prob["tile"][2])
-        streams2 = emulate_streams(meta, hsaco, gemm_values(meta, more, seed), seed)
-        _, res2, _ = model_cu(meta, params, streams2, copies, hbm_fraction, loop)
-        growth = (res2.cycles - res.cycles) / 2
-        if growth > 0:
-            cpi, extrapolation = max(growth, cpi_wave), "cycles_per_iter_cu"
+        cpi, extrapolation = cu_trip_cycles(meta, hsaco, params, gemm_values(meta, more, seed),
+                                            copies, hbm_fraction, loop, res.cycles, cpi_wave,
+                                            seed)
     per_round = res.cycles + extra_iters * (cpi or 0.0)
     perf = problem_tflops(params, prob["flops"], prob["n_wg"], per_round, copies, clock_mhz)
     out = {"kernel": meta["kernel"], "arch": meta["arch"], "device": params.device,
