@@ -34,7 +34,8 @@ def attention_args(cfg: AttentionConfig) -> list[ArgSpec]:
                     "out" if n in ("O", "LSE") else "in") for n in ("Q", "K", "V", "O", "LSE")]
     for n, val in (("batch", b), ("heads", h), ("kv_heads", hk), ("seqlen_q", sq),
                    ("seqlen_k", sk)):
-        args.append(ArgSpec(n, "scalar", "u32", value=val))
+        mult = cfg.seqlen_k_multiple if n == "seqlen_k" and cfg.seqlen_k_multiple > 1 else None
+        args.append(ArgSpec(n, "scalar", "u32", value=val, multiple_of=mult))
     args.append(ArgSpec("scale", "scalar", "f32", value=cfg.scale))
     return args
 
@@ -100,13 +101,15 @@ def attention(batch: int = 1, heads: int = 1, kv_heads: int | None = None, seqle
               seqlen_k: int = 128, head_dim: int = 64, dtype: str = "f16", causal: bool = False,
               arch: str = "gfx942", schedule: str = DEFAULT_SCHEDULE, scale: float | None = None,
               schedule_params: dict | None = None, assemble: bool = True, waves: int = 1,
-              kv_buffers: int | None = None) -> Kernel:
+              kv_buffers: int | None = None, seqlen_k_multiple: int = 1) -> Kernel:
     """Generate a flash-attention forward kernel (design.md); ``schedule`` names a recipe
     (``attn_basic``, ``attn_interleave``, ``attn_prio``, ``attn_prio_interleave``, or
     ``shuffle`` for fuzzing); ``waves`` (1, 2, 4) per workgroup share K/V through
-    ``kv_buffers`` LDS buffers."""
+    ``kv_buffers`` LDS buffers; ``seqlen_k_multiple`` promises the runtime seqlen_k is a
+    multiple of it (checked at launch; a multiple of 32 drops the key mask when not causal)."""
     recipe = get_attention_recipe(schedule, **dict(schedule_params or {}))
     cfg = AttentionConfig(batch=batch, heads=heads, kv_heads=kv_heads, seqlen_q=seqlen_q,
                           seqlen_k=seqlen_k, head_dim=head_dim, dtype=dtype, causal=causal,
-                          arch=arch, scale=scale, waves=waves, kv_buffers=kv_buffers)
+                          arch=arch, scale=scale, waves=waves, kv_buffers=kv_buffers,
+                          seqlen_k_multiple=seqlen_k_multiple)
     return compile_attention(cfg, recipe, assemble=assemble)

@@ -59,6 +59,7 @@ class AttentionConfig:
     waves: int = 1                   # waves per workgroup, 32 query rows each (1, 2, 4)
     kv_buffers: int | None = None    # LDS K/V buffers: 1 (one wave, K in registers) or 2, 3;
     #                                  default 1 for one wave, else 2
+    seqlen_k_multiple: int = 1       # runtime seqlen_k is a multiple of this (kernel contract)
 
     def __post_init__(self) -> None:
         st = object.__setattr__
@@ -99,6 +100,14 @@ class AttentionConfig:
             raise ConfigError(f"attention prefetch={self.prefetch} applies to kv_buffers=1 only; "
                               f"with kv_buffers={self.kv_buffers} blocks are loaded "
                               f"kv_buffers - 1 ahead")
+        m = self.seqlen_k_multiple
+        if (not isinstance(m, int) or isinstance(m, bool) or m < 1 or m & (m - 1)
+                or m > SEQ_MAX):
+            raise ConfigError(f"attention seqlen_k_multiple={m!r} is not a power of two in "
+                              f"1..{SEQ_MAX}")
+        if self.seqlen_k % m:
+            raise ConfigError(f"attention seqlen_k_multiple={m} does not divide "
+                              f"seqlen_k={self.seqlen_k}")
         limit = LDS_LIMIT[self.arch]
         if self.lds_bytes > limit:
             raise ConfigError(f"attention LDS {self.lds_bytes} bytes (kv_buffers="
@@ -154,7 +163,15 @@ class AttentionConfig:
         gq = f"_g{self.heads // self.kv_heads}" if self.kv_heads != self.heads else ""
         return (f"attn_fwd_{self.arch}_{self.dtype}_d{self.head_dim}_k{self.mfma_k}"
                 f"{'_causal' if self.causal else ''}{gq}{'' if self.prefetch else '_pf0'}"
-                f"{f'_w{self.waves}b{self.kv_buffers}' if self.kv_buffers > 1 else ''}")
+                f"{f'_w{self.waves}b{self.kv_buffers}' if self.kv_buffers > 1 else ''}"
+                f"{'' if self.key_mask else '_nomask'}")
+
+    @property
+    def key_mask(self) -> bool:
+        """Whether scores are masked per element: always when causal (the diagonal blocks), and
+        when a key block can end past seqlen_k, i.e. unless ``seqlen_k_multiple`` is a multiple
+        of the key block (the contract checks it at launch)."""
+        return self.causal or self.seqlen_k_multiple % BLOCK_K != 0
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -34,6 +34,9 @@ def register(sub) -> None:
                         "through LDS")
     a.add_argument("--kv-buffers", type=int, default=None,
                    help="LDS K/V buffers (2, 3; default 1 for one wave, else 2)")
+    a.add_argument("--seqlen-k-multiple", type=int, default=1,
+                   help="promise runtime seqlen_k is a multiple of this (checked at launch); a "
+                        "multiple of 32 drops the per-element key mask when not causal")
     a.add_argument("--seed", type=int, default=None, help="schedule seed (fuzzing tie-break)")
     a.add_argument("-o", "--output", required=True, help="output folder")
     a.set_defaults(func=cmd_attention)
@@ -48,7 +51,8 @@ def cmd_attention(args: argparse.Namespace) -> int:
                      seqlen_q=args.seqlen_q, seqlen_k=args.seqlen_k, head_dim=args.head_dim,
                      dtype=args.dtype, causal=args.causal, arch=args.arch,
                      schedule=args.schedule, scale=args.scale, schedule_params=params,
-                     waves=args.waves, kv_buffers=args.kv_buffers)
+                     waves=args.waves, kv_buffers=args.kv_buffers,
+                     seqlen_k_multiple=args.seqlen_k_multiple)
     path = kern.save(args.output)
     r = kern.resources
     print(f"{path}  vgpr={r['vgpr']} agpr={r['agpr']} sgpr={r['sgpr']} lds={r['lds']} "

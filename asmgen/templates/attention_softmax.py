@@ -71,6 +71,8 @@ def online_softmax(ab, body, st: SoftmaxState, S: VReg, rem: VReg, kb: VReg,
     cfg = ab.cfg
     vcc = Special("vcc")
     vr = ab.vreg
+    if not cfg.key_mask:    # every key of every block is visible (AttentionConfig.key_mask)
+        return _softmax_tail(ab, body, st, [S.sub(r) for r in range(16)], bperm)
     # mask limit relative to this block: key offset c_r is visible iff c_r < rem - kb
     rb = vr(name="krem_blk")
     body.add(Instr("v_subrev_u32", (rb, kb, rem)), ("softmax", "mask"))
@@ -81,6 +83,14 @@ def online_softmax(ab, body, st: SoftmaxState, S: VReg, rem: VReg, kb: VReg,
         body.add(Instr("v_cmp_lt_i32", (vcc, Imm(c_r), rb)), ("softmax", "mask"))
         body.add(Instr("v_cndmask_b32", (xm, st.ninf, S.sub(r), vcc)), ("softmax", "mask"))
         xs.append(xm)
+    return _softmax_tail(ab, body, st, xs, bperm)
+
+
+def _softmax_tail(ab, body, st: SoftmaxState, xs: list, bperm: VReg) -> list[VReg]:
+    """Everything after the mask: row max, exponentials, running sum, O rescale, P packing."""
+    cfg = ab.cfg
+    vcc = Special("vcc")
+    vr = ab.vreg
     # row max: a tree in-lane, then the partner lane
     lvl = xs
     while len(lvl) > 1:

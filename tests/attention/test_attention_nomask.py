@@ -1,0 +1,46 @@
+"""The ``seqlen_k_multiple`` contract: a non-causal kernel promised whole key blocks drops the
+per-element key mask (no compare/select in the loop) and stays correct on the emulator; the
+promise is checked at launch, and causal kernels keep their mask."""
+import pytest
+from attn_util import kernel, run_case
+
+from asmgen.attn_config import AttentionConfig
+from asmgen.errors import ConfigError, KernargError
+
+
+def _loop(asm: str) -> str:
+    """The KV loop body: from the ``loop_kv:`` label to its backward branch."""
+    return asm.split("loop_kv:")[1].split("s_cbranch_scc1 loop_kv")[0]
+
+
+@pytest.mark.parametrize("seed", (0, 1))
+@pytest.mark.parametrize("arch, waves, d", [("gfx942", 4, 128), ("gfx950", 2, 64),
+                                            ("gfx950", 1, 128)])
+def test_unmasked_kernel_matches_reference(arch, waves, d, seed):
+    cfg = AttentionConfig(batch=1, heads=2, kv_heads=1, seqlen_q=100, seqlen_k=96, head_dim=d,
+                          dtype="bf16", arch=arch, waves=waves, seqlen_k_multiple=32)
+    assert not cfg.key_mask and cfg.name.endswith("_nomask")
+    assert "v_cmp_lt_i32" not in _loop(kernel(cfg).asm)
+    ok, msg, _ = run_case(cfg, seed)
+    assert ok, msg
+    ok, msg, _ = run_case(cfg, seed, seqlen_k=64, seqlen_q=33)    # other whole-block lengths
+    assert ok, msg
+
+
+def test_masked_kernel_keeps_the_mask():
+    masked = AttentionConfig(seqlen_k=96, seqlen_k_multiple=16, head_dim=64)
+    causal = AttentionConfig(seqlen_k=96, seqlen_k_multiple=32, head_dim=64, causal=True)
+    assert masked.key_mask and causal.key_mask
+    assert "v_cmp_lt_i32" in _loop(kernel(causal).asm)
+
+
+def test_promise_is_checked_at_launch():
+    cfg = AttentionConfig(seqlen_q=64, seqlen_k=96, head_dim=64, seqlen_k_multiple=32)
+    with pytest.raises(KernargError, match="seqlen_k = 80 is not a multiple of 32"):
+        run_case(cfg, 0, seqlen_k=80)
+
+
+@pytest.mark.parametrize("m, match", [(3, "not a power of two"), (64, "does not divide")])
+def test_bad_multiple(m, match):
+    with pytest.raises(ConfigError, match=match):
+        AttentionConfig(seqlen_k=96, seqlen_k_multiple=m)
