@@ -128,6 +128,8 @@ def attention_configs(draw, small: bool = True, arches=ARCHES) -> AttentionConfi
     seq_k = _seqlen(draw, BLOCK_K, hi)
     waves = draw(st.sampled_from((1, 2, 4)))
     extras = {} if waves == 1 else {"waves": waves, "kv_buffers": draw(st.sampled_from((2, 3)))}
+    if seq_k % BLOCK_K == 0 and draw(st.booleans()):
+        extras["seqlen_k_multiple"] = BLOCK_K     # whole key blocks: no key mask unless causal
     try:
         return AttentionConfig(**extras,
             batch=draw(st.integers(1, 2)), heads=heads, kv_heads=kv_heads, seqlen_q=seq_q,
