@@ -13,7 +13,7 @@ from pathlib import Path
 from ..errors import ConfigError
 from .mutate import CLASSES, Report, baseline, plan, run_mutant
 
-# GEMM kernels the proof breaks: several recipes, layouts and arches, all with 4 waves (races)
+# GEMM kernels the proof breaks: several recipes, layouts and arches, 4 or 8 waves (races)
 # and at least 4 K-iterations (so a stale address or value from the previous trip is a wrong one).
 GEMM_PROOF_KERNELS = (
     {"m": 64, "n": 64, "k": 128, "schedule": "pgr1"},
@@ -24,6 +24,12 @@ GEMM_PROOF_KERNELS = (
     {"m": 64, "n": 64, "k": 128, "schedule": "fuzz", "schedule_params": {"seed": 11}},
     {"m": 64, "n": 64, "k": 128, "schedule": "fuzz", "layout": "TT",
      "schedule_params": {"seed": 12}},
+    # the split K loops: 8-wave ping-pong (barriers between phases, a conditional barrier per
+    # wave group) over swizzled LDS-DMA tiles, and the 4-wave interleave without a K mask
+    {"m": 64, "n": 128, "k": 160, "schedule": "pingpong", "layout": "NT", "waves": (2, 4),
+     "tile": (64, 128, 32), "direct_to_lds": True, "lds_swizzle": True},
+    {"m": 64, "n": 64, "k": 128, "schedule": "interleave", "layout": "NT", "lds_swizzle": True,
+     "k_multiple": 32, "tile": (64, 64, 32)},
 )
 PROOF_KERNELS = GEMM_PROOF_KERNELS        # the name the GEMM proof always had
 

@@ -266,19 +266,23 @@ def _hoist(prog: Program, w: int, i: int, waves: int) -> Mutant | None:
         expected = (new[0].error,)
     else:
         # crossing an s_barrier that follows LDS writes (since the wait): another wave's write
-        writes = barrier = False
+        writes = barrier = dma = False
         for j in range(w - 1, -1, -1):        # LDS writes since the barrier before the wait
             e = effects(arch, prog.instrs[j])
             if e.barrier:
                 break
             writes = writes or (e.lds and e.lds_store)
+            dma = dma or e.lds_dma
         for j in range(w, i):
             e = effects(arch, prog.instrs[j])
             writes = writes or (e.lds and e.lds_store)
+            dma = dma or e.lds_dma
             barrier = barrier or (e.barrier and writes)
         if not (barrier and waves > 1):
             return None
-        expected = ("LdsRaceError",)
+        # another wave's write is a race; when it is an LDS-DMA still in flight, the emulator
+        # names it at the read as an LDS-DMA write nobody waited for (PendingReadError)
+        expected = ("LdsRaceError", "PendingReadError") if dma else ("LdsRaceError",)
     text = "\n  ".join(str(prog.instrs[j]) for j in moved)
     edits = [("del", j, "") for j in moved] + [("ins_before", w, text)]
     note = f" with {len(members)} address instr(s)" if members else ""
