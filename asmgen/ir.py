@@ -48,6 +48,9 @@ Rules a template must follow
     ``lds_read=`` (ds_read) with a region id (e.g. "A0", "B1"). Two LDS ops with different
     regions never alias; an LDS op with no region aliases everything. The waitcnt pass uses the
     regions to wait for LDS-DMA (vmcnt) only before ds_reads of the region the DMA writes.
+    An LDS-DMA whose data other waves first read only after its ``publish_after``-th barrier
+    (multi-buffering: a buffer filled d blocks ahead) passes ``publish_after=d``; the default 1
+    makes the next ``s_barrier`` wait for it.
   * Program order in a block is the reference semantics: the DAG (``asmgen.dag``) keeps every
     register/memory/barrier dependence of that order, and any schedule the DAG allows is legal.
   * The loop is a do-while over ``Loop.body`` with an SGPR trip counter the template sets in the
@@ -143,6 +146,9 @@ class Node:
     """One instruction of a block with its scheduling attributes. Hash/eq are by identity.
 
     ``lds_read`` / ``lds_write``: LDS region id touched (None = none, or "*" = any region).
+    ``publish_after`` (LDS-DMA loads only): the number of ``s_barrier``s this wave passes, counted
+    from the DMA (across the loop back-edge too), before other waves first read its data; the
+    waitcnt pass makes that barrier, not an earlier one, wait for it (1 = the next barrier).
     Waitcnt/nop nodes inserted by passes carry the tag ``wait`` / ``nop``.
     """
 
@@ -156,6 +162,7 @@ class Node:
     lds_read: str | None = None
     lds_write: str | None = None
     comment: str = ""
+    publish_after: int = 1
 
     def has_tag(self, tag: str) -> bool:
         return tag in self.tags
@@ -174,7 +181,7 @@ class Block:
 
     def add(self, instr: Instr, tags: Iterable[str] = (), *, stage: int = 0, iteration: int = 0,
             group: int | None = None, priority: int = 0, lds_read: str | None = None,
-            lds_write: str | None = None, comment: str = "") -> Node:
+            lds_write: str | None = None, comment: str = "", publish_after: int = 1) -> Node:
         """Append ``instr`` (operands may be VRegs) and return its node."""
         if not isinstance(instr, Instr):
             raise IRError(f"Block.add wants an isa.instr.Instr, got {type(instr).__name__}: {instr!r}")
@@ -183,8 +190,13 @@ class Block:
                 raise IRError(f"operand {o!r} of {instr.op} is not a VReg/Reg/Special/Imm/Label")
             if isinstance(o, VReg):
                 self.kernel.check_vreg(o)
+        if type(publish_after) is not int or publish_after < 1:
+            raise IRError(f"publish_after={publish_after!r} of {instr.op}: must be an int >= 1")
+        if publish_after != 1 and not dict(instr.mods).get("lds"):
+            raise IRError(f"publish_after={publish_after} on {instr.op}: only LDS-DMA loads "
+                          f"(modifier lds) are published by a later barrier")
         node = Node(self.kernel.next_node_id(), instr, frozenset(tags), stage, iteration, group,
-                    priority, lds_read, lds_write, comment)
+                    priority, lds_read, lds_write, comment, publish_after)
         self.nodes.append(node)
         return node
 

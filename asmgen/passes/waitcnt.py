@@ -20,8 +20,19 @@ below the oldest entry still tracked (which does not change what the state means
 
 LDS memory (regions from ``Node.lds_read/lds_write``): a ds_* access of a region an LDS-DMA still
 writes waits vmcnt for that DMA (section 6); an LDS-DMA into a region with ds_* ops outstanding
-waits lgkmcnt for them; ``s_barrier`` waits for every outstanding LDS op (lgkmcnt) and LDS-DMA
-(vmcnt) so LDS writes are published to the other waves (section 4).
+waits lgkmcnt for them; ``s_barrier`` waits for every outstanding LDS op (lgkmcnt) and for the
+LDS-DMA it publishes (vmcnt) so LDS writes are visible to the other waves (section 4).
+
+Delayed publication (``Node.publish_after`` = p, default 1): an LDS-DMA whose data other waves
+first read only after the p-th ``s_barrier`` this wave passes from it (a multi-buffered loop
+filling a buffer p blocks ahead) is waited for at that barrier, not at the next one. The state
+keeps, per number of barriers still to pass, the score of the youngest such DMA (``pub``); a
+barrier waits ``vmcnt(ub - pub[1])`` (VMEM retires in order, so older DMAs are done too) and then
+counts every entry down by one. The count runs on across the loop back-edge (the state at the
+loop head carries ``pub``), so p may exceed the barriers of one iteration. The region map
+(``dma``) is unchanged: a ds_* access of the DMA's region by the same wave still waits for it
+whatever p is. Too large a p is a template bug the emulator reports (``LdsRaceError`` /
+``PendingReadError``); the pass trusts the annotation.
 
 Loops: the state at the loop head is the join of the prologue's exit state and the body's exit
 state (per unit the most recent score, i.e. the stricter wait), iterated to a fixpoint; the
@@ -93,18 +104,20 @@ class State:
     # in-flight loads, for liveness: (score, load node id, units)
     q_vm: list = field(default_factory=list)
     q_lg: list = field(default_factory=list)
+    # barriers still to pass before publication -> vm score of the youngest such LDS-DMA
+    pub: dict = field(default_factory=dict)
 
     def copy(self) -> State:
         return State(self.vm_ub, self.vm_lb, self.lg_ub, self.lg_lb, dict(self.pend_vm),
                      dict(self.pend_lg), self.smem_last, dict(self.dma), dict(self.lds_ops),
-                     list(self.q_vm), list(self.q_lg))
+                     list(self.q_vm), list(self.q_lg), dict(self.pub))
 
     def normalized(self) -> State:
         """Same state with ub = max count, done entries dropped and ``lb`` raised to just below
         the oldest entry still pending (or to ``ub``): for join and equality."""
         dv, dl = VM_MAX + 1 - self.vm_ub, LGKM_MAX + 1 - self.lg_ub
         vlb, llb = self.vm_lb, self.lg_lb
-        vlive = [s for s in (*self.pend_vm.values(), *self.dma.values(),
+        vlive = [s for s in (*self.pend_vm.values(), *self.dma.values(), *self.pub.values(),
                              *(q[0] for q in self.q_vm)) if s > vlb]
         llive = [s for s in (*self.pend_lg.values(), *self.lds_ops.values(), self.smem_last,
                              *(q[0] for q in self.q_lg)) if s > llb]
@@ -118,12 +131,14 @@ class State:
             {r: s + dv for r, s in self.dma.items() if s > vlb},
             {r: s + dl for r, s in self.lds_ops.items() if s > llb},
             sorted((s + dv, n, us) for s, n, us in self.q_vm if s > vlb),
-            sorted((s + dl, n, us) for s, n, us in self.q_lg if s > llb))
+            sorted((s + dl, n, us) for s, n, us in self.q_lg if s > llb),
+            {k: s + dv for k, s in self.pub.items() if s > vlb})
 
     def key(self) -> tuple:
         n = self.normalized()
         return (n.vm_lb, n.lg_lb, tuple(sorted(n.pend_vm.items())), tuple(sorted(n.pend_lg.items())),
-                n.smem_last, tuple(sorted(n.dma.items())), tuple(sorted(n.lds_ops.items())))
+                n.smem_last, tuple(sorted(n.dma.items())), tuple(sorted(n.lds_ops.items())),
+                tuple(sorted(n.pub.items())))
 
 
 def join(a: State, b: State) -> State:
@@ -139,7 +154,7 @@ def join(a: State, b: State) -> State:
     return State(a.vm_ub, min(a.vm_lb, b.vm_lb), a.lg_ub, min(a.lg_lb, b.lg_lb),
                  mx(a.pend_vm, b.pend_vm), mx(a.pend_lg, b.pend_lg), max(a.smem_last, b.smem_last),
                  mx(a.dma, b.dma), mx(a.lds_ops, b.lds_ops),
-                 _youngest(a.q_vm, b.q_vm), _youngest(a.q_lg, b.q_lg))
+                 _youngest(a.q_vm, b.q_vm), _youngest(a.q_lg, b.q_lg), mx(a.pub, b.pub))
 
 
 def _youngest(q1: list, q2: list) -> list:
@@ -206,6 +221,13 @@ class Analyzer:
                     if s is not None and s > st.lg_lb:
                         need = need or Need()
                         need.want_lgkm(self._lg_count(st, s), f"{_u(u)} from an LGKM load")
+        if node.instr.op == "s_endpgm":
+            # an LDS-DMA still in flight when the wave ends would write LDS the workgroup no
+            # longer owns: drain them (a delayed publication can leave one past the last barrier)
+            last_dma = max(st.dma.values(), default=NO_SCORE)
+            if last_dma > st.vm_lb:
+                need = need or Need()
+                need.want_vm(st.vm_ub - last_dma, "LDS-DMA in flight at s_endpgm")
         if not (e.lds or e.barrier):
             return need or _NO_NEED
         need = need or Need()
@@ -223,9 +245,9 @@ class Analyzer:
             last_lds = max(st.lds_ops.values(), default=NO_SCORE)
             if last_lds > st.lg_lb:
                 need.want_lgkm(self._lg_count(st, last_lds), "LDS ops published by s_barrier")
-            last_dma = max(st.dma.values(), default=NO_SCORE)
-            if last_dma > st.vm_lb:
-                need.want_vm(st.vm_ub - last_dma, "LDS-DMA published by s_barrier")
+            due = st.pub.get(1, NO_SCORE)       # the DMA this barrier publishes (docstring)
+            if due > st.vm_lb:
+                need.want_vm(st.vm_ub - due, "LDS-DMA published by s_barrier")
         return need
 
     @staticmethod
@@ -263,6 +285,8 @@ class Analyzer:
                     st.pend_vm[u] = st.vm_ub
             if e.lds_dma:
                 st.dma[node.lds_write or "*"] = st.vm_ub
+                p = node.publish_after
+                st.pub[p] = max(st.pub.get(p, NO_SCORE), st.vm_ub)
             us = tuple(u for u in e.writes if u[0] != "x")
             if us:
                 st.q_vm.append((st.vm_ub, node.id, us))
@@ -279,6 +303,8 @@ class Analyzer:
                     st.lds_ops[r] = st.lg_ub
             if us:
                 st.q_lg.append((st.lg_ub, node.id, us))
+        if e.barrier:      # passed: every pending publication is one barrier closer
+            st.pub = {k - 1: s for k, s in st.pub.items() if k > 1}
         self._retire(st, section, idx)
 
     def run(self, nodes: list[Node], st: State, section: str) -> list[Node]:
@@ -381,7 +407,7 @@ def _wait_smem_at_loop_entry(prog: Stream, an: Analyzer, st: State, pro: list[No
 def _clone(n: Node) -> Node:
     """A copy for the fixpoint probes (insertion mutates merged wait nodes)."""
     return Node(n.id, n.instr, n.tags, n.stage, n.iteration, n.group, n.priority, n.lds_read,
-                n.lds_write, n.comment)
+                n.lds_write, n.comment, n.publish_after)
 
 
 def insert_waitcnts(prog: Stream) -> Stream:

@@ -145,10 +145,11 @@ def setup(ab, lane: VReg, col: VReg, half: VReg, swave: VReg) -> KTile:
 
 
 def load_block(ab, block, kt: KTile, srd_k: VReg, buf: VReg, stage: int,
-               region: str = "K_w") -> None:
+               region: str = "K_w", publish_after: int = 1) -> None:
     """This wave's chunks of one K block into the LDS buffer at ``buf`` (SGPR byte offset) by
     LDS-DMA: M0 = buf + wave chunk base (+ 4096-byte steps), instruction offset j * chunk, per-lane
-    offset G0 ^ 16 ((j R) & M) (cdna-facts section 6)."""
+    offset G0 ^ 16 ((j R) & M) (cdna-facts section 6). ``publish_after``: how many barriers later
+    the block is first read (``Node.publish_after``; the waitcnt pass waits for it there)."""
     tags = ("addr", "gr_k_addr")
     D = ab.cfg.head_dim
     chunk = 64 * kt.lane_bytes
@@ -178,7 +179,7 @@ def load_block(ab, block, kt: KTile, srd_k: VReg, buf: VReg, stage: int,
                                           kt.goff[seg])), tags, stage=stage)
         block.add(Instr(DMA_OP[kt.lane_bytes], (off, srd_k, Imm(0)),
                         OFFEN + ((("offset", imm),) if imm else ()) + (("lds", True),)),
-                  ("gr_k", "lw_k"), stage=stage, lds_write=region)
+                  ("gr_k", "lw_k"), stage=stage, lds_write=region, publish_after=publish_after)
 
 
 def read_operands(ab, body, kt: KTile, base: VReg) -> list[VReg]:

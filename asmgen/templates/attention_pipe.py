@@ -16,8 +16,11 @@ d into the staging VGPRs; iteration i then:
 
 Buffer (i + d) % B = (i - 1) % B was last read in iteration i - 1, before that iteration's
 barrier, so no wave overwrites a buffer another still reads; the barrier also publishes the
-writes of block i + d (the waitcnt pass waits lgkmcnt for the ds_writes and vmcnt for the DMA
-before every ``s_barrier``, cdna-facts section 4), read from iteration i + d on. Loads past the
+V ds_writes of block i + d (the waitcnt pass waits lgkmcnt for them before every ``s_barrier``,
+cdna-facts section 4), read from iteration i + d on. The K DMA of block i + d is first read d
+barriers later (iteration i + d), so it carries ``publish_after=d``: the waitcnt pass waits
+vmcnt for it at that barrier, not the next one (with d = 2 the barrier of iteration i waits only
+for the DMA of iteration i - 1); prologue block b is read after b + 1 barriers. Loads past the
 last key block read 0 (the K/V resources' num_records shrink, clamped at 0; cdna-facts
 section 5). All waves run the same trip count (the workgroup's last row decides, causal) so
 they meet at every barrier. Regions: writes ``K_w`` / ``V_w``, reads ``K_r`` / ``V_r`` never
@@ -59,7 +62,8 @@ def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm) -> None:
         p.add(Instr("s_mov_b32", (b, Imm(x * bb))), ("addr",))
     # prologue: blocks 0..d-1 into buffers 0..d-1, V of block d into the staging registers
     for blk in range(d):
-        ktile.load_block(ab, p, kt, srd["K"], bufs[blk], stage=0, region=f"K{blk}")
+        ktile.load_block(ab, p, kt, srd["K"], bufs[blk], stage=0, region=f"K{blk}",
+                         publish_after=blk + 1)
         advance(p, "K", 0)
         rows = vtile.load_rows(ab, p, vt, srd["V"], stage=0)
         advance(p, "V", 0)
@@ -71,7 +75,7 @@ def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm) -> None:
 
     body = k.make_loop(trips, label="loop_kv")
     # ---- block i + d: K by DMA, the staged V transposed into LDS, then V of block i + d + 1
-    ktile.load_block(ab, body, kt, srd["K"], bufs[d], stage=d)
+    ktile.load_block(ab, body, kt, srd["K"], bufs[d], stage=d, publish_after=d)
     advance(body, "K", d)
     vtile.store_rows(ab, body, vt, staging, base=bufs[d], stage=d)
     vtile.load_rows(ab, body, vt, srd["V"], staging, stage=d + 1)
