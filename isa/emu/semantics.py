@@ -25,6 +25,9 @@ RW_SETS: dict[str, Callable] = {}
 HANDLER_MODULES = (
     "isa.emu.control", "isa.emu.mem_buffer", "isa.emu.mem_global", "isa.emu.mem_lds",
     "isa.emu.mem_smem",
+    # instruction groups added later, named here rather than found by the text scan below
+    "isa.emu.salu_extra", "isa.emu.mem_smem_extra", "isa.emu.valu_misc", "isa.emu.mem_ds_extra",
+    "isa.emu.mem_d16_extra", "isa.emu.mfma_sparse", "isa.emu.valu_scale_cvt",
 )
 
 _loaded = False
