@@ -331,8 +331,10 @@ def clamp01(x: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------------
 # The generic bound VALU operation.
 # ---------------------------------------------------------------------------------------------------
-PRESERVE_HI16 = frozenset(("v_fma_f16", "v_mad_f16", "v_mad_u16", "v_mad_i16", "v_div_fixup_f16",
-                           "v_fma_legacy_f16", "v_mad_legacy_f16", "v_mad_legacy_u16", "v_mad_legacy_i16"))
+# The gfx9 op_sel forms keep the high half of vdst; their "_legacy" twins are the GFX8 encodings,
+# which write it as 0 (CDNA4 ISA guide, V_MAD_LEGACY_F16: "hi 16 bits are written as 0 (this is
+# different from V_MAD_F16)"; Mesa's ACO picks v_fma_legacy_f16 / v_mad_legacy_f16 for GFX8 only).
+PRESERVE_HI16 = frozenset(("v_fma_f16", "v_mad_f16", "v_mad_u16", "v_mad_i16", "v_div_fixup_f16"))
 
 
 def _fast_run(fn, readers, setter, view):

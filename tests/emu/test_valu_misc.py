@@ -228,3 +228,10 @@ def test_llvm_mc_accepts_the_forms(arch):
     p = subprocess.run(["llvm-mc-22", "-triple=amdgcn-amd-amdhsa", f"-mcpu={arch}", "-show-encoding"],
                        input=text, capture_output=True, text=True, check=False)
     assert p.returncode == 0 and "error" not in p.stderr, p.stderr
+
+
+def test_fma_legacy_f16_zeroes_high_half_fma_f16_keeps_it():
+    """The GFX8-encoded twin writes the high half as 0; the gfx9 op_sel form keeps it."""
+    regs = {0: 0x12340000, 1: 0x4000, 2: 0xC200, 3: 0x3800}          # 2 * -3 + 0.5 = -5.5
+    assert go("v_fma_legacy_f16 v0, v1, v2, v3", regs) == 0xC580
+    assert go("v_fma_f16 v0, v1, v2, v3", regs) == 0x1234C580
