@@ -30,7 +30,7 @@ import numpy as np
 from .errors import EmulatorError
 from .lds import dwords_of
 from .mem_common import byte_range, mod_int, regfile
-from .mem_lds import _check, _lanes_addr, _qwords
+from .mem_lds import _check, _lanes_addr, _qwords, ds_rw_keys
 from .pending import LDS, AsyncOp
 from .program import reg_keys
 from .semantics import RW_SETS, binder
@@ -201,13 +201,6 @@ def _bind_rmw(name: str, rtn: bool):
     return bind
 
 
-def _ds_rw(ins):
-    """Register keys: a _rtn form writes its first operand; every other register operand is read."""
-    ops = list(ins.operands)
-    writes = list(reg_keys(ops.pop(0))) if "_rtn" in ins.op else []
-    return [k for op in ops for k in reg_keys(op)], writes
-
-
 def _rtn_name(name: str) -> str:
     """'pk_add_f16' -> 'pk_add_rtn_f16' (LLVM puts _rtn before the type suffix)."""
     k = name.rfind("_")
@@ -217,9 +210,9 @@ def _rtn_name(name: str) -> str:
 for _n in RMW:
     binder("ds_" + _n)(_bind_rmw(_n, False))
     binder("ds_" + _rtn_name(_n))(_bind_rmw(_n, True))
-    RW_SETS["ds_" + _n] = RW_SETS["ds_" + _rtn_name(_n)] = _ds_rw
+    RW_SETS["ds_" + _n] = RW_SETS["ds_" + _rtn_name(_n)] = ds_rw_keys
 binder("ds_wrap_rtn_b32")(_bind_rmw("wrap_rtn_b32", True))
-RW_SETS["ds_wrap_rtn_b32"] = _ds_rw
+RW_SETS["ds_wrap_rtn_b32"] = ds_rw_keys
 
 
 # ---------------------------------------------------------------------------------------------
@@ -270,7 +263,7 @@ for _sz, _nm in ((4, "b32"), (8, "b64")):
     for _sc, _st in ((1, ""), (64, "st64")):
         _mn = f"ds_wrxchg2{_st}_rtn_{_nm}"
         binder(_mn)(_bind_wrxchg2(_sz, _sc))
-        RW_SETS[_mn] = _ds_rw
+        RW_SETS[_mn] = ds_rw_keys
 
 
 # ---------------------------------------------------------------------------------------------

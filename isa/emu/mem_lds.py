@@ -376,7 +376,7 @@ def _bind_cmpst(rtn: bool, nb: int):
     return bind
 
 
-def _ds_rw(ins):
+def ds_rw_keys(ins):
     """Register keys of DS atomics the spec table lacks: a _rtn form writes its first operand,
     every other register operand is read."""
     ops = list(ins.operands)
@@ -389,7 +389,7 @@ for _nb in (4, 8):
     binder("ds_cmpst_" + _sfx)(_bind_cmpst(False, _nb))
     binder("ds_cmpst_rtn_" + _sfx)(_bind_cmpst(True, _nb))
 for _n in ("cmpst_b32", "cmpst_b64", "wrxchg_b32") + ATOMICS64:
-    RW_SETS["ds_" + _n] = RW_SETS["ds_" + _n.replace("_", "_rtn_", 1)] = _ds_rw
+    RW_SETS["ds_" + _n] = RW_SETS["ds_" + _n.replace("_", "_rtn_", 1)] = ds_rw_keys
 
 
 # ------------------------------------------------------------------------------------------------

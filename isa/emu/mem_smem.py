@@ -19,7 +19,8 @@ from .semantics import binder
 WIDTHS = {"dword": 1, "dwordx2": 2, "dwordx4": 4, "dwordx8": 8, "dwordx16": 16}
 
 
-def _offset(w, ins) -> int:
+def smem_offset(w, ins) -> int:
+    """Byte offset of a scalar memory access: the offset modifier plus the soffset operand."""
     off = mod_int(ins, "offset")
     if len(ins.operands) > 2:
         op = ins.operands[2]
@@ -34,7 +35,7 @@ def _bind(ins, ndw, buffered):
     d = sdst.index
 
     def fn(m, w):
-        off = _offset(w, ins)
+        off = smem_offset(w, ins)
         if buffered:
             s = w.sgpr[sbase.index:sbase.index + 4]
             base = int(s[0]) | ((int(s[1]) & 0xFFFF) << 32)

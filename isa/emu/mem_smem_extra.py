@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..operands import Imm, Reg
 from .errors import EmulatorError, GlobalOutOfBoundsError
-from .mem_common import mod_int, scalar_operand_value
 from .mem_global import ATOMIC_OPS, ATOMIC_OPS64
+from .mem_smem import smem_offset
 from .pending import SMEM, AsyncOp
 from .program import reg_keys
 from .semantics import RW_SETS, handler
@@ -33,18 +32,9 @@ ATOMIC_BASES = ("swap", "cmpswap", "add", "sub", "smin", "umin", "smax", "umax",
                 "xor", "inc", "dec")
 
 
-def _offset(w, ins) -> int:
-    off = mod_int(ins, "offset")
-    if len(ins.operands) > 2:
-        op = ins.operands[2]
-        if isinstance(op, (Imm, Reg)) or getattr(op, "name", "") in ("m0", "off"):
-            off += scalar_operand_value(w, op)
-    return off
-
-
 def _address(m, w, ins, sbase, buffered: bool, nbytes: int) -> tuple[int, int]:
     """(byte address, dwords inside the buffer range) of a scalar write of ``nbytes``."""
-    off = _offset(w, ins)
+    off = smem_offset(w, ins)
     if buffered:
         s = w.sgpr[sbase.index:sbase.index + 4]
         stride = (int(s[1]) >> 16) & 0x3FFF

@@ -308,7 +308,7 @@ def as_handler(binder: Binder) -> Callable[[object, object, Instr], None]:
 
 def alu_binders() -> dict[str, Binder]:
     """Every ALU binder (imports the semantic modules so they register)."""
-    from . import branch, salu, valu_cmp, valu_cvt, valu_float, valu_int, valu_lane  # noqa: F401
+    from . import branch, salu, valu_cmp, valu_cvt, valu_dot, valu_float, valu_int, valu_lane  # noqa: F401
     return dict(BINDERS)
 
 
