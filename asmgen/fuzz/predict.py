@@ -60,6 +60,18 @@ def wait_states(arch: str, instr: Instr) -> int:
     return 1
 
 
+def _after_wait(ins: Instr, vm: list, lg: list, smem_at: int) -> tuple[list, list]:
+    """The in-flight queues after an s_waitcnt: vmcnt(N) keeps the N youngest VMEM ops; lgkmcnt(N)
+    keeps the N youngest LGKM ops plus every older SMEM one (SMEM returns out of order, so only
+    lgkmcnt(0) retires it; ``entry[smem_at]`` flags SMEM)."""
+    vmc, lgc = _waitcnt(ins)
+    vm = vm[len(vm) - vmc:] if vmc < len(vm) else vm
+    if lgc == 0:
+        return vm, []
+    recent = lg[-lgc:] if lgc < len(lg) else lg
+    return vm, [o for o in lg[:len(lg) - len(recent)] if o[smem_at]] + recent
+
+
 def register_violations(instrs: list[Instr], arch: str) -> list[Violation]:
     vm: list[tuple[int, frozenset, bool]] = []     # (index, dest units, writes LDS via DMA)
     lg: list[tuple[int, frozenset, bool, bool]] = []  # (index, dest units, smem, lds store)
@@ -67,14 +79,7 @@ def register_violations(instrs: list[Instr], arch: str) -> list[Violation]:
     for i, ins in enumerate(instrs):
         e = effects(arch, ins)
         if e.waitcnt:
-            vmc, lgc = _waitcnt(ins)
-            vm = vm[len(vm) - vmc:] if vmc < len(vm) else vm
-            if lgc == 0:
-                lg = []
-            else:
-                recent = lg[-lgc:] if lgc < len(lg) else lg
-                older = lg[:len(lg) - len(recent)]
-                lg = [o for o in older if o[2]] + recent     # SMEM only retires at 0
+            vm, lg = _after_wait(ins, vm, lg, smem_at=2)
             continue
         pending = {}
         for idx, units, _ in vm:
@@ -188,13 +193,7 @@ def _pending_lds_at_barriers(instrs: list[Instr], arch: str, order: list[int]):
         ins = instrs[idx]
         e = effects(arch, ins)
         if e.waitcnt:
-            vmc, lgc = _waitcnt(ins)
-            vm = vm[len(vm) - vmc:] if vmc < len(vm) else vm
-            if lgc == 0:
-                lg = []
-            else:
-                recent = lg[-lgc:] if lgc < len(lg) else lg
-                lg = [o for o in lg[:len(lg) - len(recent)] if o[1]] + recent
+            vm, lg = _after_wait(ins, vm, lg, smem_at=1)
             continue
         pending = {p for p, w in vm if w} | {p for p, _, w in lg if w}
         if e.barrier:
