@@ -265,7 +265,7 @@ def cached_gemm(*args: Any, root: str | Path | None = None, **kwargs: Any) -> tu
     import inspect
 
     from . import api
-    from .config import GemmConfig
+    from .kinds.gemm.config import GemmConfig
     from .toolchain import find_toolchain
     bound = inspect.signature(api.gemm).bind(*args, **kwargs)
     bound.apply_defaults()

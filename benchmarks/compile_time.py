@@ -22,7 +22,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path = [p for p in sys.path if os.path.abspath(p or os.getcwd()) != _HERE]
 
 from asmgen.api import compile_config
-from asmgen.config import GemmConfig
+from asmgen.kinds.gemm.config import GemmConfig
 from asmgen.toolchain import find_toolchain
 from schedules import get_recipe
 

@@ -57,7 +57,7 @@ def make_gemm():
     from asmgen import api
     if GEMM_JSON:
         return make_saved_gemm(GEMM_JSON)
-    from asmgen.reference import compare, gemm_random_inputs
+    from asmgen.kinds.gemm.reference import compare, gemm_random_inputs
     kern = api.gemm(128, 128, 256, dtype="f16", arch="gfx942", schedule="pgr2",
                     tile=(64, 64, 32), waves=(2, 2))
     inp = gemm_random_inputs(kern.config, 0)

@@ -5,7 +5,7 @@ iteration, steady-state MFMA busy %, whole-problem TFLOP/s and the kernel's reso
 
 Each kernel comes from ``asmgen.api.gemm``; one workgroup of it runs on the emulator for a few K
 iterations and the cycle model extrapolates over K and over the device's CUs
-(``asmgen.cli_profile.profile``). A recipe that does not build or fails on the emulator is printed
+(``asmgen.cli.profile.profile``). A recipe that does not build or fails on the emulator is printed
 as FAILED with its error; no number is made up for it (a workgroup whose waves cannot all be
 resident is refused by ``asmgen.api``, cdna-facts §1). ``TFLOP/s`` is at the device's peak clock
 (2100 / 2400 MHz); ``TF@sust`` at its sustained GEMM clock (``isa.cycle.params``, cdna-timing
@@ -83,7 +83,7 @@ def main(argv=None) -> int:
     for arch, tiles in DEFAULT_TILES.items():
         ap.add_argument(f"--tiles-{arch}", type=_tile, nargs="+", default=[_tile(t) for t in tiles])
     try:
-        from asmgen.config import GemmConfig
+        from asmgen.kinds.gemm.config import GemmConfig
         fields = GemmConfig.__dataclass_fields__
     except ImportError:
         fields = {}
@@ -100,7 +100,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     try:
         from asmgen import api
-        from asmgen.cli_profile import profile
+        from asmgen.cli.profile import profile
         from asmgen.errors import AsmgenError
         from isa.emu.errors import EmulatorError
         from isa.errors import IsaError

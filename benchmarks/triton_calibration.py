@@ -1,6 +1,6 @@
 """Calibrate the cycle model against Triton's own gfx942 GEMM kernels (issue #8): compile a small
 Triton matmul for gfx942 offline (no GPU), check each code object on the emulator against NumPy,
-profile it through the same cycle model as ``asmgen profile`` (``asmgen.profile_foreign``), and
+profile it through the same cycle model as ``asmgen profile`` (``asmgen.profiling.foreign``), and
 print it next to our own GEMM kernels' modeled numbers and the published anchors.
 
 Triton is not a dependency of asmgen and nothing Triton builds is committed: without an importable
@@ -264,8 +264,8 @@ def main(argv=None) -> int:
               "`pip install triton` first (it is not an asmgen dependency)", file=sys.stderr)
         return 2
     os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="asmgen-triton-cache-"))
-    from asmgen import profile_foreign
     from asmgen.errors import AsmgenError
+    from asmgen.profiling import foreign as profile_foreign
     from isa.errors import IsaError
     errors = (AsmgenError, IsaError, ValueError)
     kernel = _make_kernel(triton, tl)
@@ -306,7 +306,7 @@ def _ours(args, errors) -> None:
     """Our own GEMM kernels through ``asmgen profile`` (as benchmarks/schedules.py does), run at
     ``iters`` and ``iters`` + 2 K-trips so the CU's marginal cost per trip is measured too."""
     from asmgen import api
-    from asmgen.cli_profile import profile
+    from asmgen.cli.profile import profile
     from isa.emu.errors import EmulatorError
     errors = (*errors, EmulatorError)
     for tile in OUR_TILES:

@@ -12,8 +12,8 @@ import collections
 import time
 
 from asmgen.api import load
-from asmgen.attn_api import attention
-from asmgen.attn_reference import attention_random_inputs, compare_attention
+from asmgen.kinds.attention.api import attention
+from asmgen.kinds.attention.reference import attention_random_inputs, compare_attention
 
 
 def instruction_mix(kern) -> dict[str, int]:

@@ -8,7 +8,7 @@ import argparse
 import time
 
 from asmgen import api
-from asmgen.reference import compare, gemm_random_inputs
+from asmgen.kinds.gemm.reference import compare, gemm_random_inputs
 
 
 def main() -> int:

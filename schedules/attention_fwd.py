@@ -2,7 +2,7 @@
 (QK MFMAs, softmax VALU and PV MFMAs interleaved in a SchedGroup pipeline, with the memory
 loads of the next operands ranked first); both take ``seed`` for schedule fuzzing.
 
-The loop body's tags (``asmgen.templates.attention``): ``gr_k`` ``gr_v`` (global loads),
+The loop body's tags (``asmgen.kinds.attention.template``): ``gr_k`` ``gr_v`` (global loads),
 ``pack_v``, ``mfma_qk`` ``mfma_pv`` (both also ``mfma``), ``softmax`` with ``mask`` ``rowmax``
 ``exp`` ``rowsum`` ``rescale`` ``pack``, ``xlane`` (ds_bpermute), ``kv_adv`` (SALU).
 Both pin the template's ``s_setprio 1`` before the first MFMA and ``s_setprio 0`` after the

@@ -41,7 +41,7 @@ class GemmRecipe:
     prefetch: int = 1          # template knob: K-tiles staged in LDS ahead of the computed one
     params: dict = field(default_factory=dict)
     staging: int = 1           # template knob: K-tiles in flight in VGPRs
-    arrangement: str = "default"   # template knob: the GEMM loop layout (templates.gemm.ARRANGEMENTS)
+    arrangement: str = "default"   # template knob: the GEMM loop layout (asmgen.kinds.gemm.template.ARRANGEMENTS)
 
     def for_block(self, name: str):
         return self.loop if name == "loop" else None

@@ -1,7 +1,7 @@
 """``interleave``: a 4-wave GEMM K loop with the MFMAs as the timeline (HipKittens' 4-wave
 interleave, Tensile ScheduleIterAlg 3 with PrefetchLocalRead; cdna-facts sections 9.1, 9.3).
 
-Template arrangement "interleave" (``asmgen.templates.gemm_pingpong``): one barrier per
+Template arrangement "interleave" (``asmgen.kinds.gemm.pingpong``): one barrier per
 iteration, the MFMA operands carried in registers, so the ds_reads of tile i + 1, the LDS writes
 of tile i + 2 and the global loads of tile i + 3 all belong to iteration i and can run beside
 its MFMAs. The repeated SchedGroup pattern "1 MFMA, ``lr_per_mfma`` ds_reads, 1 MFMA,

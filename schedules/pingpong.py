@@ -1,6 +1,6 @@
 """``pingpong``: HipKittens' 8-wave ping-pong for the GEMM K loop (cdna-facts section 9.3).
 
-Template arrangement "pingpong" (``asmgen.templates.gemm_pingpong``): 8 waves, two per SIMD;
+Template arrangement "pingpong" (``asmgen.kinds.gemm.pingpong``): 8 waves, two per SIMD;
 each iteration is a compute phase (the MFMAs of tile i from registers, ``s_setprio 1``) and a
 memory phase (LDS writes / global loads of tiles i + 2, i + 3 and the ds_reads of tile i + 1),
 split by ``s_barrier``; waves 4..7 run one barrier behind waves 0..3, so on every SIMD one wave

@@ -18,9 +18,9 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..attn_config import MFMA_K, AttentionConfig
-from ..config import GemmConfig
 from ..errors import ConfigError, ResourceError
+from ..kinds.attention.config import MFMA_K, AttentionConfig
+from ..kinds.gemm.config import GemmConfig
 from .strategies import FuzzCase, config_from_dict
 
 PASS, REJECTED, MISMATCH = "pass", "rejected", "Mismatch"
@@ -71,7 +71,7 @@ def fuzz_arrangement(cfg, sched_seed: int) -> str:
 
 def compile_case(case: FuzzCase):
     if case.kind == "attention":
-        from ..attn_api import compile_attention
+        from ..kinds.attention.api import compile_attention
         return compile_attention(case.config, recipe_for(case))
     from ..api import compile_config
     return compile_config(case.config, recipe_for(case))
@@ -79,9 +79,9 @@ def compile_case(case: FuzzCase):
 
 def _checker(kind: str):
     if kind == "attention":
-        from ..cli_attention import check_attention
+        from ..kinds.attention.cli import check_attention
         return check_attention
-    from ..cli_gemm import check_gemm
+    from ..kinds.gemm.cli import check_gemm
     return check_gemm
 
 

@@ -61,7 +61,7 @@ MULTI_WAVE_ATTENTION = (
 
 def attention_proof_kernels() -> tuple[dict, ...]:
     """The attention proof kernels the current ``AttentionConfig`` can express."""
-    from ..attn_config import AttentionConfig
+    from ..kinds.attention.config import AttentionConfig
     fields = set(AttentionConfig.__dataclass_fields__)
     multi = tuple(spec for spec in MULTI_WAVE_ATTENTION
                   if {"waves", "kv_buffers"} & set(spec) <= fields)
@@ -82,8 +82,8 @@ def build_proof_kernel(kind: str, spec: dict):
         from ..api import gemm
         return gemm(**spec)
     if kind == "attention":
-        from ..attn_api import compile_attention, get_attention_recipe
-        from ..attn_config import AttentionConfig
+        from ..kinds.attention.api import compile_attention, get_attention_recipe
+        from ..kinds.attention.config import AttentionConfig
         cfg_kw = {k: v for k, v in spec.items() if k not in ("schedule", "schedule_params")}
         recipe = get_attention_recipe(spec.get("schedule", "attn_basic"),
                                       **dict(spec.get("schedule_params") or {}))

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from hypothesis import reject
 from hypothesis import strategies as st
 
-from ..attn_config import BLOCK_K, BLOCK_Q, HEAD_DIMS, MFMA_K, AttentionConfig
-from ..config import ARCHES, LAYOUTS, MFMA_SHAPES, GemmConfig
 from ..errors import ConfigError
+from ..kinds.attention.config import BLOCK_K, BLOCK_Q, HEAD_DIMS, MFMA_K, AttentionConfig
+from ..kinds.gemm.config import LAYOUTS, GemmConfig
+from ..target import ARCHES, MFMA_SHAPES
 
 SEED_MAX = 2**31 - 1
 

@@ -8,9 +8,9 @@ from functools import cache
 import numpy as np
 
 from asmgen.api import EmuRunner
-from asmgen.attn_api import compile_attention, get_attention_recipe
-from asmgen.attn_config import AttentionConfig
-from asmgen.attn_reference import attention_random_inputs, compare_attention
+from asmgen.kinds.attention.api import compile_attention, get_attention_recipe
+from asmgen.kinds.attention.config import AttentionConfig
+from asmgen.kinds.attention.reference import attention_random_inputs, compare_attention
 
 
 @cache

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from attn_util import kernel, run_case
 
-from asmgen.attn_config import AttentionConfig
+from asmgen.kinds.attention.config import AttentionConfig
 
 C = AttentionConfig
 # (config, schedule)
@@ -65,7 +65,7 @@ def test_length_one_key_gives_v_row():
     cfg = C(seqlen_q=5, seqlen_k=1)
     ok, msg, out = run_case(cfg, 1)
     assert ok, msg
-    from asmgen.attn_reference import attention_random_inputs
+    from asmgen.kinds.attention.reference import attention_random_inputs
     v = attention_random_inputs(cfg, 1)["V"][0, 0, 0].astype(np.float64)
     assert np.array_equal(np.asarray(out["O"][0, 0], np.float64), np.tile(v, (5, 1)))
 

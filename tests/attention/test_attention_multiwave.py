@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from attn_util import kernel, run_case
 
-from asmgen.attn_config import AttentionConfig
 from asmgen.errors import ConfigError
+from asmgen.kinds.attention.config import AttentionConfig
 
 C = AttentionConfig
 CASES = [
@@ -93,8 +93,8 @@ def test_loop_shares_kv_through_lds(arch, dma, lane_bytes):
 
 
 def _no_barrier_kernel(cfg):
-    import asmgen.templates.attention as ta
-    from asmgen.attn_api import compile_attention, get_attention_recipe
+    import asmgen.kinds.attention.template as ta
+    from asmgen.kinds.attention.api import compile_attention, get_attention_recipe
     orig = ta.build_attention
 
     def build(c):
@@ -113,7 +113,7 @@ def test_deleting_the_barrier_is_an_lds_race(seed):
     """Without the loop's s_barrier a wave overwrites (LDS-DMA) a buffer another wave still
     reads: the emulator's race detector must say so; with it the same kernel is clean."""
     from asmgen.api import EmuRunner
-    from asmgen.attn_reference import attention_random_inputs
+    from asmgen.kinds.attention.reference import attention_random_inputs
     from isa.emu.errors import LdsRaceError, PendingReadError
     cfg = C(waves=2, seqlen_q=64, seqlen_k=128)
     inp = attention_random_inputs(cfg, seed)
@@ -138,7 +138,7 @@ def test_config_errors(kw, needle):
 
 def test_lds_limit_names_value_and_limit(monkeypatch):
     """The LDS check names the bytes, the knob and the arch's limit (65536 on gfx942)."""
-    import asmgen.attn_config as ac
+    import asmgen.kinds.attention.config as ac
     monkeypatch.setitem(ac.LDS_LIMIT, "gfx942", 40000)
     with pytest.raises(ConfigError, match=r"kv_buffers=3.*40000 bytes of gfx942"):
         C(waves=2, kv_buffers=3, head_dim=128)
@@ -188,7 +188,7 @@ def test_setprio_per_cluster(schedule):
 
 
 def test_prio_recipe_must_be_bound():
-    from asmgen.attn_api import get_attention_recipe
+    from asmgen.kinds.attention.api import get_attention_recipe
     r = get_attention_recipe("attn_prio_interleave", mem_per_mfma=3)
     with pytest.raises(ConfigError, match="bind"):
         r.for_block("loop")

@@ -4,8 +4,8 @@ promise is checked at launch, and causal kernels keep their mask."""
 import pytest
 from attn_util import kernel, run_case
 
-from asmgen.attn_config import AttentionConfig
 from asmgen.errors import ConfigError, KernargError
+from asmgen.kinds.attention.config import AttentionConfig
 
 
 def _loop(asm: str) -> str:

@@ -11,9 +11,9 @@ import pytest
 from attn_util import run_case
 
 from asmgen.api import EmuRunner
-from asmgen.attn_api import compile_attention, get_attention_recipe
-from asmgen.attn_config import AttentionConfig
-from asmgen.attn_reference import attention_random_inputs
+from asmgen.kinds.attention.api import compile_attention, get_attention_recipe
+from asmgen.kinds.attention.config import AttentionConfig
+from asmgen.kinds.attention.reference import attention_random_inputs
 from isa.emu.errors import LdsRaceError, PendingReadError
 from isa.waitcnt_enc import decode
 
@@ -26,7 +26,7 @@ def _is_dma(n) -> bool:
 
 def _compile(cfg, schedule="attn_basic", body_publish_after=None):
     """Compile; with ``body_publish_after`` every K DMA of the loop body gets that annotation."""
-    import asmgen.templates.attention as ta
+    import asmgen.kinds.attention.template as ta
     orig = ta.build_attention
 
     def build(c):

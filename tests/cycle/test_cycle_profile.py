@@ -46,7 +46,7 @@ def test_profile_json_trace_svg(gemm_dir, tmp_path, capsys):
 
 
 def test_profile_text_and_model_bookkeeping(gemm_dir, capsys):
-    from asmgen.cli_profile import profile
+    from asmgen.cli.profile import profile
     path, k = gemm_dir
     assert main(["profile", str(path), "--iters", "3"]) == 0
     assert "modeled TFLOP/s" in capsys.readouterr().out

@@ -5,7 +5,7 @@ same cycles by the clock ratio."""
 import pytest
 
 from asmgen.api import gemm
-from asmgen.cli_profile import profile
+from asmgen.cli.profile import profile
 from isa.cycle import params_for
 
 
@@ -55,7 +55,7 @@ def test_sustained_clock_scales_tflops(small_tile):
 def test_cu_trip_cycles_takes_the_slower_measure(monkeypatch):
     """Workgroups that run one after another: the second run's growth per trip (the CU's) is
     larger than a wave's own trip time and wins; one workgroup per CU never runs it."""
-    import asmgen.profile_common as pc
+    import asmgen.profiling.common as pc
 
     class Res:
         cycles = 10_000
@@ -73,7 +73,7 @@ def test_cu_trip_cycles_takes_the_slower_measure(monkeypatch):
 
 
 def test_attention_profile_reports_its_extrapolation():
-    from asmgen.attn_api import attention
+    from asmgen.kinds.attention.api import attention
     k = attention(batch=1, heads=2, seqlen_q=256, seqlen_k=512, head_dim=64, dtype="bf16",
                   arch="gfx950")
     out = profile(k, iters=4)

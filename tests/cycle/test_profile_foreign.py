@@ -1,4 +1,4 @@
-"""``asmgen.profile_foreign`` on code objects asmgen did not generate: an OpenCL MFMA GEMM and an
+"""``asmgen.profiling.foreign`` on code objects asmgen did not generate: an OpenCL MFMA GEMM and an
 OpenCL kernel with a dynamic-LDS (``__local``) argument, compiled here with clang-22. The adapter
 must read the arguments from the code object's metadata, run the kernel on the emulator with a
 result NumPy agrees with, and give modeled numbers that are consistent with each other and with
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from asmgen.errors import ConfigError, KernargError
-from asmgen.profile_foreign import ForeignKernel, contract, foreign_args, launch, profile_foreign
+from asmgen.profiling.foreign import ForeignKernel, contract, foreign_args, launch, profile_foreign
 from isa.cycle import params_for
 
 CLANG, LLD = shutil.which("clang-22"), shutil.which("ld.lld-22")

@@ -3,9 +3,9 @@
 kernels pass on the emulator; swizzled LDS and the K-multiple contract are drawn as well."""
 import pytest
 
-from asmgen.config import GemmConfig
 from asmgen.errors import ConfigError
 from asmgen.fuzz.cases import FuzzCase, fuzz_arrangement, recipe_for, run_case
+from asmgen.kinds.gemm.config import GemmConfig
 from schedules import get_recipe
 
 

@@ -10,12 +10,12 @@ import shlex
 
 from hypothesis import given, settings
 
-from asmgen.attn_config import AttentionConfig
 from asmgen.cli import main
 from asmgen.fuzz import cases
 from asmgen.fuzz.cases import Outcome, load_reproducer, run_case, save_reproducer, shrink
 from asmgen.fuzz.runner import campaign
 from asmgen.fuzz.strategies import FuzzCase, fuzz_cases
+from asmgen.kinds.attention.config import AttentionConfig
 
 PROFILE = settings.get_profile(os.environ.get("ASMGEN_FUZZ_PROFILE", "ci"))
 

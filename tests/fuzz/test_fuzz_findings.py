@@ -12,11 +12,11 @@
 """
 from __future__ import annotations
 
-from asmgen.config import GemmConfig
 from asmgen.fuzz.cases import run_case
 from asmgen.fuzz.predict import register_violations
 from asmgen.fuzz.strategies import FuzzCase
 from asmgen.ir import KernelIR
+from asmgen.kinds.gemm.config import GemmConfig
 from asmgen.passes.manager import compile_kernel
 from isa.instr import Instr
 from isa.operands import v

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from asmgen.dag import build_dag, is_valid_order
 from asmgen.fuzz.cases import run_case
 from asmgen.fuzz.strategies import fuzz_cases
+from asmgen.kinds.gemm.template import build_gemm
 from asmgen.sched.list_sched import schedule
-from asmgen.templates.gemm import build_gemm
 
 PROFILE = settings.get_profile(os.environ.get("ASMGEN_FUZZ_PROFILE", "ci"))
 
@@ -26,7 +26,7 @@ def test_random_config_and_schedule_is_correct_on_emulator(case):
 
 def test_fuzz_recipe_orders_are_legal_and_seed_dependent():
     import schedules.fuzz  # noqa: F401  (registers "fuzz")
-    from asmgen.config import GemmConfig
+    from asmgen.kinds.gemm.config import GemmConfig
     from schedules import get_recipe
     ir = build_gemm(GemmConfig(m=64, n=64, k=64, waves=(2, 2)))
     block = ir.loop.body

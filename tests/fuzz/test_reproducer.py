@@ -6,10 +6,10 @@ import json
 import shlex
 
 from asmgen.cli import main
-from asmgen.config import GemmConfig
 from asmgen.fuzz.cases import Outcome, load_reproducer, run_case, save_reproducer
 from asmgen.fuzz.mutate import Program, sites_waitcnt
 from asmgen.fuzz.strategies import FuzzCase
+from asmgen.kinds.gemm.config import GemmConfig
 
 
 def _check(cmd: str) -> int:

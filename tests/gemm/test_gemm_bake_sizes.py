@@ -3,7 +3,7 @@ and beta are read from the kernel arguments); the result is still right on the e
 import pytest
 
 from asmgen.api import gemm, load
-from asmgen.reference import compare, gemm_random_inputs
+from asmgen.kinds.gemm.reference import compare, gemm_random_inputs
 
 
 @pytest.mark.parametrize("arch, layout", [("gfx942", "TN"), ("gfx950", "NT")])

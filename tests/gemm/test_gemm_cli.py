@@ -79,9 +79,9 @@ def test_recipe_registry():
 
 def test_recipes_order_the_loop_differently():
     """pgr1 issues the global reads before the first MFMA; pgr2 interleaves MFMAs among them."""
-    from asmgen.config import GemmConfig
+    from asmgen.kinds.gemm.config import GemmConfig
+    from asmgen.kinds.gemm.template import build_gemm
     from asmgen.passes.manager import lower
-    from asmgen.templates.gemm import build_gemm
 
     def body(schedule, prefetch):
         cfg = GemmConfig(m=64, n=64, k=64, tile=(64, 64, 32), waves=(2, 2), prefetch=prefetch)
@@ -104,7 +104,7 @@ def test_api_save_load_roundtrip_and_default_output(tmp_path):
     import numpy as np
 
     from asmgen.api import gemm, load
-    from asmgen.reference import compare, gemm_random_inputs
+    from asmgen.kinds.gemm.reference import compare, gemm_random_inputs
     kern = gemm(20, 24, 16, tile=(32, 32, 16), waves=(1, 1), out_dtype="f32")
     path = kern.save(tmp_path)
     run = load(str(path))

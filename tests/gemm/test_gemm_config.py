@@ -1,8 +1,9 @@
 """GemmConfig / Target validation: each limit rejects with a message naming the value and limit."""
 import pytest
 
-from asmgen.config import GemmConfig, Target
 from asmgen.errors import ConfigError
+from asmgen.kinds.gemm.config import GemmConfig
+from asmgen.target import Target
 
 
 def test_defaults_resolve():

@@ -4,9 +4,9 @@ from collections import Counter
 
 import pytest
 
-from asmgen.config import GemmConfig
 from asmgen.dag import build_dag
-from asmgen.templates.gemm import build_gemm
+from asmgen.kinds.gemm.config import GemmConfig
+from asmgen.kinds.gemm.template import build_gemm
 
 
 @pytest.fixture(scope="module")

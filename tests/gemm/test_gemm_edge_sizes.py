@@ -4,7 +4,7 @@ reads and dropped stores, not by a second kernel."""
 import pytest
 
 from asmgen.api import gemm, load
-from asmgen.reference import compare, gemm_random_inputs
+from asmgen.kinds.gemm.reference import compare, gemm_random_inputs
 
 CASES = [
     ((257, 255, 100), dict(arch="gfx942", dtype="f16", layout="NN", schedule="pgr2", prefetch=2,

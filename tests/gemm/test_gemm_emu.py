@@ -13,7 +13,7 @@ import itertools
 import pytest
 
 from asmgen.api import gemm, load
-from asmgen.reference import compare, gemm_random_inputs
+from asmgen.kinds.gemm.reference import compare, gemm_random_inputs
 
 SMALL = dict(tile=(32, 32, 16), waves=(1, 1))
 MED = dict(tile=(64, 64, 32), waves=(2, 2))

@@ -4,8 +4,8 @@ import itertools
 
 import pytest
 
-from asmgen.config import GemmConfig
-from asmgen.templates.layout import acc_coords, global_read_map, lds_layout, mfma_name, mfma_operand_coords
+from asmgen.kinds.gemm.config import GemmConfig
+from asmgen.kinds.gemm.layout import acc_coords, global_read_map, lds_layout, mfma_name, mfma_operand_coords
 from isa import mfma_layout
 
 CONFIGS = [

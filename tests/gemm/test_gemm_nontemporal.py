@@ -4,7 +4,7 @@ import pytest
 
 from asmgen.api import gemm, load
 from asmgen.errors import ConfigError
-from asmgen.reference import compare, gemm_random_inputs
+from asmgen.kinds.gemm.reference import compare, gemm_random_inputs
 
 
 @pytest.mark.parametrize("bits, words, opts", [

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from asmgen.api import gemm, load
-from asmgen.config import GemmConfig
 from asmgen.errors import ConfigError, KernargError
-from asmgen.reference import compare, gemm_random_inputs
-from asmgen.templates.layout import lds_swizzle
+from asmgen.kinds.gemm.config import GemmConfig
+from asmgen.kinds.gemm.layout import lds_swizzle
+from asmgen.kinds.gemm.reference import compare, gemm_random_inputs
 from isa.emu.mem_lds import bank_conflict_cycles
 
 CASES = [

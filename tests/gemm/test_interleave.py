@@ -1,5 +1,5 @@
 """The ``interleave`` recipe (4 waves, MFMAs as the timeline, operands carried in registers,
-``asmgen.templates.gemm_pingpong``): NumPy-exact on the emulator for several sizes, layouts, both
+``asmgen.kinds.gemm.pingpong``): NumPy-exact on the emulator for several sizes, layouts, both
 arches, staged / LDS-DMA / swizzled loads and two emulator seeds; its loop spreads the ds_reads
 of the next tile and the memory work of later tiles between the MFMAs; its one barrier per
 iteration is needed; bad parameters are ConfigErrors naming the value."""
@@ -9,7 +9,7 @@ import pytest
 
 from asmgen.api import EmuRunner, Kernel, gemm, load
 from asmgen.errors import ConfigError
-from asmgen.reference import compare, gemm_random_inputs
+from asmgen.kinds.gemm.reference import compare, gemm_random_inputs
 
 I942 = {"tile": (64, 64, 32), "waves": (2, 2), "schedule": "interleave"}
 I950 = {"arch": "gfx950", "tile": (64, 64, 64), "waves": (2, 2), "schedule": "interleave"}

@@ -1,4 +1,4 @@
-"""The ``pingpong`` recipe (8-wave ping-pong, ``asmgen.templates.gemm_pingpong``): NumPy-exact on
+"""The ``pingpong`` recipe (8-wave ping-pong, ``asmgen.kinds.gemm.pingpong``): NumPy-exact on
 the emulator for several sizes (non-multiples of the tile too), layouts, both arches, staged and
 LDS-DMA loads, two emulator seeds each; every unconditional barrier is needed (deleting one is an
 LDS race), the conditional one makes the two wave groups alternate (the cycle model loses the
@@ -9,7 +9,7 @@ import pytest
 
 from asmgen.api import EmuRunner, Kernel, gemm, load
 from asmgen.errors import ConfigError
-from asmgen.reference import compare, gemm_random_inputs
+from asmgen.kinds.gemm.reference import compare, gemm_random_inputs
 
 P942 = {"tile": (64, 128, 32), "waves": (2, 4), "schedule": "pingpong"}
 P950 = {"arch": "gfx950", "tile": (64, 128, 64), "waves": (2, 4), "schedule": "pingpong"}
@@ -107,7 +107,7 @@ def test_deleting_a_barrier_is_an_lds_race(which):
 def test_conditional_barrier_makes_the_groups_alternate():
     """Without group 1's extra barrier every wave is in the same phase: still correct (the
     kernel stays race-free), but the MFMA pipes idle during the memory phase."""
-    from asmgen.cli_profile import profile
+    from asmgen.cli.profile import profile
     kern = gemm(4096, 4096, 4096, dtype="bf16", tile=(128, 256, 32), waves=(2, 4), layout="NT",
                 schedule="pingpong", lds_pad=0, lds_swizzle=True)
     lines = [ln.strip() for ln in _lines(kern)]
@@ -148,8 +148,8 @@ def test_recipe_seed_checked():
 
 
 def test_unknown_arrangement_is_a_config_error():
-    from asmgen.config import GemmConfig
-    from asmgen.templates.gemm import build_gemm
+    from asmgen.kinds.gemm.config import GemmConfig
+    from asmgen.kinds.gemm.template import build_gemm
     with pytest.raises(ConfigError, match="'zigzag'"):
         build_gemm(GemmConfig(m=64, n=64, k=64), "zigzag")
 

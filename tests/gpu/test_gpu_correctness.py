@@ -30,8 +30,8 @@ GEMMS = [
 
 
 def _checker(kind):
-    from asmgen.cli_gemm import CHECKERS
-    return CHECKERS[kind]
+    from asmgen.cli.check import checkers
+    return checkers()[kind]
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +54,7 @@ def test_gemm_on_gpu_matches_reference(gpu, spec, seed):
 def test_gemm_gpu_equals_emulator(gpu):
     """The emulator aims at the hardware's MFMA numerics bit for bit (design.md); this is the check."""
     from asmgen import api
-    from asmgen.reference import gemm_random_inputs
+    from asmgen.kinds.gemm.reference import gemm_random_inputs
     from asmgen.runtime import load
     kern = api.gemm(m=64, n=64, k=64, dtype="f16", arch=gpu.arch)
     inp = gemm_random_inputs(kern.config, seed=3)
@@ -66,8 +66,8 @@ def test_gemm_gpu_equals_emulator(gpu):
 
 @pytest.mark.parametrize("causal", [False, True])
 def test_attention_on_gpu_matches_reference(gpu, causal):
-    from asmgen.attn_api import attention
-    from asmgen.cli_attention import check_attention
+    from asmgen.kinds.attention.api import attention
+    from asmgen.kinds.attention.cli import check_attention
     from asmgen.runtime import load
     kern = attention(batch=1, heads=2, seqlen_q=128, seqlen_k=128, head_dim=64, dtype="f16",
                      causal=causal, arch=gpu.arch)

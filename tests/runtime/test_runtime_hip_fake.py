@@ -183,7 +183,7 @@ def test_hip_runner_runs_code_object_on_emulator(vector_add_json, vadd_inputs):
 def test_gemm_through_hip_runner_matches_emu_and_reference(gemm_kernel):
     """A generated GEMM through the HIP runner (fake HIP running the code object on isa.emu) gives the
     emulator runner's result bit for bit, and the NumPy reference within tolerance."""
-    from asmgen.reference import compare, gemm_random_inputs
+    from asmgen.kinds.gemm.reference import compare, gemm_random_inputs
     cfg = gemm_kernel.config
     inp = gemm_random_inputs(cfg, seed=2)
     fh = FakeHip()

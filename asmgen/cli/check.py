@@ -1,0 +1,60 @@
+"""CLI subcommand ``check``: run a kernel contract on seeded random inputs against the NumPy
+reference of its kind (``config.kind``): exit 0 match, 1 mismatch, 2 bad input (design.md
+"Command line")."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..errors import AsmgenError
+
+EXIT_OK, EXIT_MISMATCH, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def register(sub) -> None:
+    c = sub.add_parser("check", help="run a kernel contract on random inputs vs the NumPy reference")
+    c.add_argument("contract", help="DIR/<kernel>.json")
+    c.add_argument("--backend", default="emu", choices=("emu", "hip", "auto"))
+    c.add_argument("--seed", type=int, default=0)
+    c.set_defaults(func=cmd_check)
+
+
+def checkers() -> dict:
+    """kernel kind (contract "config"."kind") -> checker(meta, runner, seed) -> (ok, message)."""
+    from ..kinds.attention.cli import check_attention
+    from ..kinds.gemm.cli import check_gemm
+    return {"gemm": check_gemm, "attention": check_attention}
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from ..api import load
+    path = Path(args.contract)
+    try:
+        meta = json.loads(path.read_text())
+    except FileNotFoundError:
+        print(f"asmgen check: error: {path} does not exist", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        print(f"asmgen check: error: {path} is not a JSON contract: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    kind = (meta.get("config") or {}).get("kind") if isinstance(meta, dict) else None
+    known = checkers()
+    checker = known.get(kind)
+    if checker is None:
+        print(f"asmgen check: error: {path}: kernel kind {kind!r} has no checker "
+              f"(known: {sorted(known)})", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    from isa.emu.errors import EmulatorError
+    try:
+        run = load(path, backend=args.backend, seed=args.seed)
+        ok, msg = checker(meta, run, args.seed)
+    except AsmgenError as exc:
+        print(f"asmgen check: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except EmulatorError as exc:   # the kernel misbehaved (race, unwaited load, hazard, ...)
+        print(f"FAILED {meta.get('kernel')} seed={args.seed}: emulator: {exc}")
+        return EXIT_MISMATCH
+    print(f"{'OK' if ok else 'MISMATCH'} {meta.get('kernel')} seed={args.seed}: {msg}")
+    return EXIT_OK if ok else EXIT_MISMATCH

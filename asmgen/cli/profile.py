@@ -1,0 +1,104 @@
+"""``asmgen profile DIR/k.json [--trace t.json] [--svg t.svg] [--json]``: modeled performance of a
+kernel from its launch contract, by the cycle model of ``isa.cycle``.
+
+How: the kernel runs on the emulator (``isa.emu``, trace on) for one workgroup of a small problem
+(GEMM: one tile, ``--iters`` K-loop iterations; attention: one Q-block, ``--iters`` KV blocks);
+the trace gives each wave's dynamic instruction stream; the streams of ``wgs_per_cu`` co-resident
+workgroups (from the kernel's occupancy: waves per SIMD and LDS) run on one modeled CU. The
+steady-state cycles per loop iteration extrapolate the run to the contract's sizes, and the
+workgroups dealt over the device's CUs give the whole-problem time and TFLOP/s
+(``isa.cycle.report.problem_tflops``). Per kind: ``asmgen.kinds.gemm.profile``, ``asmgen.kinds.attention.profile``; shared
+pieces: ``asmgen.profiling.common``.
+
+``--json`` prints one object with at least ``cycles`` (whole kernel, clk), ``cycles_per_iter``,
+``mfma_busy`` (0..1, steady-state loop), ``tflops`` (modeled, whole problem, at the peak clock
+or ``--clock-mhz``), ``tflops_sustained`` (at the device's sustained GEMM clock) and ``stalls``.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..errors import ConfigError
+from ..profiling.common import (
+    DEFAULT_ITERS,
+    ProfileError,
+    format_text,
+    read_contract,
+    sustained_clock,
+    sustained_tflops,
+    svg,
+)
+
+__all__ = ["DEFAULT_ITERS", "KINDS", "ProfileError", "format_text", "profile", "register", "run"]
+
+
+def _kinds() -> dict:
+    from ..kinds.attention.profile import profile_attention
+    from ..kinds.gemm.profile import profile_gemm
+    return {"gemm": profile_gemm, "attention": profile_attention}
+
+
+KINDS = ("gemm", "attention")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("profile", help="modeled cycles / MFMA busy / TFLOP/s of a kernel (cycle model)")
+    p.add_argument("contract", help="DIR/<kernel>.json written by asmgen gemm or asmgen attention")
+    p.add_argument("--trace", help="write a Chrome/Perfetto trace JSON here")
+    p.add_argument("--svg", help="write an SVG timeline here")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--iters", type=int, default=DEFAULT_ITERS,
+                   help=f"loop iterations to emulate: GEMM K tiles, attention KV blocks "
+                        f"(default {DEFAULT_ITERS})")
+    p.add_argument("--device", help="MI300X | MI325X | MI355X (default: by arch)")
+    p.add_argument("--wgs-per-cu", type=int, help="co-resident workgroups per CU (default: occupancy)")
+    p.add_argument("--clock-mhz", type=float, help="clock for TFLOP/s (default: the device's peak)")
+    p.add_argument("--loop", help="loop region as LO:HI instruction indices (head pc : backward "
+                                  "branch pc); default: the most frequent backward jump")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from isa.cycle.report import write_chrome_trace
+    loop = None
+    if args.loop:
+        try:
+            lo, hi = (int(x, 0) for x in args.loop.split(":"))
+        except ValueError:
+            raise ConfigError(f"--loop {args.loop!r} is not LO:HI (two instruction indices)") from None
+        loop = (lo, hi)
+    out = profile(args.contract, iters=args.iters, device=args.device, wgs_per_cu=args.wgs_per_cu,
+                  clock_mhz=args.clock_mhz, keep_result=bool(args.trace or args.svg), loop=loop)
+    res = out.pop("_result", None)
+    if args.trace:
+        write_chrome_trace(res, args.trace)
+    if args.svg:
+        Path(args.svg).write_text(svg(res, out))
+    out.pop("_steady_window", None)
+    if args.json:
+        print(json.dumps(out, indent=1))
+    else:
+        print(format_text(out))
+    return 0
+
+
+def profile(src, iters: int = DEFAULT_ITERS, device: str | None = None,
+            wgs_per_cu: int | None = None, clock_mhz: float | None = None, seed: int = 0,
+            keep_result: bool = False, loop: tuple[int, int] | None = None) -> dict:
+    """Modeled performance of a kernel (a ``Kernel`` or a contract path); see the module doc.
+    ``keep_result`` adds ``_result`` (the ``SimResult``) and ``_steady_window``."""
+    meta, hsaco = read_contract(src)
+    if iters < 1:
+        raise ConfigError(f"--iters {iters} must be at least 1")
+    if wgs_per_cu is not None and wgs_per_cu < 1:
+        raise ConfigError(f"--wgs-per-cu {wgs_per_cu} must be at least 1")
+    kind = meta.get("config", {}).get("kind")
+    if kind not in KINDS:
+        raise ConfigError(f"profile supports contracts of kind {' or '.join(map(repr, KINDS))} "
+                          f"(config.kind); this one has kind {kind!r}")
+    out = _kinds()[kind](meta, hsaco, iters=iters, device=device, wgs_per_cu=wgs_per_cu,
+                         clock_mhz=clock_mhz, seed=seed, keep_result=keep_result, loop=loop)
+    out["sustained_clock_mhz"] = sustained_clock(out)
+    out["tflops_sustained"] = sustained_tflops(out)
+    return out

@@ -1,0 +1,177 @@
+"""The frozen, validated ``AttentionConfig`` of one flash-attention forward kernel.
+
+Every limit raises ``ConfigError`` naming the bad value and the limit before any instruction is
+built. The kernel (``asmgen.kinds.attention.template``) gives each workgroup ``waves`` waves (1, 2, 4)
+of ``BLOCK_Q`` = 32 query rows each, of one (batch, head) (``rows_per_wg`` = 32 waves); it walks
+the keys in blocks of ``block_k`` = 32. With ``kv_buffers`` = 1 (only for one wave) K goes
+straight to operand registers and V through one LDS buffer; with 2 or 3 the workgroup loads
+each K/V block once into one of ``kv_buffers`` LDS buffers (``kinds.attention.pipe``).
+Sizes are kernel arguments too: the compiled kernel is correct for any runtime ``seqlen_q`` /
+``seqlen_k`` >= 1 within the limits below (the grid in the contract is the one for the config's
+``seqlen_q``).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from ...errors import ConfigError
+from ...target import ARCHES, IN_DTYPES, LDS_LIMIT
+
+HEAD_DIMS = (64, 128)
+BLOCK_Q = 32           # query rows per wave: the N of the 32x32x8 MFMA (cdna-facts section 2.2)
+BLOCK_K = 32           # keys per loop iteration: the M of the 32x32x8 MFMA
+# seqlen * head_dim * 2 bytes must fit the 32-bit num_records of a buffer resource
+# (cdna-facts section 5); 2**20 keeps every SALU offset product below 2**31 for D <= 128.
+SEQ_MAX = 1 << 20
+# The GQA head division runs in f32 (floor((h * kv_heads + 0.5) / heads)); it is exact while
+# h * kv_heads < 2**21 (f32 relative error 2**-22 against a distance 0.5 / heads to an integer).
+HEADS_MAX = 1024
+BATCH_MAX = 1 << 16
+# K of the 32x32xK f16/bf16 MFMA per arch, native first (cdna-facts section 2.1: on gfx950 the
+# x8 forms still exist at half rate, the x16 ones are native)
+MFMA_K = {"gfx942": (8,), "gfx950": (16, 8)}
+WAVES = (1, 2, 4)
+KV_BUFFERS = (1, 2, 3)
+
+
+def _int(name: str, value, lo: int, hi: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        raise ConfigError(f"attention {name}={value!r} is outside {lo}..{hi}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class AttentionConfig:
+    """One attention forward kernel: O = softmax(Q K^T * scale [+ causal mask]) V, plus LSE."""
+
+    batch: int = 1
+    heads: int = 1
+    kv_heads: int | None = None      # default: heads (MHA); 1 = MQA; divides heads (GQA)
+    seqlen_q: int = 128
+    seqlen_k: int = 128
+    head_dim: int = 64
+    dtype: str = "f16"
+    causal: bool = False
+    arch: str = "gfx942"
+    scale: float | None = None       # default 1 / sqrt(head_dim)
+    mfma_k: int | None = None        # 8 (32x32x8) or 16 (32x32x16, gfx950); default: the arch's
+    prefetch: int = 1                # key blocks loaded ahead (0: load each block in its iteration)
+    waves: int = 1                   # waves per workgroup, 32 query rows each (1, 2, 4)
+    kv_buffers: int | None = None    # LDS K/V buffers: 1 (one wave, K in registers) or 2, 3;
+    #                                  default 1 for one wave, else 2
+    seqlen_k_multiple: int = 1       # runtime seqlen_k is a multiple of this (kernel contract)
+
+    def __post_init__(self) -> None:
+        st = object.__setattr__
+        if self.arch not in ARCHES:
+            raise ConfigError(f"attention arch={self.arch!r} is not one of {ARCHES}")
+        if self.dtype not in IN_DTYPES:
+            raise ConfigError(f"attention dtype={self.dtype!r} is not one of {IN_DTYPES}")
+        if self.head_dim not in HEAD_DIMS:
+            raise ConfigError(f"attention head_dim={self.head_dim!r} is not one of {HEAD_DIMS}")
+        if not isinstance(self.causal, bool):
+            raise ConfigError(f"attention causal={self.causal!r} is not a bool")
+        _int("batch", self.batch, 1, BATCH_MAX)
+        _int("heads", self.heads, 1, HEADS_MAX)
+        if self.kv_heads is None:
+            st(self, "kv_heads", self.heads)
+        _int("kv_heads", self.kv_heads, 1, self.heads)
+        if self.heads % self.kv_heads:
+            raise ConfigError(f"attention kv_heads={self.kv_heads} does not divide "
+                              f"heads={self.heads}")
+        _int("seqlen_q", self.seqlen_q, 1, SEQ_MAX)
+        _int("seqlen_k", self.seqlen_k, 1, SEQ_MAX)
+        if self.mfma_k is None:
+            st(self, "mfma_k", MFMA_K[self.arch][0])
+        if self.mfma_k not in MFMA_K[self.arch]:
+            raise ConfigError(f"attention mfma_k={self.mfma_k!r} is not available on {self.arch} "
+                              f"(32x32xK with K in {MFMA_K[self.arch]})")
+        _int("prefetch", self.prefetch, 0, 1)
+        if self.waves not in WAVES:
+            raise ConfigError(f"attention waves={self.waves!r} is not one of {WAVES}")
+        if self.kv_buffers is None:
+            st(self, "kv_buffers", 1 if self.waves == 1 else 2)
+        if self.kv_buffers not in KV_BUFFERS:
+            raise ConfigError(f"attention kv_buffers={self.kv_buffers!r} is not one of {KV_BUFFERS}")
+        if self.kv_buffers == 1 and self.waves > 1:
+            raise ConfigError(f"attention kv_buffers=1 needs waves=1 (got waves={self.waves}): "
+                              f"shared K/V blocks need >= 2 LDS buffers")
+        if self.kv_buffers > 1 and self.prefetch != 1:
+            raise ConfigError(f"attention prefetch={self.prefetch} applies to kv_buffers=1 only; "
+                              f"with kv_buffers={self.kv_buffers} blocks are loaded "
+                              f"kv_buffers - 1 ahead")
+        m = self.seqlen_k_multiple
+        if (not isinstance(m, int) or isinstance(m, bool) or m < 1 or m & (m - 1)
+                or m > SEQ_MAX):
+            raise ConfigError(f"attention seqlen_k_multiple={m!r} is not a power of two in "
+                              f"1..{SEQ_MAX}")
+        if self.seqlen_k % m:
+            raise ConfigError(f"attention seqlen_k_multiple={m} does not divide "
+                              f"seqlen_k={self.seqlen_k}")
+        limit = LDS_LIMIT[self.arch]
+        if self.lds_bytes > limit:
+            raise ConfigError(f"attention LDS {self.lds_bytes} bytes (kv_buffers="
+                              f"{self.kv_buffers}, head_dim={self.head_dim}) exceed the {limit} "
+                              f"bytes of {self.arch} (cdna-facts section 1)")
+        if self.scale is None:
+            st(self, "scale", 1.0 / self.head_dim ** 0.5)
+        if not isinstance(self.scale, (int, float)) or not 0.0 < float(self.scale) < 1e4:
+            raise ConfigError(f"attention scale={self.scale!r} is not in (0, 1e4)")
+        st(self, "scale", float(self.scale))
+
+    @property
+    def block_q(self) -> int:
+        return BLOCK_Q
+
+    @property
+    def block_k(self) -> int:
+        return BLOCK_K
+
+    @property
+    def rows_per_wg(self) -> int:
+        """Query rows of one workgroup (32 per wave)."""
+        return BLOCK_Q * self.waves
+
+    @property
+    def threads(self) -> int:
+        return 64 * self.waves
+
+    @property
+    def lds_bytes(self) -> int:
+        """LDS of the kernel (kinds.attention.vtile / ktile layouts)."""
+        from .ktile import kv_buffer_bytes
+        from .vtile import lds_bytes as v_bytes
+        if self.kv_buffers == 1:
+            return v_bytes(self.head_dim)
+        return self.kv_buffers * kv_buffer_bytes(self.head_dim)
+
+    @property
+    def grid(self) -> tuple[int, int, int]:
+        """(Q-blocks of ``rows_per_wg`` rows, heads, batch): workgroup ids x, y, z."""
+        return (-(-self.seqlen_q // self.rows_per_wg), self.heads, self.batch)
+
+    @property
+    def mfma(self) -> str:
+        """Both matmuls use one 32x32xK shape. With K = 8 the C layout (lane = column,
+        registers 4s..4s+3 = rows 8s + 4 (lane / 32) + 0..3) is the B-operand layout of k-step s
+        (cdna-facts section 2.2), so P never leaves registers; with K = 16 (gfx950) registers
+        8s..8s+7 are one k-step's operand once V^T is read in the same key order."""
+        return f"v_mfma_f32_32x32x{self.mfma_k}_{self.dtype}"
+
+    @property
+    def name(self) -> str:
+        gq = f"_g{self.heads // self.kv_heads}" if self.kv_heads != self.heads else ""
+        return (f"attn_fwd_{self.arch}_{self.dtype}_d{self.head_dim}_k{self.mfma_k}"
+                f"{'_causal' if self.causal else ''}{gq}{'' if self.prefetch else '_pf0'}"
+                f"{f'_w{self.waves}b{self.kv_buffers}' if self.kv_buffers > 1 else ''}"
+                f"{'' if self.key_mask else '_nomask'}")
+
+    @property
+    def key_mask(self) -> bool:
+        """Whether scores are masked per element: always when causal (the diagonal blocks), and
+        when a key block can end past seqlen_k, i.e. unless ``seqlen_k_multiple`` is a multiple
+        of the key block (the contract checks it at launch)."""
+        return self.causal or self.seqlen_k_multiple % BLOCK_K != 0
+
+    def to_dict(self) -> dict:
+        return asdict(self)

@@ -1,0 +1,110 @@
+"""The multi-buffered K/V loop of the attention template (``kv_buffers`` = 2 or 3).
+
+The workgroup's ``waves`` waves share every K/V block: each wave loads 1/W of it into LDS (K by
+LDS-DMA, ``attention_ktile``; V through VGPRs, transposed by ``ds_write``, ``attention_vtile``),
+then every wave reads all its MFMA operands from LDS. Q, the softmax state and O stay per wave
+in registers (``attention``). Block t lives in LDS buffer t % B (B = ``kv_buffers``, d = B - 1
+blocks loaded ahead). The prologue fills buffers 0..d-1 with blocks 0..d-1 and loads V of block
+d into the staging VGPRs; iteration i then:
+
+  K DMA  (stage d):     block i + d -> buffer (i + d) % B
+  V lw   (stage d):     staged V of block i + d -> buffer (i + d) % B (transposed ds_writes)
+  V gr   (stage d + 1): V of block i + d + 1 -> the staging VGPRs (after the ds_writes read them)
+  compute (stage 0):    ds_read K operands of block i from buffer i % B, S^T = K Q^T, online
+                        softmax, ds_read V^T operands, O^T += V^T P^T
+  rotate the buffer bases, ``s_barrier``
+
+Buffer (i + d) % B = (i - 1) % B was last read in iteration i - 1, before that iteration's
+barrier, so no wave overwrites a buffer another still reads; the barrier also publishes the
+V ds_writes of block i + d (the waitcnt pass waits lgkmcnt for them before every ``s_barrier``,
+cdna-facts section 4), read from iteration i + d on. The K DMA of block i + d is first read d
+barriers later (iteration i + d), so it carries ``publish_after=d``: the waitcnt pass waits
+vmcnt for it at that barrier, not the next one (with d = 2 the barrier of iteration i waits only
+for the DMA of iteration i - 1); prologue block b is read after b + 1 barriers. Loads past the
+last key block read 0 (the K/V resources' num_records shrink, clamped at 0; cdna-facts
+section 5). All waves run the same trip count (the workgroup's last row decides, causal) so
+they meet at every barrier. Regions: writes ``K_w`` / ``V_w``, reads ``K_r`` / ``V_r`` never
+alias within an iteration (different buffers), and every LDS op stays on its side of a barrier.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from isa.instr import Instr
+from isa.operands import Imm
+
+from . import ktile, vtile
+from . import softmax as sm
+from .config import BLOCK_K
+
+
+def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm) -> None:
+    """Prologue fill, the loop body and its barrier (see the module docstring)."""
+    cfg, k, p = ab.cfg, ab.k, ab.k.prologue
+    D = cfg.head_dim
+    nb = cfg.kv_buffers
+    d = nb - 1
+    bb = ktile.kv_buffer_bytes(D)
+    step = BLOCK_K * 2 * D
+
+    def advance(block, n: str, stage: int) -> None:
+        """Resource ``n`` moves one key block on; num_records shrinks, clamped at 0."""
+        r = srd[n]
+        tags = ("addr", "kv_adv")
+        block.add(Instr("s_add_u32", (r.sub(0), r.sub(0), ab.const(step))), tags, stage=stage)
+        block.add(Instr("s_addc_u32", (r.sub(1), r.sub(1), Imm(0))), tags, stage=stage)
+        block.add(Instr("s_sub_i32", (r.sub(2), r.sub(2), ab.const(step))), tags, stage=stage)
+        block.add(Instr("s_max_i32", (r.sub(2), r.sub(2), Imm(0))), tags, stage=stage)
+
+    bufs = [ab.sreg(name=f"kv_buf{x}") for x in range(nb)]
+    for x, b in enumerate(bufs):
+        p.add(Instr("s_mov_b32", (b, Imm(x * bb))), ("addr",))
+    # prologue: blocks 0..d-1 into buffers 0..d-1, V of block d into the staging registers
+    for blk in range(d):
+        ktile.load_block(ab, p, kt, srd["K"], bufs[blk], stage=0, region=f"K{blk}",
+                         publish_after=blk + 1)
+        advance(p, "K", 0)
+        rows = vtile.load_rows(ab, p, vt, srd["V"], stage=0)
+        advance(p, "V", 0)
+        vt_pro = replace(vt, region=f"V{blk}")
+        vtile.store_rows(ab, p, vt_pro, rows, base=bufs[blk])
+    staging = vtile.load_rows(ab, p, vt, srd["V"], stage=0)
+    advance(p, "V", 0)
+    p.add(Instr("s_barrier"), ("barrier",))
+
+    body = k.make_loop(trips, label="loop_kv")
+    # ---- block i + d: K by DMA, the staged V transposed into LDS, then V of block i + d + 1
+    ktile.load_block(ab, body, kt, srd["K"], bufs[d], stage=d, publish_after=d)
+    advance(body, "K", d)
+    vtile.store_rows(ab, body, vt, staging, base=bufs[d], stage=d)
+    vtile.load_rows(ab, body, vt, srd["V"], staging, stage=d + 1)
+    advance(body, "V", d + 1)
+    # ---- S^T = K Q^T from buffer i % B; s_setprio 1 / 0 around the MFMA work (placed by the
+    # recipe's sched groups, cdna-facts 9.3)
+    kf = ktile.read_operands(ab, body, kt, bufs[0])
+    body.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_hi"))
+    S = ab.k.vreg("v", 16, align=4, name="sT")
+    for st in range(D // cfg.mfma_k):
+        body.add(Instr(cfg.mfma, (S, kf[st], qf[st], S if st else Imm(0))), ("mfma", "mfma_qk"))
+    # per-cluster priority (recipe ``attn_prio``): drop to 0 after the QK MFMAs (softmax VALU
+    # and memory), raise again over the PV MFMAs; recipes that do not pin these two tags get
+    # them placed by priority only, where s_setprio carries no dependence (cdna-facts 9.3)
+    body.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_qk_lo"))
+    # ---- online softmax -> P^T operands and the rescale of O
+    pf = sm.online_softmax(ab, body, st_, S, rem, kb, bperm)
+    # ---- O^T += V^T P^T
+    vf = vtile.read_operands(ab, body, vt, bufs[0])
+    body.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_pv_hi"))
+    for st in range(BLOCK_K // cfg.mfma_k):
+        for db in range(D // 32):
+            o = st_.o[db]
+            body.add(Instr(cfg.mfma, (o, vf[st, db], pf[st], o)), ("mfma", "mfma_pv"))
+    body.add(Instr("s_add_u32", (kb, kb, Imm(BLOCK_K))), ("addr", "kv_adv"))
+    body.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))
+    # ---- rotate the buffer bases (bufs[x] <- bufs[x + 1]) and release buffer i % B
+    tmp = ab.sreg(name="kv_rot")
+    body.add(Instr("s_mov_b32", (tmp, bufs[0])), ("addr", "kv_rot"))
+    for x in range(d):
+        body.add(Instr("s_mov_b32", (bufs[x], bufs[x + 1])), ("addr", "kv_rot"))
+    body.add(Instr("s_mov_b32", (bufs[d], tmp)), ("addr", "kv_rot"))
+    body.add(Instr("s_barrier"), ("barrier",))

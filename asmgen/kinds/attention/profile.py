@@ -1,0 +1,165 @@
+"""``asmgen profile`` for attention contracts (``config.kind = "attention"``, written by
+``asmgen attention``).
+
+The kernel (``asmgen.kinds.attention.template``) gives each workgroup ``waves`` waves of ``BLOCK_Q`` =
+32 query rows of one (batch, head) (a Q-block of 32 ``waves`` rows), and loops over key blocks of
+``BLOCK_K`` = 32. Profiled: one workgroup (Q-block 0 of batch 0, head 0) of a small problem with
+seqlen_q = one Q-block and seqlen_k = ``iters`` key blocks, emulated with trace on; ``wgs_per_cu``
+co-resident copies run on one modeled CU. The steady-state cycles per KV-block iteration (the CU's,
+from a second run with two more key blocks, when co-resident workgroups do not loop in step:
+``asmgen.profiling.common.cu_trip_cycles``) extrapolate each workgroup of the contract's problem
+to its own trip count (causal: the Q-block's last visible key block; the loop runs at least once),
+and workgroups are dealt to the ``cus x wgs_per_cu`` slots in dispatch order (x = Q-block fastest),
+each to the slot free first: the makespan includes wave quantisation and the causal imbalance.
+FLOPs = 4 B Sq Sk H D, halved when causal (cdna-facts 9.4, HipKittens' count).
+"""
+from __future__ import annotations
+
+import heapq
+import math
+
+import numpy as np
+
+from ...errors import AsmgenError
+from ...profiling.common import ProfileError, arch_params, cu_trip_cycles, emulate_streams, model_cu
+from .config import BLOCK_K, BLOCK_Q
+
+# dealing workgroups one by one to slots costs O(n log slots); past this many the profile refuses
+# rather than take minutes (the (batch, head) period could be used, not needed for real sizes)
+MAX_SCHEDULED_WGS = 1 << 22
+
+
+def trips_per_qblock(sq: int, sk: int, causal: bool, rows: int = BLOCK_Q) -> np.ndarray:
+    """KV-loop trip count of each Q-block of ``rows`` query rows (kinds.attention.template: causal is
+    bottom-right aligned, query i sees keys j <= i + sk - sq; the loop stops at the last block
+    any row of the workgroup sees, >= 1)."""
+    nqb = -(-sq // rows)
+    full = -(-sk // BLOCK_K)
+    if not causal:
+        return np.full(nqb, full, dtype=np.int64)
+    last_row = np.minimum(np.arange(nqb, dtype=np.int64) * rows + rows - 1, sq - 1)
+    last_key = np.minimum(sk - 1, last_row + sk - sq)
+    return np.where(last_key >= 0, np.minimum(full, last_key // BLOCK_K + 1), 1)
+
+
+def attention_problem(meta: dict, iters: int) -> dict:
+    """Full and profiled sizes of an attention contract (scalars from the contract's args)."""
+    cfg = meta["config"]
+    vals = {a["name"]: a.get("value") for a in meta["args"] if a["kind"] == "scalar"}
+    b, h, hk, sq, sk = (int(vals.get(x) or cfg[x]) for x in
+                        ("batch", "heads", "kv_heads", "seqlen_q", "seqlen_k"))
+    d, causal = int(cfg["head_dim"]), bool(cfg["causal"])
+    rows = BLOCK_Q * int(cfg.get("waves", 1))
+    trips = trips_per_qblock(sq, sk, causal, rows)
+    small_iters = max(1, min(int(trips.max()), iters))
+    flops = 4.0 * b * sq * sk * h * d / (2 if causal else 1)
+    return {"batch": b, "heads": h, "kv_heads": hk, "seqlen_q": sq, "seqlen_k": sk,
+            "head_dim": d, "causal": causal, "trips": trips, "small_iters": small_iters,
+            "n_wg": len(trips) * h * b, "flops": flops, "rows": rows,
+            "small": {"batch": 1, "heads": 1, "kv_heads": 1, "seqlen_q": rows,
+                      "seqlen_k": small_iters * BLOCK_K}}
+
+
+def attention_values(meta: dict, small: dict, seed: int) -> dict:
+    """Buffers and scalars of the profiled one-workgroup problem (random data)."""
+    from ...dtypes import np_dtype
+    d = int(meta["config"]["head_dim"])
+    sq, sk = small["seqlen_q"], small["seqlen_k"]
+    shapes = {"Q": (1, 1, sq, d), "K": (1, 1, sk, d), "V": (1, 1, sk, d), "O": (1, 1, sq, d),
+              "LSE": (1, 1, sq)}
+    rng = np.random.default_rng(seed)
+    vals: dict = dict(small)
+    for a in meta["args"]:
+        if a["kind"] == "buffer":
+            if a["name"] not in shapes:
+                raise AsmgenError(f"profile: attention buffer {a['name']!r} is not one of "
+                                  f"{sorted(shapes)}")
+            vals[a["name"]] = rng.uniform(-1, 1, size=shapes[a["name"]]).astype(np_dtype(a["dtype"]))
+    return vals
+
+
+def hbm_share(prob: dict) -> float:
+    """Fraction of the loaded bytes that must come from HBM: each (batch, kv head)'s K and V and
+    each Q block once, against what the workgroups load (K and V of every visible block)."""
+    row = prob["head_dim"] * 2              # f16/bf16 (asmgen.target IN_DTYPES)
+    per_bh = prob["rows"] * row * len(prob["trips"]) + 2 * BLOCK_K * row * int(prob["trips"].sum())
+    loaded = prob["batch"] * prob["heads"] * per_bh
+    unique = prob["batch"] * (prob["heads"] * prob["seqlen_q"]
+                              + 2 * prob["kv_heads"] * prob["seqlen_k"]) * row
+    return min(1.0, unique / loaded)
+
+
+def makespan(durations: np.ndarray, n_bh: int, slots: int) -> float:
+    """Clk to run ``n_bh`` repeats of the per-Q-block ``durations`` (dispatch order: Q-block
+    fastest) on ``slots`` slots, each workgroup to the slot free first."""
+    n = len(durations) * n_bh
+    if float(durations.min()) == float(durations.max()):
+        return math.ceil(n / slots) * float(durations[0])
+    if n > MAX_SCHEDULED_WGS:
+        raise ProfileError(f"profile: {n} workgroups of unequal length exceed the "
+                           f"{MAX_SCHEDULED_WGS} this model deals one by one")
+    free = [0.0] * min(slots, n)
+    heapq.heapify(free)
+    end = 0.0
+    for _ in range(n_bh):
+        for dur in durations.tolist():
+            t = heapq.heappop(free) + dur
+            end = max(end, t)
+            heapq.heappush(free, t)
+    return end
+
+
+def profile_attention(meta: dict, hsaco: bytes, iters: int, device: str | None,
+                      wgs_per_cu: int | None, clock_mhz: float | None, seed: int,
+                      keep_result: bool, loop: tuple[int, int] | None) -> dict:
+    """Modeled performance of an attention contract; see the module doc."""
+    from isa.cycle.report import problem_tflops
+    params = arch_params(meta, device)
+    prob = attention_problem(meta, iters)
+    streams = emulate_streams(meta, hsaco, attention_values(meta, prob["small"], seed), seed)
+    hbm = hbm_share(prob)
+    copies, res, summ = model_cu(meta, params, streams, wgs_per_cu, hbm, loop)
+    cpi = summ["cycles_per_iter"]
+    n_small = prob["small_iters"]
+    if summ["loop"] is not None and loop is None and summ["iterations"] != n_small:
+        raise ProfileError(f"profile: the loop found at pcs {summ['loop']} ran "
+                           f"{summ['iterations']} times, the KV loop should run {n_small}; "
+                           f"give the region with --loop LO:HI")
+    trips = prob["trips"]
+    if int(trips.max()) > n_small and cpi is None:
+        raise AsmgenError("profile: no KV loop found in the emulated streams (need >= 2 "
+                          "iterations to extrapolate); raise --iters")
+    cpi_wave, extrapolation = cpi, "cycles_per_iter_wave"
+    if int(trips.max()) >= n_small + 2:
+        more = dict(prob["small"], seqlen_k=prob["small"]["seqlen_k"] + 2 * BLOCK_K)
+        cpi, extrapolation = cu_trip_cycles(meta, hsaco, params,
+                                            attention_values(meta, more, seed), copies, hbm,
+                                            loop, res.cycles, cpi_wave, seed)
+    # a round of co-resident workgroups with t trips: the emulated round plus (t - n) iterations
+    durations = res.cycles + (trips - n_small) * (cpi or 0.0)
+    if float(durations.min()) <= 0:
+        raise ProfileError(f"profile: extrapolated workgroup time {float(durations.min())} clk "
+                           f"is not positive (cycles {res.cycles}, {cpi} per iteration)")
+    slots = int(params.cus) * copies
+    total = makespan(durations, prob["batch"] * prob["heads"], slots)
+    rounds = math.ceil(prob["n_wg"] / slots)
+    perf = problem_tflops(params, prob["flops"], prob["n_wg"], total / rounds, copies, clock_mhz)
+    problem = {k: prob[k] for k in ("batch", "heads", "kv_heads", "seqlen_q", "seqlen_k",
+                                    "head_dim", "causal", "n_wg", "flops")}
+    problem["kv_iters_mean"] = float(trips.mean())
+    out = {"kernel": meta["kernel"], "arch": meta["arch"], "device": params.device,
+           "schedule": meta.get("schedule"), "kind": "attention", "iter_name": "KV block",
+           "cycles": total, "cycles_per_iter": cpi, "cycles_per_round": total / rounds,
+           "cycles_per_iter_wave": cpi_wave, "extrapolation": extrapolation,
+           "mfma_busy": summ["mfma_busy"], "mfma_busy_per_simd": summ["mfma_busy_per_simd"],
+           "tflops": perf["tflops"], "stalls": summ["stalls"], "problem": problem,
+           "wgs_per_cu": copies, "hbm_fraction": hbm, "perf": perf,
+           "emulated": {"seqlen_q": prob["rows"], "seqlen_k": prob["small"]["seqlen_k"],
+                        "kv_iters": n_small, "cycles": res.cycles, "loop": summ["loop"],
+                        "iterations": summ["iterations"], "instructions": summ["instructions"],
+                        "waves": len(streams)},
+           "stalls_per_wave": summ["stalls_per_wave"]}
+    if keep_result:
+        out["_result"] = res
+        out["_steady_window"] = summ["steady_window"]
+    return out

@@ -1,0 +1,78 @@
+"""NumPy reference of attention forward in float64 (design.md Contracts), random inputs and the
+comparison used by tests and ``asmgen check``.
+
+O[b, h] = softmax(Q[b, h] K[b, g]^T * scale + mask) V[b, g] with g = h // (heads / kv_heads);
+the causal mask is bottom-right aligned (query i sees keys j <= i + seqlen_k - seqlen_q);
+LSE[b, h, i] = ln sum_j exp(scaled, masked score); a row that sees no key gets O = 0 and
+LSE = -inf. Inputs are taken in their real formats (f16/bf16 values) and computed in float64.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...dtypes import EPS, np_dtype
+
+
+def attention_reference(Q, K, V, scale: float, causal: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(O, LSE) in float64 for Q [B, H, SQ, D], K/V [B, HK, SK, D]."""
+    q, k, vv = (np.asarray(x).astype(np.float64) for x in (Q, K, V))
+    _B, H, SQ, _D = q.shape
+    HK, SK = k.shape[1], k.shape[2]
+    g = H // HK
+    k = np.repeat(k, g, axis=1)
+    vv = np.repeat(vv, g, axis=1)
+    s = np.einsum("bhqd,bhkd->bhqk", q, k) * scale
+    if causal:
+        i = np.arange(SQ)[:, None]
+        j = np.arange(SK)[None, :]
+        s = np.where(j <= i + SK - SQ, s, -np.inf)
+    m = s.max(axis=-1, keepdims=True)
+    empty = ~np.isfinite(m)
+    m = np.where(empty, 0.0, m)
+    p = np.exp(s - m)
+    lsum = p.sum(axis=-1, keepdims=True)
+    o = np.einsum("bhqk,bhkd->bhqd", p, vv) / np.where(lsum > 0, lsum, 1.0)
+    with np.errstate(divide="ignore"):
+        lse = (m + np.log(lsum))[..., 0]
+    o = np.where(empty, 0.0, o)
+    lse = np.where(empty[..., 0], -np.inf, lse)
+    return o, lse
+
+
+def attention_random_inputs(cfg, seed: int, scalars: dict | None = None) -> dict:
+    """Seeded Q, K, V in [-1, 1) rounded to the config's dtype (shapes of the contract)."""
+    sc = {"batch": cfg.batch, "heads": cfg.heads, "kv_heads": cfg.kv_heads, "seqlen_q": cfg.seqlen_q,
+              "seqlen_k": cfg.seqlen_k} | dict(scalars or {})
+    rng = np.random.default_rng(seed)
+    dt = np_dtype(cfg.dtype)
+    b, h, hk, sq, sk, d = (sc["batch"], sc["heads"], sc["kv_heads"], sc["seqlen_q"],
+                           sc["seqlen_k"], cfg.head_dim)
+    return {"Q": rng.uniform(-1, 1, (b, h, sq, d)).astype(dt),
+            "K": rng.uniform(-1, 1, (b, hk, sk, d)).astype(dt),
+            "V": rng.uniform(-1, 1, (b, hk, sk, d)).astype(dt)}
+
+
+def tolerance(dtype: str) -> float:
+    """Absolute tolerance on O (|O| <= 1): P and O are rounded to ``dtype`` once each, plus
+    fp32 accumulation and v_exp_f32/v_rcp_f32 (1 ulp); 8 unit roundoffs covers them."""
+    return 8 * EPS[dtype]
+
+
+def compare_attention(cfg, outs: dict, inp: dict) -> tuple[bool, str]:
+    """(ok, message): O within ``tolerance``, LSE within 1e-4 relative (both -inf where a
+    row sees no key), and no NaN anywhere."""
+    o_ref, lse_ref = attention_reference(inp["Q"], inp["K"], inp["V"], cfg.scale, cfg.causal)
+    o = np.asarray(outs["O"]).astype(np.float64)
+    lse = np.asarray(outs["LSE"]).astype(np.float64)
+    if np.isnan(o).any() or np.isnan(lse).any():
+        return False, f"{cfg.name}: NaN in output (O {int(np.isnan(o).sum())}, LSE {int(np.isnan(lse).sum())})"
+    tol = tolerance(cfg.dtype)
+    err_o = float(np.abs(o - o_ref).max()) if o.size else 0.0
+    inf_ok = bool(np.array_equal(np.isneginf(lse), np.isneginf(lse_ref)))
+    fin = np.isfinite(lse_ref)
+    err_l = float((np.abs(lse - lse_ref)[fin] / np.maximum(1.0, np.abs(lse_ref[fin]))).max()) \
+        if fin.any() else 0.0
+    ok = err_o <= tol and inf_ok and err_l <= 1e-4
+    msg = (f"{cfg.name}: max|O - ref| = {err_o:.3g} (tol {tol:.3g}), LSE rel err {err_l:.3g}, "
+           f"-inf rows {'match' if inf_ok else 'DIFFER'} ({int((~fin).sum())} empty rows)")
+    return ok, msg

@@ -1,0 +1,228 @@
+"""Online softmax of the attention template (fp32, base 2) and its epilogue.
+
+Per key block, on the S^T accumulator (lane l: query l % 32, keys 8 (r / 4) + 4 (l / 32) + r % 4,
+see ``asmgen.kinds.attention.template``):
+
+  c     = scale * log2(e)                  (log2(e) folded into the scale: v_exp_f32 is 2^x)
+  S_r   = -inf where key >= the lane's limit (seqlen_k, and the causal diagonal)
+  mt    = c * max_r S_r, the max taken with lane l ^ 32 too (``combine_halves``)
+  m_new = max(m, mt); mu = m_new, or 0 while m_new = -inf (no key seen yet: avoids -inf - -inf)
+  alpha = 2^(m - mu); p_r = 2^(fma(S_r, c, -mu)); l = l * alpha + sum_r p_r   (l per lane)
+  O^T  *= alpha (v_pk_mul_f32, 2 per op); P^T operand of k-step s = pack(p_4s .. p_4s+3) in f16/bf16 (round to nearest even)
+
+Epilogue: l_tot = l + l(lane ^ 32); O = O^T / l_tot (0 when l_tot = 0: a row that saw no key);
+LSE = ln 2 * (mu + log2 l_tot) (= -inf when l_tot = 0, design.md).
+"""
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass
+
+from isa.instr import Instr
+from isa.operands import Imm, Special
+
+from ...ir import VReg
+
+NEG_INF = 0xFF800000
+TAGS = ("softmax",)
+
+
+def f32_bits(x: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+@dataclass
+class SoftmaxState:
+    m: VReg             # running max (log2 units), -inf until a key is seen
+    l: VReg             # running per-lane partial sum
+    o: list[VReg]       # O^T accumulators, one 16-register tuple per 32 head dims
+    c: VReg             # scale * log2(e)
+    ninf: VReg          # -inf in every lane
+    scale_v: VReg       # the scale argument copied to a VGPR (VOP2 src1)
+
+
+def init_state(ab, head_dim: int) -> SoftmaxState:
+    p = ab.k.prologue
+    tags = ("init",)
+    ninf, m, l, ts, c = (ab.vreg(name=n) for n in ("ninf", "m", "l", "scale_v", "scale_l2e"))
+    p.add(Instr("v_mov_b32", (ninf, Imm(NEG_INF))), tags)
+    p.add(Instr("v_mov_b32", (m, Imm(NEG_INF))), tags)
+    p.add(Instr("v_mov_b32", (l, Imm(0))), tags)
+    o = []
+    for db in range(head_dim // 32):
+        t = ab.k.vreg("v", 16, align=4, name=f"oT{db}")
+        for r in range(16):
+            p.add(Instr("v_mov_b32", (t.sub(r), Imm(0))), tags)
+        o.append(t)
+    return SoftmaxState(m, l, o, c, ninf, ts)
+
+
+def set_scale(ab, st: SoftmaxState, scale_sgpr: VReg) -> None:
+    """c = scale * log2(e) (VOP2: the literal goes in src0, the VGPR in src1)."""
+    p = ab.k.prologue
+    p.add(Instr("v_mov_b32", (st.scale_v, scale_sgpr)), ("init",))
+    p.add(Instr("v_mul_f32", (st.c, Imm(f32_bits(math.log2(math.e))), st.scale_v)), ("init",))
+
+
+def online_softmax(ab, body, st: SoftmaxState, S: VReg, rem: VReg, kb: VReg,
+                   bperm: VReg) -> list[VReg]:
+    """Append one block's softmax; returns the P^T operand registers per k-step."""
+    cfg = ab.cfg
+    vcc = Special("vcc")
+    vr = ab.vreg
+    if not cfg.key_mask:    # every key of every block is visible (AttentionConfig.key_mask)
+        return _softmax_tail(ab, body, st, [S.sub(r) for r in range(16)], bperm)
+    # mask limit relative to this block: key offset c_r is visible iff c_r < rem - kb
+    rb = vr(name="krem_blk")
+    body.add(Instr("v_subrev_u32", (rb, kb, rem)), ("softmax", "mask"))
+    xs = []     # raw scores, masked (the scale is applied by the max and the fma below)
+    for r in range(16):
+        xm = vr(name=f"sm{r}")
+        c_r = (r // 4) * 8 + r % 4
+        body.add(Instr("v_cmp_lt_i32", (vcc, Imm(c_r), rb)), ("softmax", "mask"))
+        body.add(Instr("v_cndmask_b32", (xm, st.ninf, S.sub(r), vcc)), ("softmax", "mask"))
+        xs.append(xm)
+    return _softmax_tail(ab, body, st, xs, bperm)
+
+
+def _softmax_tail(ab, body, st: SoftmaxState, xs: list, bperm: VReg) -> list[VReg]:
+    """Everything after the mask: row max, exponentials, running sum, O rescale, P packing."""
+    cfg = ab.cfg
+    vcc = Special("vcc")
+    vr = ab.vreg
+    # row max: a tree in-lane, then the partner lane
+    lvl = xs
+    while len(lvl) > 1:
+        nxt = []
+        for a, b in zip(lvl[0::2], lvl[1::2]):
+            t = vr(name="mx")
+            body.add(Instr("v_max_f32", (t, a, b)), ("softmax", "rowmax"))
+            nxt.append(t)
+        lvl = nxt
+    mn, mt = vr(name="m_new"), vr(name="m_tile")
+    smax = combine_halves(ab, body, lvl[0], "v_max_f32", bperm, ("softmax", "rowmax"))
+    # c > 0 and rounding is monotonic: c * max(S) == max(c * S) exactly
+    body.add(Instr("v_mul_f32", (mt, st.c, smax)), ("softmax", "rowmax"))
+    body.add(Instr("v_max_f32", (mn, st.m, mt)), ("softmax", "rowmax"))
+    mu = vr(name="m_use")
+    body.add(Instr("v_cmp_neq_f32", (vcc, st.ninf, mn)), TAGS)
+    body.add(Instr("v_cndmask_b32", (mu, Imm(0), mn, vcc)), TAGS)
+    d = vr(name="m_d")
+    alpha2 = ab.k.vreg("v", 2, align=2, name="alpha2")     # alpha in both dwords (v_pk_mul_f32)
+    alpha = alpha2.sub(0)
+    body.add(Instr("v_sub_f32", (d, st.m, mu)), TAGS)
+    body.add(Instr("v_exp_f32", (alpha, d)), ("softmax", "exp"))
+    body.add(Instr("v_mov_b32", (st.m, mn)), TAGS)
+    nmu = vr(name="m_neg")
+    body.add(Instr("v_mul_f32", (nmu, Imm(-1.0), mu)), TAGS)
+    ps = []     # p_r = 2^(S_r c - mu): one fma + one exp; masked S_r = -inf gives 0
+    for r in range(16):
+        t, pr = vr(name=f"xd{r}"), vr(name=f"p{r}")
+        body.add(Instr("v_fma_f32", (t, xs[r], st.c, nmu)), TAGS)
+        body.add(Instr("v_exp_f32", (pr, t)), ("softmax", "exp"))
+        ps.append(pr)
+    # l = l * alpha + sum p
+    acc = vr(name="l_a")
+    body.add(Instr("v_mul_f32", (acc, st.l, alpha)), ("softmax", "rowsum"))
+    for r in range(16):
+        nxt = st.l if r == 15 else vr(name="l_s")
+        body.add(Instr("v_add_f32", (nxt, ps[r], acc)), ("softmax", "rowsum"))
+        acc = nxt
+    # O^T *= alpha, two accumulators per packed-f32 multiply (VOP3P, gfx940+)
+    body.add(Instr("v_mov_b32", (alpha2.sub(1), alpha)), ("softmax", "rescale"))
+    for o in st.o:
+        for r in range(0, 16, 2):
+            body.add(Instr("v_pk_mul_f32", (o.sub(r, 2), alpha2, o.sub(r, 2))),
+                     ("softmax", "rescale"))
+    # P^T operands
+    pf = []
+    # k-step s of the x8 MFMA takes p_4s..p_4s+3 (2 registers); of the gfx950 x16 MFMA
+    # p_8s..p_8s+7 (4 registers): keys 16 s + 4 h + {0..3, 8..11}, the order V^T is read in
+    kpl = cfg.mfma_k // 2
+    for s in range(16 // kpl):
+        f = ab.k.vreg("v", kpl // 2, align=2 if kpl == 4 else 4, name=f"pT{s}")
+        for w in range(kpl // 2):
+            lo, hi = ps[kpl * s + 2 * w], ps[kpl * s + 2 * w + 1]
+            _pack(ab, body, f.sub(w), lo, hi, cfg.dtype)
+        pf.append(f)
+    return pf
+
+
+def combine_halves(ab, block, x: VReg, op: str, bperm: VReg, tags) -> VReg:
+    """op(x, x of lane l ^ 32) in every lane: the two lanes holding one query's keys.
+    gfx950: ``v_permlane32_swap_b32`` on two copies (VALU only; it swaps lanes 32..63 of the
+    first with lanes 0..31 of the second); gfx942: ``ds_bpermute_b32`` from byte address
+    4 (l ^ 32) (LDS hardware, no LDS memory). DPP row ops and ds_swizzle stay within 32 lanes."""
+    out = ab.vreg(name="xl_out")
+    if ab.cfg.arch == "gfx950":
+        a, b = ab.vreg(name="xl_a"), ab.vreg(name="xl_b")
+        block.add(Instr("v_mov_b32", (a, x)), tags)
+        block.add(Instr("v_mov_b32", (b, x)), tags)
+        block.add(Instr("v_permlane32_swap_b32", (a, b)), tuple(tags) + ("xlane",))
+        block.add(Instr(op, (out, a, b)), tags)
+        return out
+    p = ab.vreg(name="xl_p")
+    # ds_bpermute moves data between lanes through the LDS crossbar without touching LDS memory:
+    # its own region keeps it from aliasing (and waiting for) the K/V buffers' writes and DMA
+    block.add(Instr("ds_bpermute_b32", (p, bperm, x)), tuple(tags) + ("xlane",),
+              lds_read="xlane")
+    block.add(Instr(op, (out, p, x)), tags)
+    return out
+
+
+def _pack(ab, body, dst, lo, hi, dtype: str) -> None:
+    """dst = {lo, hi} as two f16/bf16 values, round to nearest even (p is finite, in [0, 1])."""
+    tags = ("softmax", "pack")
+    if ab.cfg.arch == "gfx950":     # CDNA4 packed conversions, round to nearest even (MODE default)
+        body.add(Instr(f"v_cvt_pk_{dtype}_f32", (dst, lo, hi)), tags)
+        return
+    if dtype == "f16":
+        a, b = ab.vreg(name="h_lo"), ab.vreg(name="h_hi")
+        body.add(Instr("v_cvt_f16_f32", (a, lo)), tags)
+        body.add(Instr("v_cvt_f16_f32", (b, hi)), tags)
+        body.add(Instr("v_pack_b32_f16", (dst, a, b)), tags)
+        return
+    rs = []
+    for x in (lo, hi):
+        bit, r = ab.vreg(name="bf_bit"), ab.vreg(name="bf_r")
+        body.add(Instr("v_bfe_u32", (bit, x, Imm(16), Imm(1))), tags)
+        body.add(Instr("v_add3_u32", (r, x, bit, ab.const(0x7FFF))), tags)
+        rs.append(r)
+    # high halves: byte selectors 2,3 of src1 (lo) then 2,3 of src0 (hi)
+    body.add(Instr("v_perm_b32", (dst, rs[1], rs[0], ab.const(0x07060302))), tags)
+
+
+def epilogue(ab, e, st: SoftmaxState, bperm, off_o, off_l, srd_o, srd_lse) -> None:
+    cfg = ab.cfg
+    vcc = Special("vcc")
+    vr = ab.vreg
+    tags = ("epi",)
+    rc, inv = vr(name="l_rcp"), vr(name="l_inv")
+    lt = combine_halves(ab, e, st.l, "v_add_f32", bperm, tags)
+    e.add(Instr("v_rcp_f32", (rc, lt)), tags)
+    e.add(Instr("v_cmp_lt_f32", (vcc, Imm(0), lt)), tags)
+    e.add(Instr("v_cndmask_b32", (inv, Imm(0), rc, vcc)), tags)
+    # LSE = ln2 * (mu + log2 l_tot)
+    mu, lg, t, lse = vr(name="e_mu"), vr(name="e_lg"), vr(name="e_t"), vr(name="lse")
+    e.add(Instr("v_cmp_neq_f32", (vcc, st.ninf, st.m)), tags)
+    e.add(Instr("v_cndmask_b32", (mu, Imm(0), st.m, vcc)), tags)
+    e.add(Instr("v_log_f32", (lg, lt)), tags)
+    e.add(Instr("v_add_f32", (t, mu, lg)), tags)
+    e.add(Instr("v_mul_f32", (lse, Imm(f32_bits(math.log(2.0))), t)), tags)
+    e.add(Instr("buffer_store_dword", (lse, off_l, srd_lse, Imm(0)), (("offen", True),)),
+          ("epi", "store"))
+    # O: lane l holds dims 32 db + 8 g + 4 (l / 32) + 0..3 of query col: one 8-byte store each
+    for db, o in enumerate(st.o):
+        for g in range(4):
+            data = ab.k.vreg("v", 2, align=2, name="o_out")
+            ys = []
+            for i in range(4):
+                y = vr(name="o_y")
+                e.add(Instr("v_mul_f32", (y, inv, o.sub(4 * g + i))), tags)
+                ys.append(y)
+            _pack(ab, e, data.sub(0), ys[0], ys[1], cfg.dtype)
+            _pack(ab, e, data.sub(1), ys[2], ys[3], cfg.dtype)
+            off = (32 * db + 8 * g) * 2
+            e.add(Instr("buffer_store_dwordx2", (data, off_o, srd_o, Imm(0)),
+                        (("offen", True),) + ((("offset", off),) if off else ())), ("epi", "store"))

@@ -1,0 +1,352 @@
+"""Flash-attention forward template: ``AttentionConfig`` -> tagged ``KernelIR``.
+
+Each wave owns ``BLOCK_Q`` = 32 query rows of one (batch, head); a workgroup of ``waves`` waves
+owns 32 ``waves`` consecutive rows (wave w: rows 32 w ..), workgroup ids x = Q-block, y = head,
+z = batch. With ``kv_buffers`` >= 2 the waves share every K/V block through LDS
+(``attention_pipe``: K by LDS-DMA, V transposed, multi-buffered, one ``s_barrier`` per
+iteration; the causal trip count follows the workgroup's last row); what follows describes the
+one-wave ``kv_buffers`` = 1 loop, and everything but the K/V loads holds for both. Query head h reads kv head floor(h * kv_heads / heads)
+(design.md Contracts: h // (heads / kv_heads)). Every matmul is a 32x32xK MFMA (K = 8; on
+gfx950 K = 16 by default, whose k-step s pairs registers 8s..8s+7, see ``attention_softmax``)
+computing *transposed* tiles, so that all per-query state lives in one lane (cdna-facts section 2.2:
+C/D register r of lane l is row 8 (r / 4) + 4 (l / 32) + r % 4, column l % 32):
+
+  S^T (keys x queries) = K Q^T     A = K rows (lane: key l % 32, 4 head-dim elements)
+                                   B = Q^T    (lane: query l % 32, the same 4 elements)
+  O^T (dims x queries) += V^T P^T  A = V^T    (lane: dim l % 32, keys 8 s + 4 (l / 32) + 0..3)
+                                   B = P^T    (lane: query l % 32, the same 4 keys)
+
+Lane l of S^T holds query l % 32 and keys 8 (r / 4) + 4 (l / 32) + r % 4; registers 4s..4s+3,
+converted to f16/bf16 and packed in pairs, are exactly the B operand of k-step s of the second
+MFMA, so P never goes through LDS. Row max / row sum need one exchange between lanes l and
+l ^ 32 (``ds_bpermute_b32`` on gfx942, ``v_permlane32_swap_b32`` on gfx950; DPP row ops and
+ds_swizzle stay within 32 lanes); the running sum is kept per lane and combined once in the epilogue. O^T lane l holds query
+l % 32, so rescaling by exp2(m_old - m_new) is one v_mul per accumulator register.
+
+Q is loaded once into registers (B operands of every k-step). K comes straight from global
+memory into its operand registers (one 8-byte load per lane and k-step, 16-byte for the x16
+MFMA). With ``prefetch`` = 1 (default) the loads of key block i + 1 (K operands and the V rows)
+are issued in iteration i right after the QK MFMAs and the V LDS writes have read the staging
+registers, so they overlap the softmax and the PV MFMAs (the prologue loads block 0; the K/V
+resources advance with num_records clamped at 0, so the prefetch past the last block reads
+nothing). ``stage`` on those nodes is 1. V goes through LDS,
+transposed on the way in (``attention_vtile``): 16-byte global loads, ``v_perm_b32`` pairing,
+``ds_write_b64``, then two ``ds_read_b128`` per 32 head dims. One wave per workgroup and one LDS
+buffer: no barrier is needed (LDS ops of one wave complete in order, cdna-facts section 4).
+
+Lengths: buffer resources start at this workgroup's (batch, head) and, for Q/O/LSE, at its first
+query row; num_records ends them at seqlen, so rows past the end read 0 and their stores are
+dropped (cdna-facts section 5). The K/V resources advance by one key block per iteration with
+num_records shrinking, so keys past seqlen_k read 0; their scores are masked to -inf. Causal:
+query i sees keys j <= i + seqlen_k - seqlen_q (bottom-right); the trip count stops at the last
+key block any row of this Q-block sees (blocks above the diagonal are skipped), and the same
+per-element limit masks the diagonal blocks (every block runs the mask: 33 VALU ops; the IR
+has no branch inside the loop to skip it for interior blocks). A row that sees no key keeps m = -inf, l = 0 and
+gets O = 0, LSE = -inf (the loop runs at least once, fully masked, when no block is visible).
+"""
+from __future__ import annotations
+
+from isa.instr import Instr
+from isa.operands import Imm, Special, s, v
+
+from ...ir import KernelIR, VReg
+from ..common.buffers import OOB_OFFSET, SRD_DWORD3
+from . import ktile, vtile
+from . import pipe as pipeline
+from . import softmax as sm
+from .config import BLOCK_K, AttentionConfig
+
+OFFEN = (("offen", True),)
+NEG_INF = 0xFF800000
+ARG_NAMES = ("Q", "K", "V", "O", "LSE")
+SCALAR_NAMES = ("batch", "heads", "kv_heads", "seqlen_q", "seqlen_k", "scale")
+
+
+def kernarg_offsets() -> tuple[dict[str, int], int]:
+    """Byte offsets of the arguments (design.md order Q K V O LSE, then the six scalars)."""
+    offs = {n: 8 * i for i, n in enumerate(ARG_NAMES)}
+    for i, n in enumerate(SCALAR_NAMES):
+        offs[n] = 40 + 4 * i
+    return offs, 64
+
+
+class AttnBuild:
+    """State while building one attention kernel: the IR, config and shared registers."""
+
+    def __init__(self, cfg: AttentionConfig) -> None:
+        self.cfg = cfg
+        self.k = KernelIR(cfg.arch, cfg.name)
+        self.kernarg = self.k.precolored("s", s(0, 2), "kernarg")
+        self.wg_x = self.k.precolored("s", s(2), "wg_qblock")
+        self.wg_y = self.k.precolored("s", s(3), "wg_head")
+        self.wg_z = self.k.precolored("s", s(4), "wg_batch")
+        self.tid = self.k.precolored("v", v(0), "tid")
+        self._consts: dict[int, VReg] = {}
+
+    def sreg(self, count: int = 1, name: str = "") -> VReg:
+        return self.k.vreg("s", count, name=name)
+
+    def vreg(self, count: int = 1, name: str = "") -> VReg:
+        return self.k.vreg("v", count, align=2 if count > 1 else 1, name=name)
+
+    def const(self, value: int) -> VReg:
+        """An SGPR holding ``value`` (VOP3 has no literal on gfx9), set once in the prologue."""
+        if value not in self._consts:
+            r = self.sreg(name=f"k{value:x}")
+            self.k.prologue.add(Instr("s_mov_b32", (r, Imm(value))), ("addr",))
+            self._consts[value] = r
+        return self._consts[value]
+
+
+def build_attention(cfg: AttentionConfig) -> KernelIR:
+    """The tagged KernelIR of ``cfg`` (see the module docstring)."""
+    ab = AttnBuild(cfg)
+    k, p = ab.k, ab.k.prologue
+    D = cfg.head_dim
+    row_bytes = 2 * D
+    tags = ("addr",)
+    vcc = Special("vcc")
+
+    # ---- arguments
+    offs, _ = kernarg_offsets()
+    srd = {}
+    for n in ARG_NAMES:
+        srd[n] = k.vreg("s", 4, name=f"srd_{n}")
+        p.add(Instr("s_load_dwordx2", (srd[n].sub(0, 2), ab.kernarg, Imm(offs[n]))), ("addr", "karg"))
+    sc4 = k.vreg("s", 4, name="sc_a")
+    p.add(Instr("s_load_dwordx4", (sc4, ab.kernarg, Imm(offs["batch"]))), ("addr", "karg"))
+    sc2 = k.vreg("s", 2, name="sc_b")
+    p.add(Instr("s_load_dwordx2", (sc2, ab.kernarg, Imm(offs["seqlen_k"]))), ("addr", "karg"))
+    heads, kvh_n, sq = sc4.sub(1), sc4.sub(2), sc4.sub(3)
+    sk, scale = sc2.sub(0), sc2.sub(1)
+
+    # ---- workgroup coordinates: q0, kv head (f32 division, exact: kinds.attention.config.HEADS_MAX)
+    q0 = ab.sreg(name="q0")
+    W = cfg.waves
+    swave = None
+    if W == 1:
+        p.add(Instr("s_lshl_b32", (q0, ab.wg_x, Imm(5))), tags)
+        qwg = q0
+    else:   # wave w of the workgroup owns rows wg_x * 32 W + 32 w .. + 31
+        wv = ab.vreg(name="wave_v")
+        p.add(Instr("v_lshrrev_b32", (wv, Imm(6), ab.tid)), tags)
+        swave = ab.sreg(name="wave")
+        p.add(Instr("v_readfirstlane_b32", (swave, wv)), tags)
+        qwg, qw = ab.sreg(name="q0_wg"), ab.sreg(name="q0_wave")
+        p.add(Instr("s_lshl_b32", (qwg, ab.wg_x, Imm(5 + W.bit_length() - 1))), tags)
+        p.add(Instr("s_lshl_b32", (qw, swave, Imm(5))), tags)
+        p.add(Instr("s_add_u32", (q0, qwg, qw)), tags)
+    hk = ab.sreg(name="h_x_kvh")
+    p.add(Instr("s_mul_i32", (hk, ab.wg_y, kvh_n)), tags)
+    fa, fb, fh, rh, fq, uq = (ab.vreg(name=n) for n in ("gq_a", "gq_b", "gq_h", "gq_r", "gq_q", "gq_u"))
+    p.add(Instr("v_cvt_f32_u32", (fa, hk)), tags)
+    p.add(Instr("v_add_f32", (fb, Imm(0.5), fa)), tags)
+    p.add(Instr("v_cvt_f32_u32", (fh, heads)), tags)
+    p.add(Instr("v_rcp_f32", (rh, fh)), tags)
+    p.add(Instr("v_mul_f32", (fq, fb, rh)), tags)
+    p.add(Instr("v_cvt_u32_f32", (uq, fq)), tags)
+    kvh = ab.sreg(name="kv_head")
+    p.add(Instr("v_readfirstlane_b32", (kvh, uq)), tags)
+    bh, bkv = ab.sreg(name="bh"), ab.sreg(name="bkv")
+    p.add(Instr("s_mul_i32", (bh, ab.wg_z, heads)), tags)
+    p.add(Instr("s_add_u32", (bh, bh, ab.wg_y)), tags)
+    p.add(Instr("s_mul_i32", (bkv, ab.wg_z, kvh_n)), tags)
+    p.add(Instr("s_add_u32", (bkv, bkv, kvh)), tags)
+    rowq, rowk = ab.sreg(name="rowq"), ab.sreg(name="rowk")
+    p.add(Instr("s_mul_i32", (rowq, bh, sq)), tags)
+    p.add(Instr("s_add_u32", (rowq, rowq, q0)), tags)
+    p.add(Instr("s_mul_i32", (rowk, bkv, sk)), tags)
+    qrem = ab.sreg(name="qrem")                       # query rows left from q0 (>= 0)
+    p.add(Instr("s_sub_i32", (qrem, sq, q0)), tags)
+    p.add(Instr("s_max_i32", (qrem, qrem, Imm(0))), tags)
+
+    # ---- buffer resources (cdna-facts section 5): base at the first row, num_records to the end
+    def setup(n: str, row: VReg, rbytes: int, rows_left: VReg) -> None:
+        r = srd[n]
+        lo, hi = ab.sreg(name=f"{n}_lo"), ab.sreg(name=f"{n}_hi")
+        p.add(Instr("s_mul_i32", (lo, row, Imm(rbytes))), tags)
+        p.add(Instr("s_mul_hi_u32", (hi, row, Imm(rbytes))), tags)
+        p.add(Instr("s_add_u32", (r.sub(0), r.sub(0), lo)), tags)
+        p.add(Instr("s_addc_u32", (r.sub(1), r.sub(1), hi)), tags)
+        p.add(Instr("s_and_b32", (r.sub(1), r.sub(1), Imm(0xFFFF))), tags)
+        p.add(Instr("s_mul_i32", (r.sub(2), rows_left, Imm(rbytes))), tags)
+        p.add(Instr("s_mov_b32", (r.sub(3), Imm(SRD_DWORD3))), tags)
+
+    for n in ("Q", "O"):
+        setup(n, rowq, row_bytes, qrem)
+    setup("LSE", rowq, 4, qrem)
+    for n in ("K", "V"):
+        setup(n, rowk, row_bytes, sk)
+
+    # ---- lane coordinates
+    lane, col, half, kq = (ab.vreg(name=n) for n in ("lane", "col", "half", "kq"))
+    p.add(Instr("v_and_b32", (lane, Imm(63), ab.tid)), tags)
+    p.add(Instr("v_and_b32", (col, Imm(31), lane)), tags)
+    p.add(Instr("v_lshrrev_b32", (half, Imm(5), lane)), tags)
+    p.add(Instr("v_lshlrev_b32", (kq, Imm(2), half)), tags)
+    dconst = Imm(D) if D <= 64 else ab.const(D)
+    kpl = cfg.mfma_k // 2            # head-dim elements per lane and k-step (4, or 8 for x16)
+    dq = kq
+    if kpl != 4:
+        dq = ab.vreg(name="dq")
+        p.add(Instr("v_lshlrev_b32", (dq, Imm(kpl.bit_length() - 1), half)), tags)
+    t0, off_qk = ab.vreg(name="qk_e"), ab.vreg(name="off_qk")     # (col * D + dq) * 2
+    p.add(Instr("v_mad_u32_u24", (t0, col, dconst, dq)), tags)
+    p.add(Instr("v_lshlrev_b32", (off_qk, Imm(1), t0)), tags)
+    bperm = None                     # gfx942: ds_bpermute byte address of lane l ^ 32
+    if cfg.arch == "gfx942":
+        xl, bperm = ab.vreg(name="lane_x32"), ab.vreg(name="bperm")
+        p.add(Instr("v_xor_b32", (xl, Imm(32), lane)), tags)
+        p.add(Instr("v_lshlrev_b32", (bperm, Imm(2), xl)), tags)
+    pipe = cfg.kv_buffers > 1
+    if pipe:
+        if swave is None:    # one wave: wave index 0
+            swave = ab.sreg(name="wave")
+            p.add(Instr("s_mov_b32", (swave, Imm(0))), tags)
+        tflat = lane
+        if W > 1:
+            tflat = ab.vreg(name="tid_wg")
+            p.add(Instr("v_and_b32", (tflat, Imm(64 * W - 1), ab.tid)), tags)
+        vt = vtile.setup(ab, lane, col, half, tid=tflat,
+                         region_base=ktile.k_region_bytes(D))
+        kt = ktile.setup(ab, lane, col, half, swave)
+    else:
+        vt = vtile.setup(ab, lane, col, half)
+    k.lds_bytes = cfg.lds_bytes
+
+    # ---- per-lane key limit: key j of query q0 + col is visible iff j < lim; rem = lim - kq
+    lim = ab.vreg(name="klim")
+    if cfg.causal:
+        dlt = ab.sreg(name="causal_d")                 # q0 + 1 + sk - sq
+        p.add(Instr("s_sub_i32", (dlt, sk, sq)), tags)
+        p.add(Instr("s_add_i32", (dlt, dlt, q0)), tags)
+        p.add(Instr("s_add_i32", (dlt, dlt, Imm(1))), tags)
+        lc = ab.vreg(name="klim_c")
+        p.add(Instr("v_add_u32", (lc, dlt, col)), tags)
+        p.add(Instr("v_min_i32", (lim, sk, lc)), tags)
+    else:
+        p.add(Instr("v_mov_b32", (lim, sk)), tags)
+    rem = ab.vreg(name="krem_lane")
+    p.add(Instr("v_sub_u32", (rem, lim, kq)), tags)
+
+    # ---- trip count: key blocks up to the last key any row of this block sees, at least 1
+    trips = ab.sreg(name="kv_iters")
+    if cfg.causal:
+        e = ab.sreg(name="kv_end")
+        p.add(Instr("s_add_u32", (e, qwg, Imm(32 * W))), tags)   # the workgroup's last row
+        p.add(Instr("s_min_i32", (e, e, sq)), tags)
+        p.add(Instr("s_add_i32", (e, e, sk)), tags)
+        p.add(Instr("s_sub_i32", (e, e, sq)), tags)
+        p.add(Instr("s_min_i32", (e, e, sk)), tags)
+        p.add(Instr("s_add_i32", (trips, e, Imm(BLOCK_K - 1))), tags)
+    else:
+        p.add(Instr("s_add_i32", (trips, sk, Imm(BLOCK_K - 1))), tags)
+    p.add(Instr("s_ashr_i32", (trips, trips, Imm(5))), tags)
+    p.add(Instr("s_max_i32", (trips, trips, Imm(1))), tags)
+    kb = ab.sreg(name="kbase")
+    p.add(Instr("s_mov_b32", (kb, Imm(0))), tags)
+
+    # ---- Q into registers: B operand of k-step st = Q[q0 + col][k st + dq .. + kpl - 1]
+    qk_load = {4: "buffer_load_dwordx2", 8: "buffer_load_dwordx4"}[kpl]
+    ksteps = D // cfg.mfma_k
+    qf = []
+    for st in range(ksteps):
+        r = ab.vreg(kpl // 2, name=f"q{st}")
+        p.add(Instr(qk_load, (r, off_qk, srd["Q"], Imm(0)),
+                    OFFEN + ((("offset", 2 * cfg.mfma_k * st),) if st else ())), ("gr_q",))
+        qf.append(r)
+
+    st_ = sm.init_state(ab, D)
+    sm.set_scale(ab, st_, scale)
+    if pipe:
+        pipeline.build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm)
+    else:
+        _register_k_loop(ab, st_, qf, vt, srd, trips, kb, rem, bperm, off_qk)
+    # ---- epilogue: normalise, store O (rows past seqlen_q dropped) and LSE
+    big = ab.vreg(name="oob")
+    e_ = k.epilogue
+    e_.add(Instr("v_mov_b32", (big, Imm(OOB_OFFSET))), ("epi",))
+    off_l, tl = ab.vreg(name="off_lse"), ab.vreg(name="lse_e")
+    e_.add(Instr("v_lshlrev_b32", (tl, Imm(2), col)), ("epi",))
+    e_.add(Instr("v_cmp_eq_u32", (vcc, Imm(0), half)), ("epi",))     # lanes 0..31 store LSE
+    e_.add(Instr("v_cndmask_b32", (off_l, big, tl, vcc)), ("epi",))
+    off_o = off_qk                   # O^T C layout: dims 8 g + 4 h + 0..3, i.e. offset (col D + kq) 2
+    if kpl != 4:
+        t2 = ab.vreg(name="o_e")
+        off_o = ab.vreg(name="off_o")
+        e_.add(Instr("v_mad_u32_u24", (t2, col, dconst, kq)), ("epi",))
+        e_.add(Instr("v_lshlrev_b32", (off_o, Imm(1), t2)), ("epi",))
+    sm.epilogue(ab, e_, st_, bperm, off_o, off_l, srd["O"], srd["LSE"])
+    return k
+
+
+def _register_k_loop(ab, st_, qf, vt, srd, trips, kb, rem, bperm, off_qk) -> None:
+    """The one-wave loop (kv_buffers = 1): K straight into operand registers, V through one LDS
+    buffer, no barrier (see the module docstring)."""
+    cfg, k, p = ab.cfg, ab.k, ab.k.prologue
+    D = cfg.head_dim
+    row_bytes = 2 * D
+    kpl = cfg.mfma_k // 2
+    qk_load = {4: "buffer_load_dwordx2", 8: "buffer_load_dwordx4"}[kpl]
+    ksteps = D // cfg.mfma_k
+    step = BLOCK_K * row_bytes
+
+    def load_k(block, dst=None) -> list[VReg]:
+        """K block: A operand of k-step st = K[kb + col][k st + dq .. + kpl - 1]."""
+        out = []
+        for st in range(ksteps):
+            r = dst[st] if dst else ab.vreg(kpl // 2, name=f"k{st}")
+            block.add(Instr(qk_load, (r, off_qk, srd["K"], Imm(0)),
+                            OFFEN + ((("offset", 2 * cfg.mfma_k * st),) if st else ())), ("gr_k",),
+                      stage=cfg.prefetch)
+            out.append(r)
+        return out
+
+    def advance(block) -> None:
+        """K/V resources move one key block on; num_records shrinks, clamped at 0 so a prefetch
+        past the last block reads nothing (cdna-facts section 5)."""
+        for n in ("K", "V"):
+            r = srd[n]
+            block.add(Instr("s_add_u32", (r.sub(0), r.sub(0), ab.const(step))), ("addr", "kv_adv"),
+                      stage=cfg.prefetch)
+            block.add(Instr("s_addc_u32", (r.sub(1), r.sub(1), Imm(0))), ("addr", "kv_adv"),
+                      stage=cfg.prefetch)
+            block.add(Instr("s_sub_i32", (r.sub(2), r.sub(2), ab.const(step))), ("addr", "kv_adv"),
+                      stage=cfg.prefetch)
+            block.add(Instr("s_max_i32", (r.sub(2), r.sub(2), Imm(0))), ("addr", "kv_adv"),
+                      stage=cfg.prefetch)
+
+    if cfg.prefetch:    # block 0 into the staging registers before the loop
+        kf = load_k(p)
+        vrows = vtile.load_rows(ab, p, vt, srd["V"])
+        advance(p)
+    body = k.make_loop(trips, label="loop_kv")
+    if not cfg.prefetch:
+        kf = load_k(body)
+        vrows = vtile.load_rows(ab, body, vt, srd["V"])
+    # ---- V: this block into LDS, transposed (attention_vtile)
+    vtile.store_rows(ab, body, vt, vrows)
+    # s_setprio 1 / 0 around the MFMA work (cdna-facts 9.3, HipKittens): placed by the recipe's
+    # sched groups (tags setprio_hi / setprio_lo); they carry no dependences of their own
+    body.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_hi"))
+    # ---- S^T = K Q^T
+    S = ab.k.vreg("v", 16, align=4, name="sT")
+    for st in range(ksteps):
+        body.add(Instr(cfg.mfma, (S, kf[st], qf[st], S if st else Imm(0))), ("mfma", "mfma_qk"))
+    if cfg.prefetch:    # the next block into the same registers, once this one's readers issued
+        load_k(body, kf)
+        vtile.load_rows(ab, body, vt, srd["V"], vrows)
+        advance(body)
+    # ---- online softmax -> P^T operands and the rescale of O
+    pf = sm.online_softmax(ab, body, st_, S, rem, kb, bperm)
+    # ---- O^T += V^T P^T
+    vf = vtile.read_operands(ab, body, vt)
+    for st in range(BLOCK_K // cfg.mfma_k):
+        for db in range(D // 32):
+            o = st_.o[db]
+            body.add(Instr(cfg.mfma, (o, vf[st, db], pf[st], o)), ("mfma", "mfma_pv"))
+    if not cfg.prefetch:
+        advance(body)
+    body.add(Instr("s_add_u32", (kb, kb, Imm(BLOCK_K))), ("addr", "kv_adv"))
+    body.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))
+

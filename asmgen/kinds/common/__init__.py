@@ -1,0 +1,1 @@
+"""Template helpers shared by the kernel kinds (buffer resource constants, ...)."""

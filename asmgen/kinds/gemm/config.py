@@ -1,0 +1,420 @@
+"""The ``GemmConfig`` of one GEMM kernel: frozen and validated.
+
+Every limit checked here raises ``ConfigError`` naming the bad value and the limit, before any
+instruction is built: LDS size per workgroup, the 512-register unified file, MFMA shapes per arch,
+divisibility of the tile by waves, MFMA shape and global-load vectors, DS/MUBUF offset ranges
+(the arch tables are ``asmgen.target``'s).
+
+GEMM: ``C = alpha * op(A) @ op(B) + beta * C`` (+ optional bias over N and activation).
+``layout`` names op(A) op(B): A is MxK row-major for ``N`` (KxM for ``T``), B is KxN row-major for
+``N`` (NxK for ``T``) (design.md, Contracts). C is MxN row-major with leading dimension ldc.
+``m, n, k`` are the sizes the kernel is generated for; they are kernel arguments too, and the
+kernel is correct for any runtime sizes that keep the alignment assumptions recorded in
+``vec_a``/``vec_b`` (elements per global load along the contiguous dimension).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from ...errors import ConfigError
+from ...target import (
+    AGPR_MAX,
+    BANK_LINE_BYTES,
+    DS_OFFSET_MAX,
+    DTYPE_BYTES,
+    IN_DTYPES,
+    MAX_WAVES,
+    OUT_DTYPES,
+    REGS_PER_LANE,
+    VGPR_MAX,
+    Target,
+)
+
+LAYOUTS = ("NN", "NT", "TN", "TT")
+ACTIVATIONS = ("none", "silu", "gelu")
+VEC_WIDTHS = (8, 4, 2, 1)  # f16 elements per buffer_load_dwordx4 / x2 / dword / ushort
+
+
+def _pow2(x: int) -> bool:
+    return x >= 1 and (x & (x - 1)) == 0
+
+
+def _triple(value, name: str, n: int) -> tuple[int, ...]:
+    if isinstance(value, str):
+        try:
+            value = tuple(int(p) for p in value.lower().split("x"))
+        except ValueError:
+            raise ConfigError(f"{name} {value!r} is not of the form " + "x".join(["N"] * n)) from None
+    value = tuple(int(x) for x in value)
+    if len(value) != n:
+        raise ConfigError(f"{name} {value} needs {n} numbers")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class GemmConfig:
+    """One GEMM kernel's configuration (template parameters; the schedule recipe is separate)."""
+
+    m: int
+    n: int
+    k: int
+    dtype: str = "f16"
+    arch: str = "gfx942"
+    layout: str = "NN"
+    out_dtype: str | None = None          # default: dtype
+    tile: tuple[int, int, int] = (64, 64, 32)  # MT0 (rows of C) x MT1 (cols of C) x DepthU (K)
+    waves: tuple[int, int] = (2, 2)          # waves along M x along N
+    mfma: tuple[int, int, int] | None = None  # default: the arch's first shape
+    prefetch: int = 1                        # K-tiles resident in LDS ahead of the computed one
+    staging: int = 1                         # K-tiles in flight in VGPRs (global -> VGPR -> LDS)
+    lda: int | None = None                # default: the packed leading dimension
+    ldb: int | None = None
+    ldc: int | None = None
+    activation: str = "none"
+    bias: bool = False
+    lds_pad: int | None = None            # f16 elements of padding per LDS row (None: auto)
+    vec_a: int | None = None              # elements per global load of A (None: auto)
+    vec_b: int | None = None
+    direct_to_lds: bool = False              # K-contiguous operands: buffer_load ... lds (M0)
+    nontemporal: int = 0                     # cache bits of the A/B loads: sc0=1 | sc1=2 | nt=4
+    bake_sizes: bool = False                 # M, N, K, lda, ldb, ldc as constants, not kernel args
+    k_multiple: int = 1                      # runtime K is a multiple of this (kernel contract)
+    lds_swizzle: bool = False                # XOR-swizzled unpadded LDS rows instead of padding
+    target: Target = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        st = object.__setattr__
+        if (not isinstance(self.nontemporal, int) or isinstance(self.nontemporal, bool)
+                or not 0 <= self.nontemporal <= 7):
+            # Tensile's NonTemporal 0..7 = sc0(1) | sc1(2) | nt(4) on gfx942 (cdna-facts section 5)
+            raise ConfigError(f"nontemporal={self.nontemporal!r} is not a cache-bit mask 0..7 "
+                              f"(sc0=1, sc1=2, nt=4)")
+        for name in ("m", "n", "k"):
+            val = getattr(self, name)
+            if not isinstance(val, int) or isinstance(val, bool) or val < 1:
+                raise ConfigError(f"{name}={val!r} must be an integer >= 1")
+            if val >= (1 << 24):
+                raise ConfigError(f"{name}={val} exceeds 2**24 (32-bit buffer offsets)")
+        if self.dtype not in IN_DTYPES:
+            raise ConfigError(f"dtype {self.dtype!r} is not one of {IN_DTYPES}")
+        if self.out_dtype is None:
+            st(self, "out_dtype", self.dtype)
+        if self.out_dtype not in OUT_DTYPES:
+            raise ConfigError(f"out_dtype {self.out_dtype!r} is not one of {OUT_DTYPES}")
+        if self.layout not in LAYOUTS:
+            raise ConfigError(f"layout {self.layout!r} is not one of {LAYOUTS}")
+        if self.activation not in ACTIVATIONS:
+            raise ConfigError(f"activation {self.activation!r} is not one of {ACTIVATIONS}")
+        st(self, "target", Target(self.arch))
+        st(self, "tile", _triple(self.tile, "tile", 3))
+        st(self, "waves", _triple(self.waves, "waves", 2))
+        if self.mfma is None:
+            st(self, "mfma", self.target.default_mfma())
+        st(self, "mfma", _triple(self.mfma, "mfma", 3))
+        if self.mfma not in self.target.mfma_shapes:
+            shapes = ", ".join("x".join(map(str, s)) for s in self.target.mfma_shapes)
+            raise ConfigError(f"MFMA shape {'x'.join(map(str, self.mfma))} is not available for "
+                              f"{self.dtype} on {self.arch} (valid: {shapes})")
+        if self.prefetch not in (1, 2, 3):
+            raise ConfigError(f"prefetch depth {self.prefetch} is not 1, 2 or 3")
+        if self.staging not in (1, 2):
+            raise ConfigError(f"staging {self.staging} is not 1 or 2 (VGPR sets of K-tiles in "
+                              f"flight)")
+        ta, tb = self.layout[0] == "T", self.layout[1] == "T"
+        # default leading dimensions: the packed row length of each row-major matrix
+        if self.lda is None:
+            st(self, "lda", self.m if ta else self.k)
+        if self.ldb is None:
+            st(self, "ldb", self.k if tb else self.n)
+        if self.ldc is None:
+            st(self, "ldc", self.n)
+        for name, lo in (("lda", self.m if ta else self.k), ("ldb", self.k if tb else self.n),
+                         ("ldc", self.n)):
+            if getattr(self, name) < lo:
+                raise ConfigError(f"{name}={getattr(self, name)} is smaller than the row length {lo}")
+        if (not isinstance(self.k_multiple, int) or isinstance(self.k_multiple, bool)
+                or not _pow2(self.k_multiple) or self.k_multiple > 1 << 16):
+            raise ConfigError(f"k_multiple={self.k_multiple!r} is not a power of two in 1..65536")
+        if self.k % self.k_multiple:
+            raise ConfigError(f"k_multiple={self.k_multiple} does not divide K={self.k}")
+        if self.lds_swizzle:
+            if self.lds_pad not in (None, 0):
+                raise ConfigError(f"lds_swizzle replaces padding: lds_pad={self.lds_pad} must be 0 "
+                                  f"or unset")
+            st(self, "lds_pad", 0)
+        if self.direct_to_lds:
+            self._resolve_direct_to_lds()
+        self._check_extents()
+        self._check_tile()
+        self._check_vectors()
+        self._check_swizzle()
+        self._check_resources()
+
+    # -- derived sizes ------------------------------------------------------------------------
+    @property
+    def threads(self) -> int:
+        return 64 * self.waves[0] * self.waves[1]
+
+    @property
+    def wave_tile(self) -> tuple[int, int]:
+        return self.tile[0] // self.waves[0], self.tile[1] // self.waves[1]
+
+    @property
+    def blocks(self) -> tuple[int, int]:
+        """MFMA blocks per wave along M and N."""
+        wm, wn = self.wave_tile
+        return wm // self.mfma[0], wn // self.mfma[1]
+
+    @property
+    def k_per_lane(self) -> int:
+        """K elements per lane in one MFMA operand: 4 (gfx942 forms) or 8 (gfx950 x16/x32 forms)
+        (cdna-facts section 2.2: lane l holds k = kpl * (l // m) .. + kpl - 1)."""
+        return self.mfma[2] * self.mfma[0] // 64
+
+    @property
+    def operand_regs(self) -> int:
+        return self.k_per_lane // 2
+
+    @property
+    def acc_regs(self) -> int:
+        return self.mfma[0] * self.mfma[1] // 64
+
+    @property
+    def pad(self) -> int:
+        # default 8 f16 (16 bytes): keeps every LDS row 16-byte aligned for ds_write_b128 /
+        # ds_read_b128 and shifts consecutive rows by 4 banks (cdna-facts section 7, padding).
+        return self.lds_pad if self.lds_pad is not None else 8
+
+    @property
+    def lds_row_bytes(self) -> int:
+        return (self.tile[2] + self.pad) * 2
+
+    @property
+    def lds_buffer_bytes(self) -> int:
+        return (self.tile[0] + self.tile[1]) * self.lds_row_bytes
+
+    @property
+    def lds_bytes(self) -> int:
+        return (self.prefetch + 1) * self.lds_buffer_bytes
+
+    @property
+    def grid(self) -> tuple[int, int, int]:
+        return (-(-self.m // self.tile[0]), -(-self.n // self.tile[1]), 1)
+
+    @property
+    def swizzle_geometry(self) -> tuple[int, int, int] | None:
+        """(unit bytes, units per row, rows per bank line) of the LDS XOR swizzle, None without
+        it (``asmgen.kinds.gemm.layout.LdsSwizzle``): a unit is one MFMA operand read."""
+        if not self.lds_swizzle:
+            return None
+        unit, row = 2 * self.k_per_lane, 2 * self.tile[2]
+        return unit, row // unit, max(1, BANK_LINE_BYTES[self.arch] // row)
+
+    @property
+    def k_tail(self) -> bool:
+        """Whether a runtime K may end inside a K-tile, so K-contiguous loads are masked per tile:
+        not when the contract says K is a multiple of DepthU x staging (``k_multiple``; with
+        staging 2 the loop computes tiles in pairs), nor when the sizes are baked and K is one."""
+        du = self.tile[2]
+        span = du * self.staging      # the loop computes whole groups of ``staging`` tiles
+        return not (self.k_multiple % span == 0 or (self.bake_sizes and self.k % span == 0))
+
+    @property
+    def k_iters(self) -> int:
+        return -(-self.k // self.tile[2])
+
+    @property
+    def name(self) -> str:
+        mt0, mt1, du = self.tile
+        act = "" if self.activation == "none" else f"_{self.activation}"
+        bias = "_bias" if self.bias else ""
+        return (f"gemm_{self.layout}_{self.dtype}_{self.out_dtype}_{mt0}x{mt1}x{du}_"
+                f"w{self.waves[0]}x{self.waves[1]}_mfma{'x'.join(map(str, self.mfma))}_"
+                f"p{self.prefetch}{'' if self.staging == 1 else f's{self.staging}'}_"
+                f"va{self.vec_a}_vb{self.vec_b}{bias}{act}"
+                f"{'_dma' if self.direct_to_lds else ''}"
+                f"{f'_nt{self.nontemporal}' if self.nontemporal else ''}"
+                f"{'_baked' if self.bake_sizes else ''}"
+                f"{f'_km{self.k_multiple}' if self.k_multiple > 1 else ''}"
+                f"{'_swz' if self.lds_swizzle else ''}")
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d.pop("target", None)
+        d["tile"], d["waves"], d["mfma"] = list(self.tile), list(self.waves), list(self.mfma)
+        return d
+
+    # -- checks -------------------------------------------------------------------------------
+    def _check_extents(self) -> None:
+        """Offsets are 32-bit buffer voffsets with OOB_OFFSET = 2**31 as the "masked" value, and
+        row * ld products use 24-bit multiplies: every buffer must stay below 2 GiB and every
+        leading dimension below 2**24 (cdna-facts section 5)."""
+        ta, tb = self.layout[0] == "T", self.layout[1] == "T"
+        for name, ld, rows, nbytes in (("A", self.lda, self.k if ta else self.m, 2),
+                                       ("B", self.ldb, self.n if tb else self.k, 2),
+                                       ("C", self.ldc, self.m, DTYPE_BYTES[self.out_dtype])):
+            if ld >= (1 << 24):
+                raise ConfigError(f"leading dimension of {name} = {ld} exceeds 2**24")
+            if rows * ld * nbytes >= (1 << 31):
+                raise ConfigError(f"{name} spans {rows * ld * nbytes} bytes, above the 2 GiB a "
+                                  f"32-bit buffer offset with an out-of-range marker can address")
+
+    def _check_tile(self) -> None:
+        mt0, mt1, du = self.tile
+        wm, wn = self.waves
+        mm, mn, mk = self.mfma
+        for name, val in (("tile M", mt0), ("tile N", mt1), ("tile K (DepthU)", du),
+                          ("waves M", wm), ("waves N", wn)):
+            if not _pow2(val):
+                raise ConfigError(f"{name} = {val} must be a power of two")
+        if wm * wn > MAX_WAVES:
+            raise ConfigError(f"{wm}x{wn} = {wm * wn} waves exceed {MAX_WAVES} per workgroup")
+        if mt0 % (wm * mm):
+            raise ConfigError(f"tile M {mt0} is not divisible by waves M {wm} x MFMA M {mm}")
+        if mt1 % (wn * mn):
+            raise ConfigError(f"tile N {mt1} is not divisible by waves N {wn} x MFMA N {mn}")
+        if du % mk:
+            raise ConfigError(f"tile K (DepthU) {du} is not divisible by MFMA K {mk}")
+        if self.lds_pad is not None and (self.lds_pad < 0 or self.lds_pad % self.k_per_lane):
+            raise ConfigError(f"lds_pad {self.lds_pad} must be a non-negative multiple of "
+                              f"{self.k_per_lane} elements (keeps ds_read operands aligned)")
+
+    def _check_swizzle(self) -> None:
+        """The XOR pattern must repeat every MFMA block (and so every wave tile), so one read
+        address per K-step serves all blocks with instruction offsets."""
+        sw = self.swizzle_geometry
+        if sw is None:
+            return
+        _, units, rep = sw
+        for what, mf in (("M", self.mfma[0]), ("N", self.mfma[1])):
+            if mf % rep or (mf // rep) % units:
+                raise ConfigError(f"lds_swizzle: MFMA {what} = {mf} rows is not a multiple of "
+                                  f"{rep * units} (rows per bank line {rep} x units per row "
+                                  f"{units}) for tile K {self.tile[2]} on {self.arch}; use a "
+                                  f"larger DepthU or padding")
+
+    def dma(self, operand: str) -> bool:
+        """Whether the operand's global reads go straight to LDS (LDS-DMA through M0)."""
+        return self.direct_to_lds and self.k_contig(operand)
+
+    def _resolve_direct_to_lds(self) -> None:
+        """LDS-DMA writes 4 bytes per lane (16 on gfx950 with dwordx4) at M0 + lane * size
+        (cdna-facts section 6), so the LDS rows must be unpadded (a wave's 64 lanes fill
+        contiguous bytes) and the K vector is the DMA width."""
+        st = object.__setattr__
+        if self.lds_pad not in (None, 0):
+            raise ConfigError(f"direct_to_lds needs unpadded LDS rows, got lds_pad={self.lds_pad}")
+        st(self, "lds_pad", 0)
+        if not (self.k_contig("a") or self.k_contig("b")):
+            raise ConfigError(f"direct_to_lds: layout {self.layout} has no K-contiguous operand")
+        for name, op, ld in (("vec_a", "a", self.lda), ("vec_b", "b", self.ldb)):
+            if not self.k_contig(op):
+                continue
+            widths = (8, 2) if self.arch == "gfx950" else (2,)
+            if self.lds_swizzle:     # a DMA vector stays inside one swizzle unit
+                widths = tuple(w for w in widths if w <= self.k_per_lane)
+            ok = [w for w in widths if self.k % w == 0 and ld % w == 0]
+            want = getattr(self, name)
+            if want is not None and want not in ok:
+                raise ConfigError(f"direct_to_lds: {name}={want} is not a DMA width allowed here "
+                                  f"(K={self.k}, ld={ld}, {self.arch}: {ok or 'none'})")
+            if not ok:
+                raise ConfigError(f"direct_to_lds needs K={self.k} and the leading dimension {ld} "
+                                  f"even (LDS-DMA moves whole dwords)")
+            st(self, name, want or ok[0])
+
+    def _check_vectors(self) -> None:
+        """Vector widths of global loads (elements along the contiguous dimension). K-contiguous
+        operands (A in N, B in T) load 8/4/2/1 K elements and write them to one LDS row with one
+        ds_write. MN-contiguous ones (A in T, B in N) load 2 or 1 MN elements from each of two
+        consecutive K rows and transpose them into dwords of two K-neighbours (LDS keeps K
+        contiguous), one ds_write_b32 per MN row, so each LDS dword has one writing wave."""
+        st = object.__setattr__
+        mt0, mt1, du = self.tile
+        for name, op, ld, mt, mn_size in (("vec_a", "a", self.lda, mt0, self.m),
+                                          ("vec_b", "b", self.ldb, mt1, self.n)):
+            val = getattr(self, name)
+            k_contig = self.k_contig(op)
+            contig = self.k if k_contig else mn_size
+            per_vec = 1 if k_contig else 2          # loads along K per vector
+            widths = VEC_WIDTHS if k_contig else (2, 1)
+            sw = self.swizzle_geometry
+            if sw is not None:
+                # a vector must stay inside one swizzle unit (K-contiguous), and both MN rows of a
+                # 2-wide MN vector must share their XOR (rows per bank line >= 2)
+                widths = tuple(w for w in widths if 2 * w <= sw[0]) if k_contig else \
+                    (widths if sw[2] >= 2 else (1,))
+            if val is None:
+                val = next((w for w in widths if contig % w == 0 and ld % w == 0
+                            and (mt * du) % (w * per_vec * self.threads) == 0), 0)
+                if val == 0:
+                    raise ConfigError(f"tile {mt}x{du} has {mt * du} elements, not a multiple of "
+                                      f"{self.threads} threads x {per_vec}")
+                st(self, name, val)
+                continue
+            if val not in widths:
+                kind = "K" if k_contig else "MN"
+                why = " with lds_swizzle" if sw is not None else ""
+                raise ConfigError(f"{name}={val} is not one of {widths} (the {kind}-contiguous "
+                                  f"operand of layout {self.layout}{why})")
+            if contig % val or ld % val:
+                dim = "K" if k_contig else ("M" if op == "a" else "N")
+                raise ConfigError(f"{name}={val} does not divide {dim}={contig} and the leading "
+                                  f"dimension {ld}: vector loads would straddle the matrix edge")
+            if (mt * du) % (val * per_vec * self.threads) or du % (val if k_contig else 2):
+                raise ConfigError(f"{name}={val}: tile {mt}x{du} does not split into "
+                                  f"{self.threads} threads x vectors of {val * per_vec}")
+
+    def _check_resources(self) -> None:
+        lim = self.target.lds_limit
+        if self.lds_bytes > lim:
+            raise ConfigError(f"LDS use {self.lds_bytes} bytes ({self.prefetch + 1} buffers x "
+                              f"{self.lds_buffer_bytes}) exceeds the {lim} byte limit of {self.arch}")
+        region = max(self.tile[0], self.tile[1]) * self.lds_row_bytes
+        if region - 1 > DS_OFFSET_MAX:
+            raise ConfigError(f"an LDS tile of {region} bytes needs DS offsets above "
+                              f"{DS_OFFSET_MAX}")
+        bm, bn = self.blocks
+        agprs = bm * bn * self.acc_regs
+        if agprs > AGPR_MAX:
+            raise ConfigError(f"accumulators need {agprs} AGPRs per lane, above the {AGPR_MAX} "
+                              f"AGPR limit (tile {self.tile}, waves {self.waves})")
+        vgprs = self.vgpr_estimate()
+        if vgprs > VGPR_MAX:
+            raise ConfigError(f"the kernel needs about {vgprs} VGPRs per lane, above the "
+                              f"{VGPR_MAX} ArchVGPR limit")
+        if agprs + vgprs > REGS_PER_LANE:
+            raise ConfigError(f"{agprs} AGPRs + ~{vgprs} VGPRs exceed the {REGS_PER_LANE} "
+                              f"registers per lane")
+
+    def k_contig(self, operand: str) -> bool:
+        """Whether K is the contiguous dimension of the operand in memory."""
+        return (self.layout[0] == "N") if operand == "a" else (self.layout[1] == "T")
+
+    def kvec(self, operand: str) -> int:
+        """K elements one thread writes to LDS per vector: the load vector for K-contiguous
+        operands, a pair of single-element loads for MN-contiguous ones."""
+        vec = self.vec_a if operand == "a" else self.vec_b
+        return vec if self.k_contig(operand) else 2
+
+    def mn_vec(self, operand: str) -> int:
+        """MN rows one vector covers: 1 for K-contiguous operands, the load width otherwise."""
+        vec = self.vec_a if operand == "a" else self.vec_b
+        return 1 if self.k_contig(operand) else vec
+
+    def loads_per_thread(self, operand: str) -> int:
+        """Vectors per thread and K-tile (each is 1 load, or 2 when MN-contiguous)."""
+        mt = self.tile[0] if operand == "a" else self.tile[1]
+        return mt * self.tile[2] // (self.kvec(operand) * self.mn_vec(operand) * self.threads)
+
+    def vgpr_estimate(self) -> int:
+        """A lower bound of live VGPRs in the K loop: loaded tiles in flight, their load
+        offsets, and two sets of MFMA operands (double-buffered local reads)."""
+        bm, bn = self.blocks
+        steps = self.tile[2] // self.mfma[2]
+        frag = (bm + bn) * self.operand_regs * min(steps, 2)
+        gr = 0
+        for op in ("a", "b"):
+            n = self.loads_per_thread(op)
+            gr += n * (self.staging * max(self.kvec(op) * self.mn_vec(op) // 2, 1) + 1)
+        return frag + gr + 16

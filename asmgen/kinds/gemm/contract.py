@@ -1,0 +1,52 @@
+"""The GEMM launch contract: the argument list (``gemm_args``), the runtime-size promises
+(``size_multiples``) and the kernel's symbol name (``kernel_name``), design.md "Contracts"."""
+from __future__ import annotations
+
+from ...kernarg import ArgSpec
+from .config import GemmConfig
+
+
+def gemm_args(cfg: GemmConfig) -> list[ArgSpec]:
+    """The GEMM argument contract (design.md: names A, B, C, [bias], M, N, K, lda, ldb, ldc,
+    alpha, beta), in kernarg order (must match ``kinds.gemm.prologue.kernarg_offsets``)."""
+    ta, tb = cfg.layout[0] == "T", cfg.layout[1] == "T"
+    a_shape = (cfg.k, cfg.m) if ta else (cfg.m, cfg.k)
+    b_shape = (cfg.n, cfg.k) if tb else (cfg.k, cfg.n)
+    args = [ArgSpec("A", "buffer", cfg.dtype, a_shape, (cfg.lda, 1), "in"),
+            ArgSpec("B", "buffer", cfg.dtype, b_shape, (cfg.ldb, 1), "in"),
+            ArgSpec("C", "buffer", cfg.out_dtype, (cfg.m, cfg.n), (cfg.ldc, 1), "inout")]
+    if cfg.bias:
+        args.append(ArgSpec("bias", "buffer", "f32", (cfg.n,), (1,), "in"))
+    mult = size_multiples(cfg)
+    for name in ("M", "N", "K", "lda", "ldb", "ldc"):
+        val = {"M": cfg.m, "N": cfg.n, "K": cfg.k}.get(name) or getattr(cfg, name)
+        args.append(ArgSpec(name, "scalar", "u32", value=val, multiple_of=mult.get(name)))
+    args.append(ArgSpec("alpha", "scalar", "f32", value=1.0))
+    args.append(ArgSpec("beta", "scalar", "f32", value=0.0))
+    return args
+
+
+def size_multiples(cfg: GemmConfig) -> dict[str, int]:
+    """What the kernel assumes of its runtime sizes (checked when arguments are packed): K a
+    multiple of ``k_multiple``; each operand's contiguous size and leading dimension multiples
+    of its global-load vector (a vector must not straddle a row end, ``GemmConfig``)."""
+    out: dict[str, int] = {}
+
+    def need(name: str, m: int) -> None:
+        if m > 1:
+            out[name] = max(out.get(name, 1), m)    # powers of two: the max is the lcm
+    need("K", cfg.k_multiple)
+    for op, ld in (("a", "lda"), ("b", "ldb")):
+        vec = cfg.vec_a if op == "a" else cfg.vec_b
+        if cfg.k_contig(op):
+            need("K", vec)
+        else:
+            need("M" if op == "a" else "N", vec)
+        need(ld, vec)
+    return out
+
+
+def kernel_name(cfg: GemmConfig, recipe) -> str:
+    """The symbol and file stem: the config's name plus the schedule's (kernels of one config
+    under two schedules are different code and must not overwrite each other)."""
+    return cfg.name if recipe is None else f"{cfg.name}_{recipe.name}"

@@ -1,0 +1,198 @@
+"""GEMM epilogue: accumulators -> alpha * acc + beta * C (+ bias) -> activation -> out dtype ->
+masked buffer stores.
+
+Accumulator register r of lane l of a block holds C element (i, j) with
+i = (r // 4) * 4 * (64 // n) + (l // n) * 4 + r % 4, j = l % n (cdna-facts section 2.2, see
+``layout.acc_coords``). Each element gets its own byte offset; elements past M or N get
+OOB_OFFSET, so their C loads return 0 and their stores are dropped (cdna-facts section 5).
+C is read through a second SRD whose num_records is 0 when beta == 0 (``finish_srds``).
+
+Activations (applied after bias): SiLU x * sigmoid(x); GELU, tanh approximation,
+0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) = x * sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)).
+sigmoid(u) = 1 / (1 + 2^(-u log2 e)) with v_exp_f32 (2^x) and v_rcp_f32.
+"""
+from __future__ import annotations
+
+import math
+import struct
+
+from isa.instr import Instr
+from isa.operands import Imm
+
+from ...target import DTYPE_BYTES
+from ..common.buffers import log2
+from .layout import acc_row_offset
+from .prologue import OFFEN, imm_or_sgpr
+
+TAGS = ("epi",)
+_LOG2E = math.log2(math.e)
+_GELU_C1 = 2.0 * math.sqrt(2.0 / math.pi)
+_GELU_C2 = _GELU_C1 * 0.044715
+LOAD_OUT = {"f32": "buffer_load_dword", "f16": "buffer_load_ushort", "bf16": "buffer_load_ushort"}
+STORE_OUT = {"f32": "buffer_store_dword", "f16": "buffer_store_short", "bf16": "buffer_store_short"}
+
+
+def f32_bits(x: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def build_epilogue(gb, ids, sc, srds, c_read, acc) -> None:
+    cfg, e = gb.cfg, gb.k.epilogue
+    mm, mn = cfg.mfma[0], cfg.mfma[1]
+    wtm, wtn = cfg.wave_tile
+    ob = DTYPE_BYTES[cfg.out_dtype]
+    v = gb.vreg
+    # per-lane row / column of register 0 relative to the tile origin
+    g, r, wr, c, wc = (v(name=n) for n in ("e_g", "e_row", "e_wrow", "e_col", "e_wcol"))
+    e.add(Instr("v_lshrrev_b32", (g, Imm(log2(mn)), ids.lane)), TAGS)
+    e.add(Instr("v_mul_u32_u24", (wr, Imm(wtm), ids.wave_m)), TAGS)
+    e.add(Instr("v_lshl_add_u32", (r, g, Imm(2), wr)), TAGS)
+    e.add(Instr("v_and_b32", (c, Imm(mn - 1), ids.lane)), TAGS)
+    e.add(Instr("v_mul_u32_u24", (wc, Imm(wtn), ids.wave_n)), TAGS)
+    e.add(Instr("v_add_u32", (c, wc, c)), TAGS)
+    rem_r, rem_c = v(name="e_remr"), v(name="e_remc")
+    e.add(Instr("v_sub_u32", (rem_r, sc.mrem, r)), TAGS)     # M - row0 - r (signed)
+    e.add(Instr("v_sub_u32", (rem_c, sc.nrem, c)), TAGS)
+    # byte offset of (row0 + r, col0 + c): ((row0 + r) * ldc + col0 + c) * ob
+    sbase = gb.sreg(name="c_base")
+    e.add(Instr("s_mul_i32", (sbase, sc.row0, sc.ldc)), TAGS)
+    e.add(Instr("s_add_u32", (sbase, sbase, sc.col0)), TAGS)
+    e.add(Instr("s_lshl_b32", (sbase, sbase, Imm(log2(ob)))), TAGS)
+    base = v(name="e_base")
+    e.add(Instr("v_mul_lo_u32", (base, sc.ldc, r)), TAGS)
+    e.add(Instr("v_add_u32", (base, c, base)), TAGS)
+    e.add(Instr("v_lshl_add_u32", (base, base, Imm(log2(ob)), sbase)), TAGS)
+    ldc_b = gb.sreg(name="ldc_bytes")
+    e.add(Instr("s_lshl_b32", (ldc_b, sc.ldc, Imm(log2(ob)))), TAGS)
+    consts = _constants(gb, e)
+
+    bm, bn = cfg.blocks
+    col_off, bias_v = [], []
+    for jb in range(bn):
+        cc = jb * mn
+        m = gb.mask()
+        e.add(Instr("v_cmp_lt_i32", (m, imm_or_sgpr(gb, e, cc, TAGS), rem_c), encoding="e64"), TAGS)
+        o = v(name=f"e_coff{jb}")
+        e.add(Instr("v_add_u32", (o, Imm(cc * ob), base)) if cc else
+              Instr("v_mov_b32", (o, base)), TAGS)
+        om = v(name=f"e_coffm{jb}")
+        e.add(Instr("v_cndmask_b32", (om, gb.big, o, m), encoding="e64"), TAGS)
+        col_off.append(om)
+        if cfg.bias:
+            bo, bom, bv = v(name="e_boff"), v(name="e_boffm"), v(name=f"bias{jb}")
+            # bias[col0 + c + cc] as f32: offset (col0 + c + cc) * 4
+            e.add(Instr("v_add_u32", (bo, sc.col0, c)), TAGS)
+            e.add(Instr("v_lshlrev_b32", (bo, Imm(2), bo)), TAGS)
+            if cc:
+                e.add(Instr("v_add_u32", (bo, Imm(4 * cc), bo)), TAGS)
+            e.add(Instr("v_cndmask_b32", (bom, gb.big, bo, m), encoding="e64"), TAGS)
+            e.add(Instr("buffer_load_dword", (bv, bom, srds["bias"], Imm(0)), OFFEN), ("epi", "epi_ld"))
+            bias_v.append(bv)
+
+    # one batch per accumulator tuple: its C loads first, then its math and stores, so the
+    # loads are in flight together (the DAG orders every global load after earlier stores)
+    for ib in range(bm):
+        for jb in range(bn):
+            batch = []
+            for reg in range(cfg.acc_regs):
+                cr = ib * mm + acc_row_offset(cfg, reg)
+                batch.append(_load_c(gb, e, cr, col_off[jb], rem_r, ldc_b, c_read))
+            for reg, (om, c_in) in enumerate(batch):
+                _finish(gb, e, acc[ib][jb].sub(reg), om, c_in, sc, srds,
+                        bias_v[jb] if cfg.bias else None, consts)
+
+
+def _constants(gb, e) -> dict:
+    """Registers holding constants VOP3 forms cannot take as literals (gfx9 VOP3: no literal)."""
+    out = {}
+    if gb.cfg.out_dtype == "bf16":
+        out["7fff"] = gb.sreg(name="c7fff")
+        e.add(Instr("s_mov_b32", (out["7fff"], Imm(0x7FFF))), TAGS)
+        out["qnan"] = gb.vreg(name="qnan")
+        e.add(Instr("v_mov_b32", (out["qnan"], Imm(0x7FC00000))), TAGS)
+    return out
+
+
+def _load_c(gb, e, cr: int, coff, rem_r, ldc_b, c_read):
+    """Byte offset of C row ``cr`` of this lane's column (OOB past M: the row mask), and the
+    C load (returns 0 past the edges or when beta == 0)."""
+    cfg = gb.cfg
+    v = gb.vreg
+    mr = gb.mask()
+    e.add(Instr("v_cmp_lt_i32", (mr, imm_or_sgpr(gb, e, cr, TAGS), rem_r), encoding="e64"), TAGS)
+    o = coff
+    if cr:
+        sro = gb.sreg(name="e_roff")
+        e.add(Instr("s_mul_i32", (sro, ldc_b, Imm(cr))), TAGS)
+        o = v(name="e_off")
+        e.add(Instr("v_add_u32", (o, sro, coff)), TAGS)
+    om = v(name="e_offm")
+    e.add(Instr("v_cndmask_b32", (om, gb.big, o, mr), encoding="e64"), TAGS)
+    c_in = v(name="c_in")
+    e.add(Instr(LOAD_OUT[cfg.out_dtype], (c_in, om, c_read, Imm(0)), OFFEN), ("epi", "epi_ld"))
+    return om, c_in
+
+
+def _finish(gb, e, acc_reg, om, cr, sc, srds, bias, consts) -> None:
+    """alpha * acc + beta * C (+ bias), activation, conversion, masked store."""
+    cfg = gb.cfg
+    v = gb.vreg
+    x = v(name="x")
+    e.add(Instr("v_accvgpr_read_b32", (x, acc_reg)), ("epi", "acc_read"))
+    xa = v(name="xa")
+    e.add(Instr("v_mul_f32", (xa, sc.alpha, x)), TAGS)
+    cf = cr
+    if cfg.out_dtype == "f16":
+        cf = v(name="c_f32")
+        e.add(Instr("v_cvt_f32_f16", (cf, cr)), TAGS)
+    elif cfg.out_dtype == "bf16":
+        cf = v(name="c_f32")
+        e.add(Instr("v_lshlrev_b32", (cf, Imm(16), cr)), TAGS)
+    y = v(name="y")
+    e.add(Instr("v_fma_f32", (y, sc.beta, cf, xa)), TAGS)
+    if bias is not None:
+        yb = v(name="yb")
+        e.add(Instr("v_add_f32", (yb, y, bias)), TAGS)
+        y = yb
+    if cfg.activation != "none":
+        y = _activation(gb, e, y, cfg.activation)
+    out = _convert(gb, e, y, consts)
+    e.add(Instr(STORE_OUT[cfg.out_dtype], (out, om, srds["C"], Imm(0)), OFFEN), ("epi", "store"))
+
+
+def _activation(gb, e, x, kind: str):
+    v = gb.vreg
+    u = x
+    if kind == "gelu":
+        t1, t2, t3, t4 = v(name="g1"), v(name="g2"), v(name="g3"), v(name="g4")
+        e.add(Instr("v_mul_f32", (t1, x, x)), TAGS)
+        e.add(Instr("v_mul_f32", (t2, Imm(f32_bits(_GELU_C2)), t1)), TAGS)
+        e.add(Instr("v_add_f32", (t3, Imm(f32_bits(_GELU_C1)), t2)), TAGS)
+        e.add(Instr("v_mul_f32", (t4, t3, x)), TAGS)
+        u = t4
+    n, ex, den, rc, out = (v(name=nm) for nm in ("sg_n", "sg_e", "sg_d", "sg_r", "act"))
+    e.add(Instr("v_mul_f32", (n, Imm(f32_bits(-_LOG2E)), u)), TAGS)
+    e.add(Instr("v_exp_f32", (ex, n)), TAGS)          # 2^(-u log2 e) = e^-u
+    e.add(Instr("v_add_f32", (den, Imm(1.0), ex)), TAGS)
+    e.add(Instr("v_rcp_f32", (rc, den)), TAGS)
+    e.add(Instr("v_mul_f32", (out, x, rc)), TAGS)
+    return out
+
+
+def _convert(gb, e, y, consts):
+    cfg = gb.cfg
+    if cfg.out_dtype == "f32":
+        return y
+    v = gb.vreg
+    if cfg.out_dtype == "f16":
+        h = v(name="h")
+        e.add(Instr("v_cvt_f16_f32", (h, y)), TAGS)    # round to nearest even
+        return h
+    # bf16, round to nearest even: (x + 0x7fff + bit16) >> 16; NaN -> quiet NaN 0x7fc0
+    b, r, m, rn, h = v(name="bf_b"), v(name="bf_r"), gb.mask(), v(name="bf_n"), v(name="bf")
+    e.add(Instr("v_bfe_u32", (b, y, Imm(16), Imm(1))), TAGS)
+    e.add(Instr("v_add3_u32", (r, y, b, consts["7fff"])), TAGS)
+    e.add(Instr("v_cmp_u_f32", (m, y, y), encoding="e64"), TAGS)
+    e.add(Instr("v_cndmask_b32", (rn, r, consts["qnan"], m), encoding="e64"), TAGS)
+    e.add(Instr("v_lshrrev_b32", (h, Imm(16), rn)), TAGS)
+    return h

@@ -1,0 +1,173 @@
+"""GEMM memory and compute ops of one K-tile: global reads (to VGPRs or straight to LDS), LDS
+writes, LDS reads + MFMAs, and the K-offset advance. ``asmgen.kinds.gemm.template`` arranges them into
+the prologue and the loop body; see its docstring for the pipeline.
+"""
+from __future__ import annotations
+
+from isa.instr import Instr
+from isa.operands import Imm, Special
+
+from ...ir import VReg
+from .layout import BUFFER_LOAD, DS_READ, DS_WRITE, mfma_name
+
+OFFEN = (("offen", True),)
+
+
+def cache_mods(nontemporal: int) -> tuple:
+    """Cache-control modifiers of a global read: gfx942/gfx950 spell them sc0, sc1, nt
+    (glc/slc are rejected there; cdna-facts section 5), bitmask as Tensile's NonTemporal."""
+    return tuple((name, True) for bit, name in ((1, "sc0"), (2, "sc1"), (4, "nt")) if nontemporal & bit)
+
+
+def advance_k(gb, block, gr, stage: int = 0) -> None:
+    """Move the operand's buffer resource one K-tile on: base += step (48-bit add with carry),
+    num_records -= step clamped at 0 (signed: buffers stay below 2 GiB, ``GemmConfig``), so
+    every load offset stays loop-invariant and range-checked (cdna-facts section 5: soffset
+    would escape the range check). ``krem`` (K left from the next tile) only feeds the K-tail
+    mask."""
+    tags = ("addr", f"gr_{gr.operand}_k")
+    srd = gr.srd
+    block.add(Instr("s_add_u32", (srd.sub(0), srd.sub(0), gr.step)), tags, stage=stage)
+    block.add(Instr("s_addc_u32", (srd.sub(1), srd.sub(1), Imm(0))), tags, stage=stage)
+    block.add(Instr("s_sub_i32", (srd.sub(2), srd.sub(2), gr.step)), tags, stage=stage)
+    block.add(Instr("s_max_i32", (srd.sub(2), srd.sub(2), Imm(0))), tags, stage=stage)
+    if gb.cfg.k_tail and gr.k_contig:
+        block.add(Instr("s_sub_i32", (gr.krem, gr.krem, Imm(gb.cfg.tile[2]))), tags, stage=stage)
+
+
+def emit_global_reads(gb, block, gr, gm, stage: int, dst: list | None = None,
+                      lds_buf: VReg | None = None, region: str = "") -> list[tuple[VReg, ...]]:
+    """One K-tile of one operand at the loop-invariant offsets of ``gemm_prologue.global_reads``
+    (the resource base carries the K position). With ``cfg.k_tail``, K-contiguous loads whose K
+    index is past K - k0 (signed) go to OOB_OFFSET (cdna-facts section 5). MN-contiguous
+    vectors are two loads, K rows k and k + 1. Returns the loaded registers per vector (reusing
+    ``dst`` when given). DMA operands (``gr.dma``) load into LDS buffer ``lds_buf`` instead:
+    M0 = buffer + region + wave chunk + j * threads * lane bytes."""
+    op = gr.operand
+    vec = gm.vec if gr.k_contig else gm.mn_vec     # elements per load
+    load_mods = OFFEN + cache_mods(gb.cfg.nontemporal)
+    if gr.dma:
+        dst = []
+        m0b = gb.sreg(name=f"{op}_m0")
+        block.add(Instr("s_add_u32", (m0b, lds_buf, gr.m0_base)), ("addr", f"gr_{op}_addr"),
+                  stage=stage)
+    elif dst is None:
+        if gr.k_contig:
+            dst = [(gb.vreg(max(vec // 2, 1), name=f"g{op}{j}"),) for j in range(len(gr.offsets))]
+        else:   # one register per K row, holding ``vec`` (1 or 2) MN-neighbours
+            dst = [(gb.vreg(name=f"g{op}{j}k0"), gb.vreg(name=f"g{op}{j}k1"))
+                   for j in range(len(gr.offsets))]
+    tags = ("addr", f"gr_{op}_addr")
+    kmask: dict[int, VReg] = {}
+    for j, off in enumerate(gr.offsets):
+        if gr.k_contig:
+            am = off
+            if gb.cfg.k_tail:
+                kk = gr.kk[j]
+                if kk.id not in kmask:
+                    m = gb.mask()
+                    block.add(Instr("v_cmp_gt_i32", (m, gr.krem, kk), encoding="e64"), tags,
+                              stage=stage)
+                    kmask[kk.id] = m
+                am = gb.vreg(name=f"gam_{op}{j}")
+                block.add(Instr("v_cndmask_b32", (am, gb.big, off, kmask[kk.id]), encoding="e64"),
+                          tags, stage=stage)
+            if gr.dma:
+                lane_bytes = 2 * vec
+                block.add(Instr("s_add_u32", (Special("m0"), m0b, Imm(j * gm.threads * lane_bytes))),
+                          tags, stage=stage)
+                block.add(Instr(BUFFER_LOAD[lane_bytes], (am, gr.srd, Imm(0)),
+                                load_mods + (("lds", True),)), (f"gr_{op}", f"lw_{op}"), stage=stage,
+                          lds_write=region)
+            else:
+                block.add(Instr(BUFFER_LOAD[2 * vec], (dst[j][0], am, gr.srd, Imm(0)), load_mods),
+                          (f"gr_{op}",), stage=stage)
+        else:
+            for reg, addr in zip(dst[j], (off, gr.offsets1[j])):
+                block.add(Instr(BUFFER_LOAD[2 * vec], (reg, addr, gr.srd, Imm(0)), load_mods),
+                          (f"gr_{op}",), stage=stage)
+    return dst
+
+
+def emit_local_writes(gb, block, gr, gm, regs: list, addr: VReg, const_off: int,
+                      region: str, stage: int) -> None:
+    """ds_write each vector to its LDS row: vector j sits at a constant (row, k) delta from
+    vector 0, so every write uses ``addr`` with an instruction offset (16-bit, section 5).
+    MN-contiguous pairs are packed first (low half = even K, as MFMA operands expect)."""
+    op = gr.operand
+    tags = (f"lw_{op}",)
+    for j, (dr, dk) in enumerate(gm.deltas()):
+        if gm.k_contig:
+            rows = [(dr, regs[j][0])]
+        elif gm.mn_vec == 1:    # (k, r) | (k + 1, r) << 16: low half = even K (section 2.2)
+            data = gb.vreg(name=f"pk_{op}{j}")
+            block.add(Instr("v_lshl_or_b32", (data, regs[j][1], Imm(16), regs[j][0])), tags,
+                      stage=stage)
+            rows = [(dr, data)]
+        else:                   # 2x2 transpose: row r = low halves, row r + 1 = high halves
+            rows = []
+            for w, sel in enumerate((0x05040100, 0x07060302)):
+                data = gb.vreg(name=f"pk_{op}{j}_{w}")
+                block.add(Instr("v_perm_b32", (data, regs[j][1], regs[j][0], gb.const(sel))),
+                          tags, stage=stage)
+                rows.append((dr + w, data))
+        for r, data in rows:
+            off = const_off + gb.lds.in_region(r, dk)
+            mods = (("offset", off),) if off else ()
+            block.add(Instr(DS_WRITE[2 * gm.vec], (addr, data), mods), tags, stage=stage,
+                      lds_write=region)
+
+
+def emit_compute(gb, block, lr_base: dict[str, VReg], rbuf: VReg, acc) -> None:
+    """ds_read every MFMA operand of the tile (one ds_read_b64/b128 per block and K-step), then
+    the MFMAs, K-step by K-step; with ``s_setprio 1`` around the MFMA cluster (section 9.3)."""
+    frags = emit_local_reads(gb, block, lr_base, rbuf)
+    emit_mfmas(gb, block, frags, acc)
+
+
+def emit_local_reads(gb, block, lr_base: dict[str, list[VReg]], rbuf: VReg) -> dict:
+    """ds_read every MFMA operand of the tile in LDS buffer ``rbuf`` (an SGPR byte base):
+    returns ``{(operand, k_step, block): VReg}`` for ``emit_mfmas``. ``lr_base[op]`` is
+    ``gemm_prologue.local_read_base``'s list: one base (K-steps as instruction offsets) or one
+    per K-step (swizzled LDS)."""
+    cfg = gb.cfg
+    bm, bn = cfg.blocks
+    steps = cfg.tile[2] // cfg.mfma[2]
+    rb = gb.lds.row_bytes
+    nbytes = 2 * cfg.k_per_lane
+    addr = {}
+    for op in ("a", "b"):
+        for x, base in enumerate(lr_base[op]):
+            addr[op, x] = gb.vreg(name=f"lr_{op}{x}")
+            block.add(Instr("v_add_u32", (addr[op, x], rbuf, base)), ("addr", f"lr_{op}"))
+    frags = {}
+    for kb in range(steps):
+        for op, nblk, mf in (("a", bm, cfg.mfma[0]), ("b", bn, cfg.mfma[1])):
+            per_step = len(lr_base[op]) > 1
+            for ib in range(nblk):
+                f = gb.vreg(cfg.operand_regs, name=f"f{op}{kb}_{ib}")
+                off = ib * mf * rb + (0 if per_step else kb * cfg.mfma[2] * 2)
+                mods = (("offset", off),) if off else ()
+                block.add(Instr(DS_READ[nbytes], (f, addr[op, kb if per_step else 0]), mods),
+                          (f"lr_{op}",), lds_read=f"{op.upper()}_r")
+                frags[op, kb, ib] = f
+    return frags
+
+
+def emit_mfmas(gb, block, frags: dict, acc, setprio: int | None = 1) -> None:
+    """The tile's MFMAs, K-step by K-step, from ``emit_local_reads``' fragments into the AGPR
+    accumulators ``acc[i][j]``; ``setprio`` (None: none) is raised over the cluster and dropped
+    to 0 after it (tags ``setprio_hi`` / ``setprio_lo``)."""
+    cfg = gb.cfg
+    bm, bn = cfg.blocks
+    steps = cfg.tile[2] // cfg.mfma[2]
+    name = mfma_name(cfg)
+    if setprio is not None:
+        block.add(Instr("s_setprio", (Imm(setprio),)), ("setprio", "setprio_hi"))
+    for kb in range(steps):
+        for ib in range(bm):
+            for jb in range(bn):
+                c = acc[ib][jb]
+                block.add(Instr(name, (c, frags["a", kb, ib], frags["b", kb, jb], c)), ("mfma",))
+    if setprio is not None:
+        block.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))

@@ -1,0 +1,147 @@
+"""The split GEMM K loop: compute tile i from registers, then the memory work of later tiles,
+with the MFMA operands carried in registers across iterations. Arrangements "pingpong" (8 waves,
+HipKittens' ping-pong, cdna-facts section 9.3) and "interleave" (4 waves, one barrier per
+iteration, the recipe spreads the memory work between the MFMAs) of ``build_gemm``.
+
+Two LDS buffers (``cfg.prefetch`` = 1), tile t in buffer t % 2, written two tiles ahead; one set
+of MFMA operand registers F (every fragment of one K-tile). Iteration i:
+
+  C_i (compute): s_setprio 1; the MFMAs of tile i from F; s_setprio 0
+  [pingpong: s_barrier]
+  M_i (memory):  write tile i + 2 to buffer i % 2 (staged: ds_write the staging VGPRs loaded in
+                 M_(i-1), then load tile i + 3 into them; LDS-DMA: buffer_load ... lds of tile
+                 i + 2); ds_read tile i + 1 from buffer (i + 1) % 2 into F (each read after the
+                 MFMAs of C_i that read its register: a DAG WAR edge); swap the buffer bases
+  s_barrier
+
+The prologue puts tiles 0 and 1 in LDS (tile 2 in the staging VGPRs), then, after a barrier,
+reads tile 0 into F (interleave: and one more barrier, as M_0 overwrites buffer 0).
+
+Ping-pong (waves w and w + 4 share SIMD w % 4): waves 4..7 (group 1) take one extra s_barrier
+at the end of the prologue and waves 0..3 (group 0) one at the start of the epilogue
+(``KernelIR.add_conditional_barrier``), so barrier k of group 0 meets barrier k of group 1 and
+between two barriers one group runs C while the other runs M. In barrier intervals n (after the
+prologue's common barrier): group 0 runs C_i in 2i, M_i in 2i + 1; group 1 C_i in 2i + 1, M_i
+in 2i + 2. LDS safety (a barrier publishes what a wave wrote before it; the waitcnt pass waits
+for a wave's LDS ops and LDS-DMA before each of its barriers, cdna-facts section 4):
+  * tile t is written in M_(t-2): intervals 2t - 3 (group 0) and 2t - 2 (group 1); read in
+    M_(t-1): 2t - 1 and 2t: every write precedes every read by a barrier;
+  * buffer t % 2 is next written with tile t + 2 in M_t: 2t + 1 and 2t + 2, after the last read
+    of tile t (2t).
+Interleave (one barrier per iteration) satisfies the same orders with one interval per iteration.
+Tiles past K read zeros (``asmgen.kinds.gemm.template`` docstring), so the two tiles the last
+iterations prefetch past K, and F's last read, add nothing.
+"""
+from __future__ import annotations
+
+from isa.instr import Instr
+from isa.operands import Imm
+
+from ...errors import ConfigError
+from ...ir import Block, Node, VReg
+from .memops import advance_k, emit_global_reads, emit_local_reads, emit_local_writes, emit_mfmas
+
+PINGPONG_WAVES = 8
+GROUP_WAVES = 4       # waves per ping-pong group: one per SIMD (wave w runs on SIMD w % 4)
+MEM_TAG = "phase_m"   # every node of M_i (recipes pin the phases with it)
+
+
+def check_split(cfg, pingpong: bool) -> None:
+    """The split loop's requirements on the config (names the bad value)."""
+    if cfg.prefetch != 1:
+        raise ConfigError(f"the split GEMM loop keeps 2 LDS buffers: prefetch must be 1, got "
+                          f"{cfg.prefetch}")
+    if cfg.staging != 1:
+        raise ConfigError(f"the split GEMM loop stages one K-tile in VGPRs: staging must be 1, "
+                          f"got {cfg.staging}")
+    waves = cfg.waves[0] * cfg.waves[1]
+    if pingpong and waves != PINGPONG_WAVES:
+        raise ConfigError(f"pingpong needs {PINGPONG_WAVES} waves (two per SIMD), got "
+                          f"{cfg.waves[0]}x{cfg.waves[1]} = {waves}")
+
+
+def _renamed(instr: Instr, mapping: dict) -> Instr:
+    ops = tuple(mapping.get(o, o) if isinstance(o, VReg) else o for o in instr.operands)
+    return Instr(instr.op, ops, instr.mods, instr.encoding)
+
+
+def split_pipeline(gb, st, pingpong: bool) -> None:
+    """Prologue tail, K loop and (pingpong) the conditional barriers (module docstring)."""
+    cfg = gb.cfg
+    check_split(cfg, pingpong)
+    k, p = gb.k, gb.k.prologue
+    grs, gms, sc, lr_base, acc = st.grs, st.gms, st.sc, st.lr_base, st.acc
+    bufs = [gb.sreg(name=f"lds_buf{x}") for x in range(2)]
+    for x, b in enumerate(bufs):
+        p.add(Instr("s_mov_b32", (b, Imm(x * gb.lds.buffer_bytes))), ("addr",))
+
+    # prologue: tiles 0, 1 -> LDS buffers 0, 1; staged operands load tile 2 into VGPRs
+    staging: dict[str, list] = {}
+    for op, gr in grs.items():
+        for tile in range(2 if gr.dma else 3):
+            region = f"{op.upper()}{tile}"
+            if gr.dma:
+                emit_global_reads(gb, p, gr, gms[op], stage=0, lds_buf=bufs[tile], region=region)
+            else:
+                regs = emit_global_reads(gb, p, gr, gms[op], stage=0)
+                if tile < 2:
+                    lw = gb.vreg(name=f"lw_{op}")
+                    p.add(Instr("v_add_u32", (lw, bufs[tile], gr.lw_base)), ("addr", f"lw_{op}"))
+                    emit_local_writes(gb, p, gr, gms[op], regs, lw, 0, region=region, stage=0)
+                else:
+                    staging[op] = regs
+            advance_k(gb, p, gr)
+    p.add(Instr("s_barrier"), ("barrier",))
+
+    # M_i, built first (it defines F), appended to the body after C_i
+    mem = Block(k, "loop")
+    for op, gr in grs.items():
+        region = f"{op.upper()}_w"
+        if gr.dma:      # tile i + 2 straight into buffer i % 2 = bufs[0]
+            emit_global_reads(gb, mem, gr, gms[op], stage=2, lds_buf=bufs[0], region=region)
+            continue
+        lw = gb.vreg(name=f"lw_{op}")
+        mem.add(Instr("v_add_u32", (lw, bufs[0], gr.lw_base)), ("addr", f"lw_{op}"), stage=2)
+        emit_local_writes(gb, mem, gr, gms[op], staging[op], lw, 0, region=region, stage=2)
+    for op, gr in grs.items():
+        if not gr.dma:  # tile i + 3 into the staging registers just written to LDS
+            emit_global_reads(gb, mem, gr, gms[op], stage=3, dst=staging[op])
+    for gr in grs.values():
+        advance_k(gb, mem, gr, stage=2 if gr.dma else 3)
+    frags = emit_local_reads(gb, mem, lr_base, bufs[1])     # tile i + 1 into F
+    tmp = gb.sreg(name="lds_rot")
+    mem.add(Instr("s_mov_b32", (tmp, bufs[0])), ("addr",))
+    mem.add(Instr("s_mov_b32", (bufs[0], bufs[1])), ("addr",))
+    mem.add(Instr("s_mov_b32", (bufs[1], tmp)), ("addr",))
+    for n in mem.nodes:
+        n.tags = n.tags | {MEM_TAG}
+
+    # prologue: tile 0 into F (after the barrier that publishes it)
+    first = Block(k, "prologue")
+    f0 = emit_local_reads(gb, first, lr_base, bufs[0])
+    rename = {f0[key]: frags[key] for key in f0}
+    for n in first.nodes:
+        p.nodes.append(Node(n.id, _renamed(n.instr, rename), n.tags, n.stage, n.iteration,
+                            n.group, n.priority, n.lds_read, n.lds_write, n.comment))
+
+    wave_s = None
+    if not pingpong:    # M_0 overwrites buffer 0: every wave's tile-0 reads come first
+        p.add(Instr("s_barrier"), ("barrier",))
+    if pingpong:    # group 1 (waves 4..7) takes one extra barrier before the loop
+        wave_s = gb.sreg(name="wave_id")
+        p.add(Instr("v_readfirstlane_b32", (wave_s, st.ids.wave)), ("addr",))
+        k.add_conditional_barrier("prologue_end", Instr("s_cmp_ge_u32", (wave_s, Imm(GROUP_WAVES))))
+
+    # trip count ceil(K / DepthU) >= 1
+    trips = gb.sreg(name="k_iters")
+    du = cfg.tile[2]
+    p.add(Instr("s_add_u32", (trips, sc.K, Imm(du - 1))), ("addr",))
+    p.add(Instr("s_lshr_b32", (trips, trips, Imm(du.bit_length() - 1))), ("addr",))
+    body = k.make_loop(trips, label="loop_k")
+    emit_mfmas(gb, body, frags, acc)
+    if pingpong:
+        body.add(Instr("s_barrier"), ("barrier", "barrier_mid"))
+    body.nodes.extend(mem.nodes)
+    body.add(Instr("s_barrier"), ("barrier", "barrier_end"))
+    if pingpong:    # group 0 (waves 0..3) takes its extra barrier after the loop
+        k.add_conditional_barrier("epilogue_start", Instr("s_cmp_lt_u32", (wave_s, Imm(GROUP_WAVES))))

@@ -1,0 +1,91 @@
+"""``asmgen profile`` for GEMM contracts (``config.kind = "gemm"``): one tile with ``iters``
+K-loop iterations is emulated and modeled; the steady-state cycles per K iteration extrapolate
+to the contract's K, the rounds of workgroups over the CUs give the whole-problem TFLOP/s.
+With several co-resident workgroups per CU the cycles per K iteration are the CU's (a second
+run with two more K tiles), not one wave's: they differ when the workgroups do not loop in step.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...errors import AsmgenError
+from ...profiling.common import arch_params, cu_trip_cycles, emulate_streams, model_cu
+
+
+def gemm_problem(meta: dict, iters: int) -> dict:
+    """Full and profiled sizes of a GEMM contract."""
+    cfg = meta["config"]
+    vals = {a["name"]: a.get("value") for a in meta["args"] if a["kind"] == "scalar"}
+    m, n, k = (int(vals.get(x) or cfg[x.lower()]) for x in ("M", "N", "K"))
+    tm, tn, tk = cfg["tile"]
+    k_iters = math.ceil(k / tk)
+    small_iters = max(1, min(k_iters, iters))
+    return {"m": m, "n": n, "k": k, "tile": (tm, tn, tk), "k_iters": k_iters,
+            "small": {"M": tm, "N": tn, "K": small_iters * tk}, "small_iters": small_iters,
+            "n_wg": math.ceil(m / tm) * math.ceil(n / tn), "flops": 2.0 * m * n * k,
+            "layout": cfg.get("layout", "NN")}
+
+
+def gemm_values(meta: dict, small: dict, seed: int) -> dict:
+    """Buffers and scalars of the profiled GEMM (random data, packed leading dimensions)."""
+    from ...dtypes import np_dtype
+    lay = meta["config"].get("layout", "NN")
+    M, N, K = small["M"], small["N"], small["K"]
+    shapes = {"A": (K, M) if lay[0] == "T" else (M, K), "B": (N, K) if lay[1] == "T" else (K, N),
+              "C": (M, N)}
+    rng = np.random.default_rng(seed)
+    vals: dict = {"M": M, "N": N, "K": K, "lda": shapes["A"][1], "ldb": shapes["B"][1], "ldc": N}
+    for a in meta["args"]:
+        if a["kind"] == "buffer":
+            shape = shapes.get(a["name"], tuple(a.get("shape") or (1,)))
+            if a["name"] == "bias":
+                shape = (N,)
+            vals[a["name"]] = rng.uniform(-1, 1, size=shape).astype(np_dtype(a["dtype"]))
+    return vals
+
+
+def profile_gemm(meta: dict, hsaco: bytes, iters: int, device: str | None,
+                 wgs_per_cu: int | None, clock_mhz: float | None, seed: int,
+                 keep_result: bool, loop: tuple[int, int] | None) -> dict:
+    """Modeled performance of a GEMM contract; see the module doc and ``asmgen.cli.profile``."""
+    from isa.cycle.report import problem_tflops
+    params = arch_params(meta, device)
+    prob = gemm_problem(meta, iters)
+    streams = emulate_streams(meta, hsaco, gemm_values(meta, prob["small"], seed), seed)
+    tm, tn, _ = prob["tile"]
+    dt = 2  # f16/bf16 inputs (asmgen.target IN_DTYPES)
+    loaded = prob["n_wg"] * (tm + tn) * prob["k"] * dt
+    unique = (prob["m"] + prob["n"]) * prob["k"] * dt
+    hbm_fraction = min(1.0, unique / loaded)
+    copies, res, summ = model_cu(meta, params, streams, wgs_per_cu, hbm_fraction, loop)
+    cpi = summ["cycles_per_iter"]
+    extra_iters = prob["k_iters"] - prob["small_iters"]
+    if extra_iters and cpi is None:
+        raise AsmgenError("profile: no K loop found in the emulated streams (need >= 2 iterations "
+                          "to extrapolate); raise --iters")
+    cpi_wave, extrapolation = cpi, "cycles_per_iter_wave"
+    if extra_iters >= 2:
+        more = dict(prob["small"], K=prob["small"]["K"] + 2 * prob["tile"][2])
+        cpi, extrapolation = cu_trip_cycles(meta, hsaco, params, gemm_values(meta, more, seed),
+                                            copies, hbm_fraction, loop, res.cycles, cpi_wave,
+                                            seed)
+    per_round = res.cycles + extra_iters * (cpi or 0.0)
+    perf = problem_tflops(params, prob["flops"], prob["n_wg"], per_round, copies, clock_mhz)
+    out = {"kernel": meta["kernel"], "arch": meta["arch"], "device": params.device,
+           "schedule": meta.get("schedule"), "kind": "gemm",
+           "cycles": perf["rounds"] * per_round, "cycles_per_iter": cpi,
+           "cycles_per_iter_wave": cpi_wave, "extrapolation": extrapolation,
+           "cycles_per_round": per_round, "mfma_busy": summ["mfma_busy"],
+           "mfma_busy_per_simd": summ["mfma_busy_per_simd"], "tflops": perf["tflops"],
+           "stalls": summ["stalls"], "problem": {k: prob[k] for k in ("m", "n", "k", "n_wg", "flops")},
+           "wgs_per_cu": copies, "hbm_fraction": hbm_fraction, "perf": perf,
+           "emulated": {"k": prob["small"]["K"], "k_iters": prob["small_iters"],
+                        "cycles": res.cycles, "loop": summ["loop"], "iterations": summ["iterations"],
+                        "instructions": summ["instructions"], "waves": len(streams)},
+           "stalls_per_wave": summ["stalls_per_wave"]}
+    if keep_result:
+        out["_result"] = res
+        out["_steady_window"] = summ["steady_window"]
+    return out

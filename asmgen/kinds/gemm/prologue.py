@@ -1,0 +1,325 @@
+"""GEMM prologue pieces: kernel arguments, buffer resources, tile/wave/lane coordinates and the
+loop-invariant per-lane offsets of global loads, LDS writes and LDS (MFMA operand) reads.
+
+Every function appends tagged nodes to a block of a ``GemmBuild`` (``asmgen.kinds.gemm.template``)
+and returns the virtual registers it defined. Nothing here waits or inserts nops: the passes do.
+Register conventions follow cdna-facts section 8 (s[0:1] kernarg pointer, s2/s3 workgroup id
+x/y, v0 work-item id x in bits 9:0).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from isa.instr import Instr
+from isa.operands import Imm, Special
+
+from ...ir import VReg
+from ...target import DTYPE_BYTES
+from ..common.buffers import OOB_OFFSET, SRD_DWORD3, log2
+from .layout import lds_swizzle
+
+OFFEN = (("offen", True),)
+
+
+def imm_or_sgpr(gb, block, value: int, tags=("addr",)):
+    """An operand for a VOP3 source: an inline constant (-16..64) or an SGPR holding ``value``
+    (VOP3 has no literal on gfx9; at most one SGPR per VALU, the constant-bus limit)."""
+    if -16 <= value <= 64:
+        return Imm(value)
+    r = gb.sreg(name=f"c{value}")
+    block.add(Instr("s_mov_b32", (r, Imm(value & 0xFFFFFFFF))), tags)
+    return r
+
+
+@dataclass
+class Scalars:
+    """SGPR views of the kernel arguments and derived tile values."""
+
+    M: VReg
+    N: VReg
+    K: VReg
+    lda: VReg
+    ldb: VReg
+    ldc: VReg
+    alpha: VReg
+    beta: VReg
+    row0: VReg = None     # first C row of this workgroup
+    col0: VReg = None     # first C column
+    mrem: VReg = None     # M - row0 (> 0)
+    nrem: VReg = None     # N - col0 (> 0)
+
+
+def kernarg_offsets(bias: bool) -> tuple[dict[str, int], int]:
+    """Byte offsets of the GEMM arguments in the kernarg segment (design.md order: A, B, C,
+    [bias], M, N, K, lda, ldb, ldc, alpha, beta; each aligned to its size) and the total size."""
+    names = ["A", "B", "C"] + (["bias"] if bias else [])
+    offs = {n: 8 * i for i, n in enumerate(names)}
+    base = 8 * len(names)
+    for i, n in enumerate(("M", "N", "K", "lda", "ldb", "ldc", "alpha", "beta")):
+        offs[n] = base + 4 * i
+    return offs, base + 32
+
+
+def load_arguments(gb) -> tuple[dict[str, VReg], Scalars]:
+    """s_load the pointers into the first two words of each SRD and the eight scalars."""
+    cfg, p = gb.cfg, gb.k.prologue
+    offs, _ = kernarg_offsets(cfg.bias)
+    srds = {}
+    for name in ("A", "B", "C") + (("bias",) if cfg.bias else ()):
+        srd = gb.k.vreg("s", 4, name=f"srd_{name}")
+        p.add(Instr("s_load_dwordx2", (srd.sub(0, 2), gb.kernarg, Imm(offs[name]))), ("addr", "karg"))
+        srds[name] = srd
+    sc = gb.k.vreg("s", 8, name="scalars")
+    if cfg.bake_sizes:   # sizes are constants of this kernel; only alpha and beta are read
+        p.add(Instr("s_load_dwordx2", (sc.sub(6, 2), gb.kernarg, Imm(offs["alpha"]))), ("addr", "karg"))
+        for i, name in enumerate(("m", "n", "k", "lda", "ldb", "ldc")):
+            p.add(Instr("s_mov_b32", (sc.sub(i), Imm(getattr(cfg, name)))), ("addr", "karg"))
+    else:
+        p.add(Instr("s_load_dwordx8", (sc, gb.kernarg, Imm(offs["M"]))), ("addr", "karg"))
+    return srds, Scalars(*(sc.sub(i) for i in range(8)))
+
+
+def finish_srds(gb, srds: dict[str, VReg], sc: Scalars) -> VReg:
+    """Words 1..3 of each buffer resource (cdna-facts section 5): base[47:32] with stride 0,
+    num_records in bytes, dword3 = 0x00020000. Returns the C *read* SRD, whose num_records is 0
+    when beta == 0 so C is never read then (beta is a runtime argument; a branch-free choice:
+    every C load of the epilogue returns 0 and costs no memory traffic)."""
+    cfg, p = gb.cfg, gb.k.prologue
+    ta, tb = cfg.layout[0] == "T", cfg.layout[1] == "T"
+    rows = {"A": sc.K if ta else sc.M, "B": sc.N if tb else sc.K, "C": sc.M}
+    lds = {"A": sc.lda, "B": sc.ldb, "C": sc.ldc}
+    ebytes = {"A": 2, "B": 2, "C": DTYPE_BYTES[cfg.out_dtype]}
+    for name, srd in srds.items():
+        p.add(Instr("s_and_b32", (srd.sub(1), srd.sub(1), Imm(0xFFFF))), ("addr",))
+        p.add(Instr("s_mov_b32", (srd.sub(3), Imm(SRD_DWORD3))), ("addr",))
+        if name == "bias":   # f32 vector of N
+            p.add(Instr("s_lshl_b32", (srd.sub(2), sc.N, Imm(2))), ("addr",))
+            continue
+        t = gb.sreg(name=f"nrec_{name}")
+        p.add(Instr("s_mul_i32", (t, rows[name], lds[name])), ("addr",))
+        p.add(Instr("s_lshl_b32", (srd.sub(2), t, Imm(log2(ebytes[name])))), ("addr",))
+    c_rd = gb.k.vreg("s", 4, name="srd_C_read")
+    flag = gb.sreg(name="beta_nz")
+    # flag = (beta is not +-0) as 0/1: clear the sign bit, clamp to 1
+    p.add(Instr("s_and_b32", (flag, sc.beta, Imm(0x7FFFFFFF))), ("addr",))
+    p.add(Instr("s_min_u32", (flag, flag, Imm(1))), ("addr",))
+    for w in (0, 1, 3):
+        p.add(Instr("s_mov_b32", (c_rd.sub(w), srds["C"].sub(w))), ("addr",))
+    p.add(Instr("s_mul_i32", (c_rd.sub(2), srds["C"].sub(2), flag)), ("addr",))
+    return c_rd
+
+
+def tile_origin(gb, sc: Scalars) -> None:
+    """row0 = wg_x * MT0, col0 = wg_y * MT1 and the remaining extents M - row0, N - col0."""
+    cfg, p = gb.cfg, gb.k.prologue
+    sc.row0, sc.col0 = gb.sreg(name="row0"), gb.sreg(name="col0")
+    p.add(Instr("s_lshl_b32", (sc.row0, gb.wg_x, Imm(log2(cfg.tile[0])))), ("addr",))
+    p.add(Instr("s_lshl_b32", (sc.col0, gb.wg_y, Imm(log2(cfg.tile[1])))), ("addr",))
+    sc.mrem, sc.nrem = gb.sreg(name="mrem"), gb.sreg(name="nrem")
+    p.add(Instr("s_sub_u32", (sc.mrem, sc.M, sc.row0)), ("addr",))
+    p.add(Instr("s_sub_u32", (sc.nrem, sc.N, sc.col0)), ("addr",))
+
+
+@dataclass
+class LaneIds:
+    t: VReg        # work-item id within the workgroup
+    lane: VReg     # t % 64
+    wave: VReg     # t // 64 (the same in every lane of a wave)
+    wave_m: VReg
+    wave_n: VReg
+    big: VReg      # OOB_OFFSET in every lane
+
+
+def lane_ids(gb) -> LaneIds:
+    cfg, p = gb.cfg, gb.k.prologue
+    tags = ("addr",)
+    t, lane, wave, wm, wn, big = (gb.vreg(name=n) for n in ("t", "lane", "wave", "wave_m",
+                                                            "wave_n", "oob"))
+    p.add(Instr("v_and_b32", (t, Imm(0x3FF), gb.tid)), tags)       # work-item id x: bits 9:0
+    p.add(Instr("v_and_b32", (lane, Imm(63), t)), tags)
+    p.add(Instr("v_lshrrev_b32", (wave, Imm(6), t)), tags)
+    p.add(Instr("v_and_b32", (wm, Imm(cfg.waves[0] - 1), wave)), tags)
+    p.add(Instr("v_lshrrev_b32", (wn, Imm(log2(cfg.waves[0])), wave)), tags)
+    p.add(Instr("v_mov_b32", (big, Imm(OOB_OFFSET))), tags)
+    return LaneIds(t, lane, wave, wm, wn, big)
+
+
+@dataclass
+class GlobalReads:
+    """Loop-invariant state of one operand's global loads."""
+
+    operand: str
+    k_contig: bool
+    offsets: list[VReg]            # per load: byte offset from the resource base (row-masked)
+    kk: list[VReg | None]       # per load: K index within the tile (K-contiguous only)
+    offsets1: list[VReg | None]  # MN-contiguous: offset of the second load (K row + 1)
+    lw_base: VReg                  # per lane LDS byte offset of vector 0 (within a buffer)
+    step: VReg                     # bytes to advance per K-tile
+    srd: VReg
+    ld_bytes: VReg | None       # MN-contiguous: bytes from K row k to k + 1 (second load)
+    krem: VReg = None              # loop-carried: K - (first K of the next tile to load)
+    dma: bool = False              # loads go straight to LDS through M0
+    m0_base: VReg | None = None # DMA: region + this wave's first chunk, bytes in a buffer
+
+
+def global_reads(gb, ids: LaneIds, sc: Scalars, gm, srd: VReg, lds) -> GlobalReads:
+    """Per-load offsets, all loop-invariant (the K-tile advance moves the buffer resource's base
+    and num_records, ``gemm_memops.advance_k``): element (row, k) of A in N layout is at
+    (row0 + row) * lda + k (bytes x2), in T layout at k * lda + row0 + row; likewise B with N/T
+    swapped. Rows past M (N) are sent to OOB_OFFSET once here; K past the end is masked per tile
+    (K-contiguous operands, only when ``cfg.k_tail``) or falls past num_records (MN-contiguous
+    operands, K is the outer dimension). With ``lds_swizzle`` each load fetches the swizzled K
+    index of its row (``layout.LdsSwizzle``) and still writes its natural LDS place."""
+    cfg, p = gb.cfg, gb.k.prologue
+    tags = ("addr",)
+    op = gm.operand
+    ld = sc.lda if op == "a" else sc.ldb
+    mn0 = sc.row0 if op == "a" else sc.col0
+    mnrem = sc.mrem if op == "a" else sc.nrem
+    r0, k0 = gb.vreg(name=f"{op}_r0"), gb.vreg(name=f"{op}_k0")
+    if gm.k_contig:
+        vpr = gm.depth // gm.vec
+        p.add(Instr("v_lshrrev_b32", (r0, Imm(log2(vpr)), ids.t)), tags)
+        p.add(Instr("v_and_b32", (k0, Imm(vpr - 1), ids.t)), tags)
+        if gm.vec > 1:
+            k0b = gb.vreg(name=f"{op}_k0v")
+            p.add(Instr("v_lshlrev_b32", (k0b, Imm(log2(gm.vec)), k0)), tags)
+            k0 = k0b
+    else:
+        vpr = gm.rows // gm.mn_vec
+        if gm.mn_vec > 1:
+            rq = gb.vreg(name=f"{op}_rq")
+            p.add(Instr("v_and_b32", (rq, Imm(vpr - 1), ids.t)), tags)
+            p.add(Instr("v_lshlrev_b32", (r0, Imm(log2(gm.mn_vec)), rq)), tags)
+        else:
+            p.add(Instr("v_and_b32", (r0, Imm(vpr - 1), ids.t)), tags)
+        kq = gb.vreg(name=f"{op}_kq")
+        p.add(Instr("v_lshrrev_b32", (kq, Imm(log2(vpr)), ids.t)), tags)
+        p.add(Instr("v_lshlrev_b32", (k0, Imm(1), kq)), tags)      # K pairs: k0 = 2 * kq
+    # SGPR base in bytes of the tile origin
+    sbase = gb.sreg(name=f"{op}_gbase")
+    if gm.k_contig:
+        p.add(Instr("s_mul_i32", (sbase, mn0, ld)), tags)
+        p.add(Instr("s_lshl_b32", (sbase, sbase, Imm(1))), tags)
+    else:
+        p.add(Instr("s_lshl_b32", (sbase, mn0, Imm(1))), tags)
+    offsets, kks, offsets1 = [], [], []
+    kk_by_delta: dict[int, VReg] = {0: k0}
+    vcc = Special("vcc")
+    sw = lds_swizzle(cfg)
+    ld_bytes = None
+    if not gm.k_contig:
+        ld_bytes = gb.sreg(name=f"{op}_ldbytes")
+        p.add(Instr("s_lshl_b32", (ld_bytes, ld, Imm(1))), tags)
+    for j, (dr, dk) in enumerate(gm.deltas()):
+        rj = r0
+        if dr:
+            rj = gb.vreg(name=f"{op}_row{j}")
+            p.add(Instr("v_add_u32", (rj, Imm(dr), r0)), tags)
+        if dk not in kk_by_delta:
+            kv = gb.vreg(name=f"{op}_kk{dk}")
+            p.add(Instr("v_add_u32", (kv, Imm(dk), k0)), tags)
+            kk_by_delta[dk] = kv
+        kj = kk_by_delta[dk]
+        if sw is not None:
+            kj = swizzled_k(gb, p, sw, rj, kj, f"{op}{j}")
+        # element offset row * ld + k (K-contiguous) or k * ld + row; 24-bit multiply is exact
+        # for sizes below 2**24 (GemmConfig's limit), the sum wraps like the 32-bit voffset
+        e = gb.vreg(name=f"{op}_off{j}")
+        outer, inner = (rj, kj) if gm.k_contig else (kj, rj)
+        p.add(Instr("v_mad_u32_u24", (e, outer, ld, inner)), tags)
+        eb = gb.vreg(name=f"{op}_goff{j}")
+        p.add(Instr("v_lshl_add_u32", (eb, e, Imm(1), sbase)), tags)
+        # row mask: row0 + r0 + dr < M  <=>  r0 + dr < M - row0 (VOPC into VCC: no SGPR pair)
+        p.add(Instr("v_cmp_gt_u32", (vcc, mnrem, rj)), tags)
+        om = gb.vreg(name=f"{op}_goffm{j}")
+        p.add(Instr("v_cndmask_b32", (om, ids.big, eb, vcc)), tags)
+        offsets.append(om)
+        kks.append(kj if gm.k_contig else None)
+        if gm.k_contig:
+            offsets1.append(None)
+        else:   # K row + 1 (an OOB offset stays out of range: ld bytes < 2**25)
+            o1 = gb.vreg(name=f"{op}_goff1_{j}")
+            p.add(Instr("v_add_u32", (o1, ld_bytes, om)), tags)
+            offsets1.append(o1)
+    # LDS write offset of load 0: region + r0 * row_bytes + k0 * 2
+    lw = gb.vreg(name=f"lw_{op}_base")
+    p.add(Instr("v_mul_u32_u24", (lw, Imm(lds.row_bytes), r0)), tags)
+    p.add(Instr("v_lshl_add_u32", (lw, k0, Imm(1), lw)), tags)
+    if lds.region_base(op):   # in the register, so instruction offsets stay within a region
+        lw2 = gb.vreg(name=f"lw_{op}_base2")
+        p.add(Instr("v_add_u32", (lw2, Imm(lds.region_base(op)), lw)), tags)
+        lw = lw2
+    # bytes per K-tile: DepthU * 2 along K-contiguous rows, DepthU * ld * 2 down MN-contiguous ones
+    step = gb.sreg(name=f"{op}_kstep")
+    if gm.k_contig:
+        p.add(Instr("s_mov_b32", (step, Imm(2 * cfg.tile[2]))), tags)
+    else:
+        p.add(Instr("s_mul_i32", (step, ld, Imm(2 * cfg.tile[2]))), tags)
+    gr = GlobalReads(op, gm.k_contig, offsets, kks, offsets1, lw, step, srd, ld_bytes)
+    if cfg.dma(op):
+        # LDS-DMA: lane l of wave w writes M0 + 4 l (16 l for dwordx4), cdna-facts section 6.
+        # Vector q = t + threads * j sits at LDS byte 2 * vec * q of the unpadded region, so
+        # M0 for load j = region + wave * 64 * lane_bytes + j * threads * lane_bytes.
+        gr.dma = True
+        swave = gb.sreg(name=f"{op}_wave")
+        p.add(Instr("v_readfirstlane_b32", (swave, ids.wave)), tags)
+        gr.m0_base = gb.sreg(name=f"{op}_m0base")
+        p.add(Instr("s_lshl_b32", (gr.m0_base, swave, Imm(log2(64 * 2 * gm.vec)))), tags)
+        if lds.region_base(op):
+            p.add(Instr("s_add_u32", (gr.m0_base, gr.m0_base, Imm(lds.region_base(op)))), tags)
+    return gr
+
+
+def swizzled_k(gb, block, sw, row: VReg, k: VReg, name: str) -> VReg:
+    """k ^ (xor_units(row) * unit elements): the K index stored at (row, k) (``LdsSwizzle``)."""
+    tags = ("addr",)
+    g, gs, kx = (gb.vreg(name=f"swz_{name}_{n}") for n in ("g", "gs", "k"))
+    block.add(Instr("v_bfe_u32", (g, row, Imm(log2(sw.rep)), Imm(log2(sw.units)))), tags)
+    block.add(Instr("v_lshlrev_b32", (gs, Imm(log2(sw.unit // 2)), g)), tags)
+    block.add(Instr("v_xor_b32", (kx, gs, k)), tags)
+    return kx
+
+
+def local_read_base(gb, ids: LaneIds, operand: str, lds) -> list[VReg]:
+    """Per-lane LDS byte offsets (within a buffer) of this wave's first MFMA operand element, one
+    per K-step: row = wave * wave_tile + lane % m, k = k_per_lane * (lane // m) + K-step * mfma_k
+    (cdna-facts section 2.2). Unswizzled, one register serves every K-step (``[base]``, K-steps
+    are instruction offsets); with ``lds_swizzle`` each K-step has its own, the unit XORed with
+    the row's pattern (``layout.LdsSwizzle``)."""
+    cfg, p = gb.cfg, gb.k.prologue
+    tags = ("addr",)
+    mf = cfg.mfma[0] if operand == "a" else cfg.mfma[1]
+    wt = cfg.wave_tile[0] if operand == "a" else cfg.wave_tile[1]
+    wave = ids.wave_m if operand == "a" else ids.wave_n
+    row, kq, base = (gb.vreg(name=f"lr_{operand}_{n}") for n in ("row", "k", "base"))
+    p.add(Instr("v_and_b32", (row, Imm(mf - 1), ids.lane)), tags)
+    wrow = gb.vreg(name=f"lr_{operand}_wrow")
+    p.add(Instr("v_mul_u32_u24", (wrow, Imm(wt), wave)), tags)
+    p.add(Instr("v_add_u32", (row, wrow, row)), tags)
+    p.add(Instr("v_lshrrev_b32", (kq, Imm(log2(mf)), ids.lane)), tags)
+    region = lds.a_base if operand == "a" else lds.b_base
+    sw = lds_swizzle(cfg)
+    if sw is not None:
+        rowb = gb.vreg(name=f"lr_{operand}_rowb")
+        p.add(Instr("v_mul_u32_u24", (rowb, Imm(lds.row_bytes), row)), tags)
+        if region:
+            p.add(Instr("v_add_u32", (rowb, imm_or_sgpr(gb, p, region), rowb)), tags)
+        g = gb.vreg(name=f"lr_{operand}_xor")
+        p.add(Instr("v_bfe_u32", (g, row, Imm(log2(sw.rep)), Imm(log2(sw.units)))), tags)
+        upk = cfg.mfma[2] // cfg.k_per_lane      # swizzle units per K-step
+        out = []
+        for kb in range(cfg.tile[2] // cfg.mfma[2]):
+            u, ux, b = (gb.vreg(name=f"lr_{operand}{kb}_{n}") for n in ("u", "ux", "b"))
+            p.add(Instr("v_add_u32", (u, Imm(kb * upk), kq)), tags)
+            p.add(Instr("v_xor_b32", (ux, g, u)), tags)
+            p.add(Instr("v_lshl_add_u32", (b, ux, Imm(log2(sw.unit)), rowb)), tags)
+            out.append(b)
+        return out
+    p.add(Instr("v_mul_u32_u24", (base, Imm(lds.row_bytes), row)), tags)
+    p.add(Instr("v_lshl_add_u32", (base, kq, Imm(log2(2 * cfg.k_per_lane)), base)), tags)
+    if region:
+        out = gb.vreg(name=f"lr_{operand}_base2")
+        p.add(Instr("v_add_u32", (out, Imm(region), base)), tags)
+        base = out
+    return [base]
