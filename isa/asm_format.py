@@ -12,14 +12,13 @@ ISA-TABLES report); until it does, call ``format_instr``.
 """
 from __future__ import annotations
 
-from .instr import Instr, format_mod
 from .operands import Imm, Reg, Special
 from .waitcnt_enc import format_waitcnt
 
 OPERAND_MODS = ("neg", "abs", "sext", "lit")
 
 
-def _operand_text(instr: Instr, i: int) -> str:
+def _operand_text(instr, i: int) -> str:
     text = str(instr.operands[i])
     if i in (instr.mod("lit") or ()):
         text = f"lit({text})"
@@ -34,7 +33,8 @@ def _operand_text(instr: Instr, i: int) -> str:
     return text
 
 
-def format_instr(instr: Instr) -> str:
+def format_instr(instr) -> str:
+    """LLVM assembly of an ``isa.instr.Instr`` (taken by duck type: isa.instr imports this module)."""
     name = instr.op + (f"_{instr.encoding}" if instr.encoding in ("e32", "e64", "dpp", "sdwa") else "")
     if instr.op == "s_waitcnt" and len(instr.operands) == 1 and isinstance(instr.operands[0], Imm):
         return f"{name} {format_waitcnt(int(instr.operands[0].value))}"
@@ -45,3 +45,13 @@ def format_instr(instr: Instr) -> str:
         if k not in OPERAND_MODS:
             text += " " + format_mod(k, val)
     return text
+
+
+def format_mod(name: str, val) -> str:
+    if val is True:
+        return name
+    if isinstance(val, tuple):
+        return f"{name}:[{','.join(str(x) for x in val)}]"
+    if isinstance(val, int) and name in ("row_mask", "bank_mask"):
+        return f"{name}:{hex(val)}"
+    return f"{name}:{val}"

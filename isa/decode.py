@@ -42,6 +42,7 @@ from functools import cache
 from pathlib import Path
 
 from . import decode_fields as F
+from .decode_ctx import Ctx
 from .decode_mem import mem_mods, mem_operand
 from .decode_operands import NeedsLiteral, is_literal, reg, scalar
 from .decode_vector import src_positions, vop_encoding, vop_mods, vop_operand
@@ -68,19 +69,6 @@ class DecodedInstr:
     opcode: int
     words: tuple[int, ...]
     srcs: tuple[int, ...] = ()  # operand indices of src0, src1, src2 (op_sel/neg_lo order)
-
-
-@dataclass(slots=True)
-class Ctx:
-    """What the operand/modifier helpers need to know about the instruction being decoded."""
-
-    fmt: str
-    bits: int
-    entry: dict
-    offset: int
-    literal: int | None = None
-    ext: str = ""          # "dpp" | "sdwa" | "" for VOP1/VOP2/VOPC
-    name: str = ""
 
 
 @cache

@@ -16,7 +16,7 @@ from .errors import DecodeError
 from .operands import Imm, Operand
 
 if TYPE_CHECKING:
-    from .decode import Ctx
+    from .decode_ctx import Ctx
 
 _DATA_FIELDS = frozenset({"vdst", "data0", "data1", "vdata", "data"})
 

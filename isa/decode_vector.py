@@ -16,7 +16,7 @@ from .errors import DecodeError
 from .operands import Imm, Operand
 
 if TYPE_CHECKING:
-    from .decode import Ctx
+    from .decode_ctx import Ctx
 
 _SRCS = ("src0", "src1", "src2")
 # Inline float codes as f16 bit patterns (0.5 -0.5 1.0 -1.0 2.0 -2.0 4.0 -4.0 1/(2*pi)).

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .asm_format import format_instr, format_mod  # noqa: F401  (format_mod re-exported)
 from .operands import Operand
 
 ModValue = Any  # bool | int | str | tuple[int, ...]
@@ -44,17 +45,5 @@ class Instr:
                                                    val is not False), self.encoding)
 
     def __str__(self) -> str:
-        # The printer knows s_waitcnt fields and VOP3 source modifiers (isa.asm_format); it imports
-        # this module, hence the import here.
-        from .asm_format import format_instr
+        # the printer knows s_waitcnt fields and VOP3 source modifiers (isa.asm_format)
         return format_instr(self)
-
-
-def format_mod(name: str, val: ModValue) -> str:
-    if val is True:
-        return name
-    if isinstance(val, tuple):
-        return f"{name}:[{','.join(str(x) for x in val)}]"
-    if isinstance(val, int) and name in ("row_mask", "bank_mask"):
-        return f"{name}:{hex(val)}"
-    return f"{name}:{val}"

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..mfma_shapes import MFMA_TABLE
 from ..operands import Imm, Reg
+from ..spec import ARCHES
+from ..tables import spec_table
 from . import pending
 from .errors import EmulatorError
-from .semantics import binder
+from .registry import MAI, SOP
 
 VM_MAX = 63
 LGKM_MAX = 15
@@ -37,7 +40,7 @@ def _simm16(ins) -> int:
     raise EmulatorError(f"s_waitcnt operand {op!r} is not an immediate")
 
 
-@binder("s_waitcnt")
+@SOP.binder("s_waitcnt")
 def bind_waitcnt(ins):
     vm, _exp, lgkm = decode_waitcnt(_simm16(ins))
     vm_n = None if vm >= VM_MAX else vm
@@ -48,27 +51,33 @@ def bind_waitcnt(ins):
     return fn
 
 
-@binder("s_barrier")
+@SOP.binder("s_barrier")
 def bind_barrier(ins):
     def fn(m, w):
         m.arrive_barrier(w)
     return fn
 
 
-@binder("s_endpgm")
+@SOP.binder("s_endpgm")
 def bind_endpgm(ins):
     def fn(m, w):
         m.end_wave(w)
     return fn
 
 
-@binder("s_nop", "s_setprio", "s_sleep", "s_icache_inv")
+@SOP.binder("s_nop", "s_setprio", "s_sleep", "s_icache_inv")
 def bind_nothing(ins):
     def fn(m, w):
         return None
     return fn
 
 
+# every dense MFMA: the shapes table's and any the spec tables give a shape (f64, scaled f8f6f4)
+_MFMA_NAMES = sorted(set(MFMA_TABLE) | {n for a in ARCHES for n, sp in spec_table(a).items()
+                                        if sp.mfma is not None})
+
+
+@MAI.binder(*_MFMA_NAMES, context=True)
 def bind_mfma(ins, spec, arch: str):
     """MFMA: D = A x B + C for all 64 lanes, computed by isa.emu.mfma (EMU-MFMA). D is written at
     issue; reading it too early is caught by the hazard check (cdna-facts section 3), not timed.
@@ -76,6 +85,8 @@ def bind_mfma(ins, spec, arch: str):
     from .mfma import mfma as mfma_fn
     from .mfma_fast import fdpa1 as fast_fdpa1
     from .mfma_fast import plan as fast_plan
+    if spec is None or spec.mfma is None:
+        raise EmulatorError(f"'{ins}': {ins.op} has no MFMA shape in the {arch} spec table")
     if len(ins.operands) < 4:
         raise EmulatorError(f"'{ins}': an MFMA needs vdst, srcA, srcB, srcC")
     vdst, sa, sb, sc = ins.operands[:4]

@@ -232,7 +232,7 @@ def _d16_tied_only(ins) -> frozenset:
     """Keys of a d16 load's vdst that are not also its address (those are read at issue)."""
     if "_d16" not in ins.op:
         return frozenset()
-    from .program import reg_keys
+    from .regkeys import reg_keys
     others = {k for op in ins.operands[1:] for k in reg_keys(op)}
     return frozenset(k for k in reg_keys(ins.operands[0]) if k not in others)
 

@@ -18,14 +18,10 @@ from ..operands import Reg
 from .errors import EmulatorError, GlobalOutOfBoundsError
 from .lds import dwords_of
 from .mem_common import byte_range, bytes_to_dwords, lanes_to_bytes, mod_int, regfile, scalar_operand_value
+from .mem_ops import ATOMIC_OPS, ATOMIC_OPS64, F64_ATOMICS, LOADS, STORES
 from .pending import VM, AsyncOp
-from .program import reg_keys
-from .semantics import RW_SETS, binder
-
-LOADS = {"dword": (4, False), "dwordx2": (8, False), "dwordx3": (12, False), "dwordx4": (16, False),
-         "ubyte": (1, False), "sbyte": (1, True), "ushort": (2, False), "sshort": (2, True)}
-STORES = {"dword": 4, "dwordx2": 8, "dwordx3": 12, "dwordx4": 16, "byte": 1, "short": 2}
-
+from .registry import RW_SETS, binder
+from .regkeys import reg_keys
 
 LANES64 = np.arange(64, dtype=np.int64)
 
@@ -180,7 +176,6 @@ def _bind_atomic(ins, name):
     pre-op value returns into vdata (its first dword, or two for 64-bit forms). Out-of-range lanes
     are dropped (and return 0). 32-bit, _x2 / f64 (64-bit) and cmpswap forms; cmpswap data is
     {src, cmp} as for FLAT (see isa.emu.mem_global)."""
-    from .mem_global import ATOMIC_OPS, ATOMIC_OPS64, F64_ATOMICS
     vdata, vaddr, srsrc, soffset = ins.operands[:4]
     rtn = ins.has("sc0")
     wide = name.endswith("_x2") or name in F64_ATOMICS

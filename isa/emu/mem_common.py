@@ -8,6 +8,15 @@ import numpy as np
 from ..operands import Imm, Reg, Special
 from .errors import EmulatorError
 
+# FLAT apertures (isa.emu.mem_flat has the sources): ROCm KFD's gfx9 bases for 64-bit processes.
+SHARED_APERTURE_BASE = 1 << 48
+SHARED_APERTURE_LIMIT = SHARED_APERTURE_BASE + (1 << 32) - 1
+PRIVATE_APERTURE_BASE = 2 << 48
+PRIVATE_APERTURE_LIMIT = PRIVATE_APERTURE_BASE + (1 << 32) - 1
+# 64-bit values of the aperture source operands (src_shared_base ... src_private_limit)
+APERTURE_OPERANDS = {"src_shared_base": SHARED_APERTURE_BASE, "src_shared_limit": SHARED_APERTURE_LIMIT,
+                     "src_private_base": PRIVATE_APERTURE_BASE, "src_private_limit": PRIVATE_APERTURE_LIMIT}
+
 _BYTES = {n: np.arange(n, dtype=np.int64) for n in range(1, 65)}
 
 

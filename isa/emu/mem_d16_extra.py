@@ -21,8 +21,8 @@ the section at the end); the d16 format forms are refused.
 scratch_load_lds_{dword,ubyte,sbyte,ushort,sshort}: the scratch address of each lane as for
 scratch loads; the bytes go to LDS at M0[17:0] + inst_offset + lane_id * 4, the same LDS-address
 rule the emulator uses for global_load_lds_* (cdna-facts section 6). The loaded sub-dword value is
-written as its raw bytes (as global_load_lds_* does). Registered with ``binder``; the text
-``@handler(`` here lets isa.emu.semantics._extra_modules import this module.
+written as its raw bytes (as global_load_lds_* does). Registered in each
+mnemonic's format registry (isa.emu.registry); isa.emu.catalog imports this module.
 """
 from __future__ import annotations
 
@@ -34,8 +34,8 @@ from .lds import dwords_of
 from .mem_common import byte_range, bytes_to_dwords, lanes_to_bytes, mod_int, regfile
 from .mem_ds_extra import pk_add_bf16
 from .pending import VM, AsyncOp
-from .program import reg_keys
-from .semantics import RW_SETS, binder
+from .registry import RW_SETS, binder
+from .regkeys import reg_keys
 
 D16_LOADS = {"ubyte_d16": (1, False, False), "ubyte_d16_hi": (1, False, True),
              "sbyte_d16": (1, True, False), "sbyte_d16_hi": (1, True, True),

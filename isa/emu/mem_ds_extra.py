@@ -18,8 +18,7 @@ Refused (documents do not pin them down; EmulatorError names the reason):
   * ds_wrxchg2* with offset0 == offset1 (overlapping elements); ds_*_addtid with M0 >= 2^16 or
     an unaligned M0 + offset;
   * ds_condxchg32_rtn_b64, ds_append, ds_consume (not bound here: UnknownInstructionError).
-This module registers through ``binder``; it holds ``@handler(`` in this sentence so that
-isa.emu.semantics._extra_modules imports it.
+Registered in the DS registry (isa.emu.registry); isa.emu.catalog imports this module.
 """
 from __future__ import annotations
 
@@ -32,8 +31,8 @@ from .lds import dwords_of
 from .mem_common import byte_range, mod_int, regfile
 from .mem_lds import _check, _lanes_addr, _qwords, ds_rw_keys
 from .pending import LDS, AsyncOp
-from .program import reg_keys
-from .semantics import RW_SETS, binder
+from .registry import RW_SETS, binder
+from .regkeys import reg_keys
 
 M32 = 0xFFFFFFFF
 M64 = (1 << 64) - 1
@@ -281,7 +280,6 @@ def _addtid_addr(m, w, ins, offset: int):
     return lanes, addr
 
 
-@binder("ds_read_addtid_b32")
 def bind_read_addtid(ins):
     vdst = ins.operands[0]
     offset = mod_int(ins, "offset")
@@ -301,7 +299,6 @@ def bind_read_addtid(ins):
     return fn
 
 
-@binder("ds_write_addtid_b32")
 def bind_write_addtid(ins):
     vdata = ins.operands[0]
     offset = mod_int(ins, "offset")

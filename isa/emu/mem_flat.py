@@ -19,20 +19,22 @@ import numpy as np
 
 from .errors import EmulatorError
 from .lds import dwords_of
-from .mem_buffer import LOADS, STORES
-from .mem_common import byte_range, bytes_to_dwords, lanes_to_bytes, mod_int, regfile
-from .mem_global import _addr, _bind_load, _bind_store, _locate
+from .mem_common import (
+    APERTURE_OPERANDS,  # noqa: F401  (re-exported: the aperture operands live in mem_common)
+    PRIVATE_APERTURE_BASE,
+    SHARED_APERTURE_BASE,
+    byte_range,
+    bytes_to_dwords,
+    lanes_to_bytes,
+    mod_int,
+    regfile,
+)
+from .mem_global import _addr, _atomic_rw, _bind_atomic, _bind_load, _bind_store, _locate
+from .mem_ops import ATOMIC_NAMES, F64_ATOMICS, LOADS, STORES
 from .pending import VM, AsyncOp
-from .program import reg_keys
-from .semantics import binder
+from .registry import FLAT, RW_SETS
+from .regkeys import reg_keys
 
-SHARED_APERTURE_BASE = 1 << 48
-SHARED_APERTURE_LIMIT = SHARED_APERTURE_BASE + (1 << 32) - 1
-PRIVATE_APERTURE_BASE = 2 << 48
-PRIVATE_APERTURE_LIMIT = PRIVATE_APERTURE_BASE + (1 << 32) - 1
-# 64-bit values of the aperture source operands (src_shared_base ... src_private_limit)
-APERTURE_OPERANDS = {"src_shared_base": SHARED_APERTURE_BASE, "src_shared_limit": SHARED_APERTURE_LIMIT,
-                     "src_private_base": PRIVATE_APERTURE_BASE, "src_private_limit": PRIVATE_APERTURE_LIMIT}
 _HI_SHARED = np.uint64(SHARED_APERTURE_BASE >> 32)
 _HI_PRIVATE = np.uint64(PRIVATE_APERTURE_BASE >> 32)
 
@@ -102,6 +104,11 @@ def _bind_flat_store(ins, nbytes):
 
 
 for _sfx, (_nb, _sg) in LOADS.items():
-    binder("flat_load_" + _sfx)(lambda ins, nb=_nb, sg=_sg: _bind_flat_load(ins, nb, sg))
+    FLAT.binder("flat_load_" + _sfx)(lambda ins, nb=_nb, sg=_sg: _bind_flat_load(ins, nb, sg))
 for _sfx, _nb in STORES.items():
-    binder("flat_store_" + _sfx)(lambda ins, nb=_nb: _bind_flat_store(ins, nb))
+    FLAT.binder("flat_store_" + _sfx)(lambda ins, nb=_nb: _bind_flat_store(ins, nb))
+# FLAT atomics: global memory only (an LDS-aperture lane is refused by mem_global._bind_atomic)
+for _name in ATOMIC_NAMES:
+    FLAT.binder("flat_atomic_" + _name)(lambda ins, n=_name: _bind_atomic(ins, n, True))
+    if _name.endswith("_x2") or _name in F64_ATOMICS:
+        RW_SETS["flat_atomic_" + _name] = _atomic_rw

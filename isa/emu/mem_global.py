@@ -4,7 +4,8 @@ Address (CDNA3 ISA, FLAT/GLOBAL): with ``saddr`` off, vaddr is a 64-bit VGPR pai
 pair saddr, address = saddr + zero-extended 32-bit vaddr; plus the signed 13-bit inst offset
 (cdna-facts section 5). Every active lane's access must lie inside one registered allocation
 (GlobalOutOfBoundsError otherwise). FLAT loads/stores whose lanes point into the LDS aperture are
-isa.emu.mem_flat's (it overrides the flat binders here); FLAT atomics are global only. Atomics
+isa.emu.mem_flat's (it registers every FLAT form, the atomics through ``_bind_atomic`` here: global
+only). Atomics
 return the pre-op value into vdst when ``sc0`` is set (the "rtn" spec form); lanes apply in lane
 order; 32-bit, _x2 (64-bit) and cmpswap forms. D16 loads merge 16 bits into one half of vdst at
 write-back.
@@ -15,11 +16,11 @@ import numpy as np
 
 from .errors import GlobalOutOfBoundsError
 from .lds import dwords_of
-from .mem_buffer import LOADS, STORES
 from .mem_common import byte_range, bytes_to_dwords, is_off, lanes_to_bytes, mod_int, regfile
+from .mem_ops import ATOMIC_NAMES, ATOMIC_OPS, ATOMIC_OPS64, F64_ATOMICS, LOADS, STORES
 from .pending import VM, AsyncOp
-from .program import reg_keys
-from .semantics import RW_SETS, binder
+from .registry import RW_SETS, binder
+from .regkeys import reg_keys
 
 M32 = 0xFFFFFFFF
 
@@ -115,31 +116,6 @@ def _bind_lds_dma(ins, nbytes):
     return fn
 
 
-def _s32(x: int) -> int:
-    return x - (1 << 32) if x >> 31 else x
-
-
-def _f32(x: int) -> float:
-    return float(np.array([x], np.uint32).view(np.float32)[0])
-
-
-def _f32bits(f: float) -> int:
-    return int(np.array([f], np.float32).view(np.uint32)[0])
-
-
-ATOMIC_OPS = {
-    "add": lambda o, v: (o + v) & M32, "sub": lambda o, v: (o - v) & M32,
-    "smin": lambda o, v: o if _s32(o) <= _s32(v) else v, "smax": lambda o, v: o if _s32(o) >= _s32(v) else v,
-    "umin": min, "umax": max, "and": lambda o, v: o & v, "or": lambda o, v: o | v,
-    "xor": lambda o, v: o ^ v, "swap": lambda o, v: v,
-    "inc": lambda o, v: 0 if o >= v else o + 1, "dec": lambda o, v: v if (o == 0 or o > v) else o - 1,
-    "add_f32": lambda o, v: _f32bits(np.float32(_f32(o)) + np.float32(_f32(v))),
-    # two independent f16 adds (low, high half), RNE, denormals kept (float_denorm_mode_16_64 3)
-    "pk_add_f16": lambda o, v: int(np.array([o, v], np.uint32).view(np.float16).astype(np.float64)
-                                   .reshape(2, 2).sum(0).astype(np.float16).view(np.uint32)[0]),
-}
-
-
 def _bind_atomic(ins, name, flat):
     rtn = ins.has("sc0")
     ops = list(ins.operands)
@@ -185,42 +161,6 @@ def _bind_atomic(ins, name, flat):
     return fn
 
 
-M64 = (1 << 64) - 1
-
-
-def _s64(x: int) -> int:
-    return x - (1 << 64) if x >> 63 else x
-
-
-# 64-bit forms (CDNA3 ISA FLAT_ATOMIC_*_X2: the same operations on a qword in two VGPRs)
-ATOMIC_OPS64 = {
-    "add": lambda o, v: (o + v) & M64, "sub": lambda o, v: (o - v) & M64,
-    "smin": lambda o, v: o if _s64(o) <= _s64(v) else v, "smax": lambda o, v: o if _s64(o) >= _s64(v) else v,
-    "umin": min, "umax": max, "and": lambda o, v: o & v, "or": lambda o, v: o | v,
-    "xor": lambda o, v: o ^ v, "swap": lambda o, v: v,
-    "inc": lambda o, v: 0 if o >= v else o + 1, "dec": lambda o, v: v if (o == 0 or o > v) else o - 1,
-    # gfx90a+ GLOBAL_ATOMIC_ADD_F64: IEEE f64 add, round to nearest even, denormals kept (mode 3)
-    "add_f64": lambda o, v: int((np.array([o, v], np.uint64).view(np.float64).sum(keepdims=True))
-                                .view(np.uint64)[0]),
-}
-ATOMIC_OPS64.update({"min_f64": lambda o, v: _minmax_f64(o, v, True),
-                     "max_f64": lambda o, v: _minmax_f64(o, v, False)})
-F64_ATOMICS = ("add_f64", "min_f64", "max_f64")
-ATOMIC_NAMES = [*ATOMIC_OPS, "cmpswap", *F64_ATOMICS,
-                *(n + "_x2" for n in (*ATOMIC_OPS64, "cmpswap") if n not in F64_ATOMICS)]
-
-
-def _minmax_f64(o: int, v: int, is_min: bool) -> int:
-    """GLOBAL_ATOMIC_MIN/MAX_F64 for ordered operands. How the atomic unit treats NaN and
-    +0 vs -0 is not in the documents the emulator follows: refuse those instead of guessing."""
-    a, b = np.array([o, v], np.uint64).view(np.float64)
-    if np.isnan(a) or np.isnan(b) or (a == b and o != v):
-        from .errors import EmulatorError
-        raise EmulatorError(f"atomic {'min' if is_min else 'max'}_f64 of {a!r} and {b!r}: NaN / signed-"
-                            "zero behaviour of the atomic unit is not modelled")
-    return v if (b < a if is_min else b > a) else o
-
-
 def _atomic_rw(ins):
     """Register keys read/written by a FLAT/GLOBAL atomic (the spec table lacks the _x2 forms):
     with sc0 the first operand is the returned value, every other register operand is read."""
@@ -256,23 +196,18 @@ def _bind_load_d16(ins, nbytes, signed, hi):
 
 for _sfx, (_nb, _sg) in LOADS.items():
     binder("global_load_" + _sfx)(lambda ins, nb=_nb, sg=_sg: _bind_load(ins, nb, sg, False))
-    binder("flat_load_" + _sfx)(lambda ins, nb=_nb, sg=_sg: _bind_load(ins, nb, sg, True))
 for _sfx, _nb in STORES.items():
     binder("global_store_" + _sfx)(lambda ins, nb=_nb: _bind_store(ins, nb, False))
-    binder("flat_store_" + _sfx)(lambda ins, nb=_nb: _bind_store(ins, nb, True))
 for _sfx, _nb in (("dword", 4), ("ubyte", 1), ("sbyte", 1), ("ushort", 2), ("sshort", 2),
                   ("dwordx3", 12), ("dwordx4", 16)):
     binder("global_load_lds_" + _sfx)(lambda ins, nb=_nb: _bind_lds_dma(ins, nb))
 for _name in ATOMIC_NAMES:
     binder("global_atomic_" + _name)(lambda ins, n=_name: _bind_atomic(ins, n, False))
-    binder("flat_atomic_" + _name)(lambda ins, n=_name: _bind_atomic(ins, n, True))
     if _name.endswith("_x2") or _name in F64_ATOMICS:
-        RW_SETS["global_atomic_" + _name] = RW_SETS["flat_atomic_" + _name] = _atomic_rw
+        RW_SETS["global_atomic_" + _name] = _atomic_rw
 for _sfx, _nb in (("byte", 1), ("short", 2)):
     binder(f"global_store_{_sfx}_d16_hi")(lambda ins, nb=_nb: _bind_store(ins, nb, False, True))
 for _sfx, _nb, _sg in (("ubyte", 1, False), ("sbyte", 1, True), ("short", 2, False)):
     for _hi in (False, True):
         binder(f"global_load_{_sfx}_d16" + ("_hi" if _hi else ""))(
             lambda ins, nb=_nb, sg=_sg, hi=_hi: _bind_load_d16(ins, nb, sg, hi))
-
-from . import mem_flat, mem_scratch  # noqa: F401  (generic-pointer FLAT overrides the above; scratch)

@@ -18,8 +18,8 @@ import numpy as np
 from .lds import dwords_of
 from .mem_common import byte_range, bytes_to_dwords, mod_int, regfile
 from .pending import LDS, AsyncOp
-from .program import reg_keys
-from .semantics import RW_SETS, binder
+from .registry import RW_SETS, binder
+from .regkeys import reg_keys
 
 READS = {"ds_read_b32": (4, False), "ds_read_b64": (8, False), "ds_read_b96": (12, False),
          "ds_read_b128": (16, False), "ds_read_u8": (1, False), "ds_read_i8": (1, True),
@@ -491,7 +491,3 @@ def bind_swizzle(ins):
         src = np.where(act, w.vgpr[vaddr.index], 0).astype(np.uint32)
         _lane_result(m, w, ins, vdst, src[src_lane])
     return fn
-
-
-# gfx950 transpose reads: registered by importing the module (it uses _check/_trace_banks above)
-from . import mem_lds_tr  # noqa: F401

@@ -49,8 +49,8 @@ from .lds import dwords_of
 from .mem_common import mod_int, regfile
 from .mem_lds import _check, _trace_banks
 from .pending import LDS, AsyncOp
-from .program import reg_keys
-from .semantics import binder
+from .registry import binder
+from .regkeys import reg_keys
 
 # mnemonic -> (element bits, bytes per lane, required address alignment in bytes)
 TR_READS = {"ds_read_b64_tr_b16": (16, 8, 8), "ds_read_b64_tr_b8": (8, 8, 8),

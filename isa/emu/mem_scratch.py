@@ -19,11 +19,11 @@ import numpy as np
 
 from ..operands import Reg
 from .errors import ScratchOutOfBoundsError
-from .mem_buffer import LOADS, STORES
 from .mem_common import byte_range, bytes_to_dwords, lanes_to_bytes, mod_int, regfile
+from .mem_ops import LOADS, STORES
 from .pending import VM, AsyncOp
-from .program import reg_keys
-from .semantics import binder
+from .registry import binder
+from .regkeys import reg_keys
 
 
 def _buffer(m, w) -> np.ndarray:

@@ -13,8 +13,8 @@ from ..operands import Imm, Reg
 from .errors import GlobalOutOfBoundsError
 from .mem_common import mod_int, scalar_operand_value
 from .pending import SMEM, AsyncOp
-from .program import reg_keys
-from .semantics import binder
+from .registry import binder
+from .regkeys import reg_keys
 
 WIDTHS = {"dword": 1, "dwordx2": 2, "dwordx4": 4, "dwordx8": 8, "dwordx16": 16}
 

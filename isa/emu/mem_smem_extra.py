@@ -21,11 +21,11 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import EmulatorError, GlobalOutOfBoundsError
-from .mem_global import ATOMIC_OPS, ATOMIC_OPS64
+from .mem_ops import ATOMIC_OPS, ATOMIC_OPS64
 from .mem_smem import smem_offset
 from .pending import SMEM, AsyncOp
-from .program import reg_keys
-from .semantics import RW_SETS, handler
+from .registry import RW_SETS, handler
+from .regkeys import reg_keys
 
 STORE_WIDTHS = {"dword": 1, "dwordx2": 2, "dwordx4": 4}
 ATOMIC_BASES = ("swap", "cmpswap", "add", "sub", "smin", "umin", "smax", "umax", "and", "or",

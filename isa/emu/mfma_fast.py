@@ -32,6 +32,9 @@ import numpy as np
 
 from isa.numerics import FORMAT_BITS, decode_table
 
+from .mfma_plan import _blgp_src
+from .mfma_plan import _plan as model_plan
+
 _RAW = {8: np.uint8, 16: np.uint16}
 _MAX_SUB = 8            # products fused per (sub)group that the 16**e trick is proven for
 
@@ -87,8 +90,6 @@ def plan(name: str, arch: str, cbsz: int, abid: int, blgp: int) -> Plan | None:
 
 @cache
 def _plan(name: str, arch: str, cbsz: int, abid: int, blgp: int) -> Plan | None:
-    from .mfma import _blgp_src
-    from .mfma import _plan as model_plan
     info, lay, (fa, fb) = model_plan(name, arch, cbsz, abid, blgp)   # checks the modifiers
     if info.kind not in ("fdpa", "fdpa2"):
         return None

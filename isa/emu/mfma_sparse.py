@@ -55,11 +55,10 @@ from isa.mfma_layout import layout, regs_to_elems
 from isa.mfma_shapes import MfmaInfo, MfmaOperandError
 from isa.operands import Reg
 
-from . import semantics
 from .errors import EmulatorError, UnknownInstructionError
 from .mfma import _fdpa, _formats, _int_dot, _values
-from .program import reg_keys
-from .semantics import handler
+from .registry import RW_SETS, handler
+from .regkeys import reg_keys
 
 _GFX942 = frozenset({"gfx942", "gfx950"})   # the CDNA3 forms exist on gfx950 too (LLVM tables)
 _FULL = (1 << 64) - 1
@@ -199,7 +198,7 @@ def _rw(ins):
 
 
 for _name in list(SPARSE_TABLE) + list(_GFX950_ONLY):
-    semantics.RW_SETS[_name] = _rw
+    RW_SETS[_name] = _rw
 
 
 def _rows(w, op, n: int, what: str, ins) -> np.ndarray:

@@ -4,8 +4,7 @@ Two layers. The plain functions of the interface (``read_scalar``, ``write_scala
 ``write_vector``, ``imm_for_type``) for occasional use, and accessor factories (``scalar_getter``,
 ``scalar_setter``, ``vector_getter``, ``vector_setter``) that resolve an operand once at bind time and
 return a closure, so a bound instruction touches no Python dispatch on operand kind per step.
-The ALU registry (``alu``, ``BINDERS``, ``alu_binders``, ``alu_handlers``) lives here too, shared by
-the ALU modules, with ``execute`` to run one instruction on a wave (tests, debugging).
+``alu`` registers the ALU binders in their format's registry (isa.emu.registry).
 
 Register layout (EMU_INTERFACE.md): ``w.sgpr`` uint32[108] with vcc_lo/hi at 106/107, ``w.vgpr`` and
 ``w.agpr`` uint32[256, 64], EXEC as a Python int (written through ``w.set_exec``), ``w.m0``, ``w.scc``.
@@ -20,6 +19,8 @@ import numpy as np
 from ..errors import IsaError
 from ..instr import Instr
 from ..operands import Imm, Label, Reg, Special
+from .mem_common import APERTURE_OPERANDS
+from .registry import binder
 
 # IEEE results (inf, NaN, denormals) are the semantics being emulated, not errors: the ALU modules run
 # with NumPy's floating-point error reporting off for the importing thread (a per-instruction
@@ -118,7 +119,6 @@ def scalar_getter(op, width: int = 1, typ: str | None = None) -> Callable[[objec
             return lambda w: w.scc
         if name.startswith("src_") and name.endswith(("_base", "_limit")):
             # aperture registers (isa.emu.mem_flat): 64-bit values; LLVM reads them as s[n:n+1]
-            from .mem_flat import APERTURE_OPERANDS
             if name in APERTURE_OPERANDS and width == 2:
                 value = APERTURE_OPERANDS[name]
                 return lambda w: value
@@ -262,23 +262,17 @@ def write_vector(w, op, values, mask=None) -> None:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Registry of the ALU semantics. A binder turns one Instr into a closure ``(m, w) -> None``; the plain
-# handler ``(m, w, ins)`` form of the emulator interface caches the binding per instruction object.
+# Registration of the ALU semantics: a binder turns one Instr into a closure ``(m, w) -> None``,
+# registered in its format's registry (isa.emu.registry: SOP for s_*, VOP for v_*; a duplicate is an
+# error). ``isa.emu.catalog.execute`` runs one instruction on a wave (tests, debugging).
 # ---------------------------------------------------------------------------------------------------
 Bound = Callable[[object, object], None]
 Binder = Callable[[Instr], Bound]
-BINDERS: dict[str, Binder] = {}
 
 
 def alu(*mnemonics: str):
     """Decorator registering a binder ``(ins) -> (m, w) -> None`` for the mnemonics."""
-    def deco(fn: Binder) -> Binder:
-        for name in mnemonics:
-            if name in BINDERS:
-                raise AluError(f"mnemonic {name} registered twice")
-            BINDERS[name] = fn
-        return fn
-    return deco
+    return binder(*mnemonics)
 
 
 def register(names, make: Callable[[str], Binder]) -> None:
@@ -292,50 +286,3 @@ def ops(ins: Instr, n: int) -> tuple:
     if len(ins.operands) < n:
         raise AluOperandError(f"{ins} has {len(ins.operands)} operands, {ins.op} needs {n}")
     return ins.operands[:n]
-
-
-def as_handler(binder: Binder) -> Callable[[object, object, Instr], None]:
-    cache: dict[int, tuple[Instr, Bound]] = {}
-
-    def handler(m, w, ins):
-        hit = cache.get(id(ins))
-        if hit is None or hit[0] is not ins:
-            hit = (ins, binder(ins))
-            cache[id(ins)] = hit
-        hit[1](m, w)
-    return handler
-
-
-def alu_binders() -> dict[str, Binder]:
-    """Every ALU binder (imports the semantic modules so they register)."""
-    from . import branch, salu, valu_cmp, valu_cvt, valu_dot, valu_float, valu_int, valu_lane  # noqa: F401
-    return dict(BINDERS)
-
-
-def alu_handlers() -> dict[str, Callable[[object, object, Instr], None]]:
-    """Every ALU mnemonic as a plain ``(m, w, ins)`` handler (binding cached per instruction)."""
-    return {name: as_handler(b) for name, b in alu_binders().items()}
-
-
-class _BareMachine:
-    """What ALU binders need of a machine when one runs an instruction outside a program."""
-
-    def __init__(self, arch: str):
-        self.arch = arch
-
-
-def execute(w, ins, m=None, arch: str = "gfx942") -> None:
-    """Run one ALU instruction (an ``Instr`` or an LLVM assembly line) on wave ``w`` (tests, debugging).
-
-    ``m`` defaults to a bare machine knowing only ``arch``; branches need a real machine. Text is
-    parsed without the arch table check, so semantics can be tested ahead of the tables."""
-    if isinstance(ins, str):
-        from ..asm_parse import parse_line
-        parsed = parse_line(ins)
-        if parsed is None:
-            raise AluOperandError(f"no instruction in {ins!r}")
-        ins = parsed
-    binder = alu_binders().get(ins.op)
-    if binder is None:
-        raise AluError(f"no ALU semantics for {ins.op!r}")
-    binder(ins)(m if m is not None else _BareMachine(arch), w)

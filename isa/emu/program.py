@@ -12,34 +12,10 @@ from collections.abc import Callable
 
 from ..decode import mnemonics
 from ..instr import Instr
-from ..operands import Imm, Label, Reg, Special
-from . import hazard_check, semantics
+from ..operands import Imm, Label, Reg
+from . import catalog, hazard_check
 from .errors import EmulatorError, UnknownInstructionError
-
-V_BASE = 1000
-A_BASE = 2000
-_SPECIAL_KEYS = {"vcc": (106, 107), "vcc_lo": (106,), "vcc_hi": (107,)}
-
-
-def reg_keys(op) -> tuple[int, ...]:
-    if isinstance(op, Reg):
-        base = 0 if op.file == "s" else (V_BASE if op.file == "v" else A_BASE)
-        return tuple(range(base + op.index, base + op.index + op.count))
-    if isinstance(op, Special):
-        return _SPECIAL_KEYS.get(op.name, ())
-    return ()
-
-
-def key_name(k: int) -> str:
-    if k >= A_BASE:
-        return f"a{k - A_BASE}"
-    if k >= V_BASE:
-        return f"v{k - V_BASE}"
-    if k == 106:
-        return "vcc_lo"
-    if k == 107:
-        return "vcc_hi"
-    return f"s{k}"
+from .regkeys import A_BASE, V_BASE, key_name, reg_keys  # noqa: F401  (re-exported)
 
 
 def spec_lookup(arch: str) -> Callable | None:
@@ -117,8 +93,6 @@ class Program:
         self.offsets = offsets
         get_spec = spec_lookup(arch)
         known = mnemonics(arch)
-        handlers = semantics.load_all()
-        alu_binders = _alu_binders()
         for pc, ins in enumerate(instrs):
             if ins.op not in known:
                 # a text program may name an instruction of the other arch (the decoder never
@@ -133,7 +107,7 @@ class Program:
             _rw_sets(e)
             e.ws = _wait_states(ins)
             e.is_mfma = e.spec is not None and e.spec.mfma is not None
-            e.fn = _bind(e, handlers, alu_binders, arch)
+            e.fn = catalog.bind(ins, e.spec, arch)
             hazard_check.classify(arch, e)
             self.entries.append(e)
         if offsets is not None:
@@ -191,19 +165,6 @@ class Program:
                                 f"{sorted(self.labels)[:10]}") from None
 
 
-def _alu_binders() -> dict:
-    try:
-        from .operand_io import alu_binders
-    except ImportError:
-        return {}
-    try:
-        return alu_binders()
-    except ImportError:
-        # Some ALU module is still being written; use what registered so far.
-        from .operand_io import BINDERS
-        return dict(BINDERS)
-
-
 def _find_spec(get_spec, ins: Instr):
     return None if get_spec is None else get_spec(ins)
 
@@ -227,7 +188,7 @@ def _rw_sets(e: Entry) -> None:
     ins, spec = e.instr, e.spec
     reads: list[int] = []
     writes: list[int] = []
-    custom = semantics.RW_SETS.get(ins.op)
+    custom = catalog.RW_SETS.get(ins.op)
     if custom is not None:
         reads, writes = custom(ins)
     elif spec is not None:
@@ -250,32 +211,3 @@ def _rw_sets(e: Entry) -> None:
                 e.max_v = max(e.max_v, op.last)
             else:
                 e.max_a = max(e.max_a, op.last)
-
-
-def _bind(e: Entry, handlers: dict, alu_binders: dict, arch: str):
-    ins = e.instr
-    try:
-        b = semantics.CORE_BINDERS.get(ins.op)
-        if b is not None:
-            return b(ins)
-        if e.is_mfma:
-            from .control import bind_mfma
-            return bind_mfma(ins, e.spec, arch)
-        b = alu_binders.get(ins.op)
-        if b is not None:
-            return b(ins)
-        h = handlers.get(ins.op)
-        if h is not None:
-            return lambda m, w: h(m, w, ins)
-    except EmulatorError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - a binder rejected this operand form: fail when executed
-        err = f"cannot bind '{ins}': {type(exc).__name__}: {exc}"
-        return _raiser(UnknownInstructionError, err)
-    return _raiser(UnknownInstructionError, f"no emulator semantics for mnemonic {ins.op!r}")
-
-
-def _raiser(cls, what: str):
-    def fn(m, w):
-        raise m.error(cls, what, w)
-    return fn

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from .errors import EmulatorError, PendingOverwriteError, PendingReadError, RegisterBudgetError
 from .operand_io import M32, M64, scalar_getter, scalar_setter
-from .semantics import RW_SETS, handler
+from .registry import RW_SETS, handler
 
 
 class TrapError(EmulatorError):
@@ -118,12 +118,12 @@ def _movreld(n: int):
 
 
 def _movrels_rw(ins):
-    from .program import reg_keys
+    from .regkeys import reg_keys
     return [], list(reg_keys(ins.operands[0]))
 
 
 def _movreld_rw(ins):
-    from .program import reg_keys
+    from .regkeys import reg_keys
     return list(reg_keys(ins.operands[1])), []
 
 

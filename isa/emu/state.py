@@ -1,6 +1,6 @@
 """Architectural state of one wave64: register files, EXEC, SCC, M0, PC and budgets.
 
-This is the contract every emulator handler works on (handlers: ``isa.emu.semantics``).
+This is the contract every emulator handler works on (handlers: the format registries of ``isa.emu.registry``).
 Register files are NumPy arrays, one row per register and one column per lane, so a VALU
 op is one vector operation over a row. Asynchronous memory bookkeeping (pending results,
 counters) is kept here as plain fields but is owned by ``isa.emu.pending``.

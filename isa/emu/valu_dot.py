@@ -7,7 +7,7 @@ import numpy as np
 
 from .dpp import clamp01, dpp_of, plain_reader
 from .operand_io import AluModifierError, alu, ops, vector_getter, vector_setter
-from .semantics import RW_SETS
+from .registry import RW_SETS
 from .valu_float import F32, F64, _pk_elems
 
 
@@ -38,7 +38,7 @@ alu("v_dot2_f32_bf16", "v_dot2c_f32_bf16")(_dot_f("bf16"))   # dot2c bf16: gfx95
 
 
 def _dot_c_rw(ins):
-    from .program import reg_keys
+    from .regkeys import reg_keys
     return [k for op in ins.operands for k in reg_keys(op)], list(reg_keys(ins.operands[0]))
 
 

@@ -9,8 +9,8 @@ VOP3 chapters: mac/madak/madmk_f16, mad_legacy_*, div_fixup_legacy_f16, pk_fmac_
 mqsad, bitop3_b16, prng_b32); LLVM ConstantFolding.cpp (cube ops) and AMDGPUInstCombineIntrinsic.cpp
 (v_trig_preop_f64) for bit-exact rules. Every mnemonic is also accepted by llvm-mc-22 (tests).
 
-Registration goes through ``operand_io.alu`` binders. semantics._extra_modules imports every isa/emu
-module whose source contains the text "@handler(" (this sentence), which is how this one is loaded.
+Registration goes through ``operand_io.alu`` binders into the VOP registry (isa.emu.registry);
+isa.emu.catalog imports this module.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from .operand_io import (
     vector_getter64,
     vector_setter,
 )
-from .semantics import RW_SETS
+from .registry import RW_SETS
 from .valu_float import _bind_pk, fma_round, maximum_ieee, minimum_ieee
 from .valu_int import INT_OPS, _bitop3
 
@@ -358,7 +358,7 @@ alu("v_pk_minimum3_f16")(_bind_pk(lambda a, b, c: minimum_ieee(minimum_ieee(a, b
 # to the high half (op_sel[3]) keeps the low half; the spec table lacks most of these ops, and its
 # default takes operand 0 as written only. ----------------------------------------------------------
 def _rw(ins):
-    from .program import reg_keys
+    from .regkeys import reg_keys
     dst = list(reg_keys(ins.operands[0])) if ins.operands else []
     srcs = [k for op in ins.operands[1:] for k in reg_keys(op)]
     if ins.op in ("v_mac_f16", "v_pk_fmac_f16") or sel_bit(ins, "op_sel", 3):

@@ -44,8 +44,8 @@ import numpy as np
 
 from .errors import EmulatorError, UnknownInstructionError
 from .operand_io import AluModifierError, ops, vector_getter, vector_setter
-from .program import reg_keys
-from .semantics import RW_SETS, binder, handler
+from .registry import RW_SETS, binder, handler
+from .regkeys import reg_keys
 
 U32 = np.uint32
 F64 = np.float64

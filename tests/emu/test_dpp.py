@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from isa.emu.operand_io import execute
+from isa.emu.catalog import execute
 from isa.emu.state import Wave
 
 FULL = (1 << 64) - 1

@@ -7,7 +7,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from isa.emu.operand_io import execute
+from isa.emu.catalog import execute
 from isa.emu.state import Wave
 
 EXEC = 0xFFFF_F0F0_0F0F_FFFF
