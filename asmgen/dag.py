@@ -25,8 +25,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import networkx as nx
+if TYPE_CHECKING:   # networkx is imported by build_dag only (start-up time)
+    import networkx as nx
 
 from .ir import Node
 from .passes.effects import Effects, effects
@@ -77,6 +79,7 @@ class BlockDag:
 def build_dag(nodes: Iterable[Node], arch: str, *, loop: bool = False, latency=None) -> nx.DiGraph:
     """The dependence DAG of ``nodes`` in program order (see the module docstring)."""
     d = block_dag(nodes, arch, loop=loop, latency=latency)
+    import networkx as nx
     g = nx.DiGraph()
     for pos, n in enumerate(d.nodes):
         g.add_node(n.id, node=n, pos=pos)     # (id, attrs) pairs in add_nodes_from are slower

@@ -16,7 +16,6 @@ import sys
 
 
 def register(sub) -> None:
-    import schedules.fuzz  # noqa: F401  (registers the "fuzz" recipe, so `asmgen gemm --schedule fuzz` works)
     f = sub.add_parser("fuzz", help="random configs x random legal schedules on the emulator")
     f.add_argument("kind", choices=("gemm", "attention"))
     f.add_argument("--budget", type=float, default=None, help="seconds (default 60 unless --examples)")

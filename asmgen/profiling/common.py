@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from ..errors import AsmgenError, ConfigError
 
 DEFAULT_ITERS = 8
@@ -41,6 +39,7 @@ def arch_params(meta: dict, device: str | None):
 def emulate_streams(meta: dict, hsaco: bytes, values: dict, seed: int = 0):
     """Run one workgroup (grid 1x1x1) with ``values`` on the emulator, trace on; per-wave streams.
     Scalars missing from ``values`` take the contract's value."""
+    import numpy as np
     from isa.cycle import streams_from_trace
     from isa.emu import Emulator
     from isa.emu.errors import EmulatorError
@@ -68,7 +67,7 @@ def co_resident(meta: dict, params) -> int:
     """Workgroups one CU holds at once: by waves per SIMD (the kernel's register occupancy) and by
     LDS (facts §1)."""
     res = meta.get("resources", {})
-    waves_wg = max(1, math.ceil(int(np.prod(meta["block"])) / 64))
+    waves_wg = max(1, math.ceil(int(math.prod(meta["block"])) / 64))
     per_simd = int(res.get("waves_per_simd", params.max_waves_per_simd))
     by_waves = max(1, (per_simd * int(params.simds_per_cu)) // waves_wg)
     lds = int(meta.get("lds_bytes", 0))

@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import heapq
 import random
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from ..dag import BlockDag
 from ..ir import Node
 from .groups import SchedError, pipelines
+
+if TYPE_CHECKING:   # only for annotations: networkx is not imported at start-up
+    import networkx as nx
 
 
 def _succ0(g) -> tuple[list[int], dict[int, list[tuple[int, int]]]]:
