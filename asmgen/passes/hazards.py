@@ -7,11 +7,12 @@ package) for every producer whose registers relate to the consumer, subtract the
 elapsed in between (every instruction is one state, ``s_nop N`` is N+1), and insert the missing
 states as ``s_nop`` (at most ``s_nop 15`` = 16 states each, as LLVM emits on gfx9; section 10).
 
-Program shape: the loop body's head is preceded either by the prologue's tail (loop entry) or by
-the body's own tail and loop control (back-edge); both are checked and the larger need wins. The
-body tail used for the back-edge is the one *before* nops are inserted, which can only
-under-count elapsed states, so the result is conservative. The epilogue is preceded by the
-(final) body, or by the prologue when there is no loop.
+Control flow (any CFG, ``Stream.cfg``): the hazard state at a block's entry is the join (worst
+case) of its predecessors' exit states: every producer still within reach on some path, with the
+fewest wait states elapsed on any path (``_walk``: a worklist fixpoint, then one inserting walk
+in layout order). A branch counts as what any instruction counts, one wait state, taken or not
+(the conservative assumption: the ISA guides give no extra states for a taken branch), so a
+block reached by a taken branch sees one state for the branch.
 
 The rules compare register ranges, so this pass runs after register allocation (before it,
 virtual registers that will share a physical register could not be checked anyway).
@@ -199,28 +200,24 @@ class _Walker:
         self.rule = cached
         self.free = _free_rules(arch)
         self.violations: list[str] = []
+        self._entries: dict[int, _Entry] = {}
 
     def entry(self, instr: Instr) -> _Entry:
-        return _Entry(instr, self.arch, self.exact)
+        """One entry per instruction object (the fixpoint compares exit states by entry)."""
+        e = self._entries.get(id(instr))
+        if e is None or e.instr is not instr:
+            e = self._entries[id(instr)] = _Entry(instr, self.arch, self.exact)
+        return e
 
-    def entries(self, nodes: list[Node]) -> list[_Entry]:
-        return [self.entry(n.instr) for n in nodes]
-
-    def run(self, nodes: list[Node], contexts: list[list[_Entry]], section: str) -> list[Node]:
-        """``contexts``: possible histories before the first node (one per CFG predecessor); a
-        consumer needs the most any of them (with this block's own history) requires."""
+    def run(self, nodes: list[Node], live_in: dict, section: str) -> tuple[list[Node], dict]:
+        """Walk a block from ``live_in`` (live producer entry -> wait states elapsed since it at
+        the block's start: the join of its predecessors' exits); returns the nodes (with nops
+        inserted when inserting) and the live producers at the block's end."""
         out: list[Node] = []
-        # live producers, most recent first: [end position in wait states, entry]; context
-        # producers end at <= 0 (this block starts at 0)
-        live: list[tuple[int, _Entry]] = []
-        for ctx in contexts:
-            end = 0
-            for p in reversed(ctx[-HORIZON:]):
-                if -end >= HORIZON:
-                    break
-                if p.pmask and p.reach > -end:
-                    live.append((end, p))
-                end -= p.states
+        # live producers, most recent first: [end position in wait states, entry]; producers of
+        # predecessors end at <= 0 (this block starts at 0)
+        live: list[tuple[int, _Entry]] = sorted(((-el, p) for p, el in live_in.items()),
+                                                key=lambda t: -t[0])
         free, rule = self.free, self.rule
         cur = 0
         for node in nodes:
@@ -251,25 +248,62 @@ class _Walker:
             cur += c.states
             if c.pmask and c.reach > 0:
                 live.insert(0, (cur, c))
-        return out
+        exit_live: dict = {}
+        for end, p in live:
+            el = cur - end
+            if el < p.reach and (p not in exit_live or el < exit_live[p]):
+                exit_live[p] = el
+        return out, exit_live
+
+
+def _join(states: list[dict]) -> dict:
+    """Worst case over predecessors: every live producer, with the fewest states elapsed."""
+    if len(states) == 1:
+        return states[0]
+    out: dict = {}
+    for st in states:
+        for p, el in st.items():
+            if p not in out or el < out[p]:
+                out[p] = el
+    return out
 
 
 def _walk(prog: Stream, insert: bool, rule=None) -> _Walker:
+    """Phase 1: the live producers at every block's exit over the stream as it is, to a fixpoint
+    (worklist over the CFG). Phase 2: every block in layout order from the join of its
+    predecessors' exits -- the final (nops inserted) exit of a block already walked, the phase-1
+    exit of a later one (a back-edge: without the nops inserted since, which can only
+    under-count elapsed states, so the result is conservative)."""
     w = _Walker(prog, insert, rule)
-    pro = w.run(prog.prologue, [], "prologue")
-    pro_hist = w.entries(pro[-HORIZON:])
-    if prog.body is not None:
-        body_tail = w.entries(prog.body[-HORIZON:])
-        body = w.run(prog.body, [pro_hist, body_tail], "loop")
-        epi_ctx = [w.entries(body[-HORIZON:])]
-    else:
-        body = None
-        epi_ctx = [pro_hist]
-    epi = w.run(prog.epilogue, epi_ctx, "epilogue")
+    blocks = prog.blocks
+    succ, pred = prog.cfg()
+    n = len(blocks)
+    probe = _Walker(prog, False, rule)
+    probe.entry, probe.rule = w.entry, w.rule    # shared memos
+    outs: list[dict | None] = [None] * n
+    work = {0}
+    runs = [0] * n
+    while work:
+        b = min(work)
+        work.discard(b)
+        runs[b] += 1
+        if runs[b] > 4 * HORIZON + 8:
+            raise HazardError(f"hazard analysis found no fixpoint at block {blocks[b].name}")
+        live_in = _join([outs[p] for p in pred[b] if outs[p] is not None] or [{}])
+        _, out = probe.run(blocks[b].nodes, live_in, blocks[b].name)
+        if out != outs[b]:
+            outs[b] = out
+            work.update(succ[b])
+    final: list[dict | None] = [None] * n
+    new_nodes = []
+    for b, blk in enumerate(blocks):
+        ins = [(final[p] if p < b else outs[p]) for p in pred[b]]
+        live_in = _join([x for x in ins if x is not None] or [{}])
+        nodes, final[b] = w.run(blk.nodes, live_in, blk.name)
+        new_nodes.append(nodes)
     if insert:
-        prog.prologue, prog.epilogue = pro, epi
-        if body is not None:
-            prog.body = body
+        for blk, nodes in zip(blocks, new_nodes):
+            blk.nodes = nodes
     return w
 
 

@@ -1,10 +1,11 @@
-"""Live intervals of virtual registers over a scheduled program (prologue, do-while body, epilogue).
+"""Live intervals of virtual registers over a scheduled program (any CFG of blocks).
 
-Positions number the final stream: prologue 0..P-1, body P..P+B-1, epilogue after. Liveness is
-solved per register unit (dword) by backward dataflow over the three-block CFG (prologue -> body,
-body -> body (back-edge), body -> epilogue; prologue -> epilogue without a loop), so a value live
-across the back-edge covers the whole loop. Each root's interval is the hull of every position
-where one of its units is referenced or live: ``[start, end]`` inclusive. An instruction's reads
+Positions number the final stream: the blocks' nodes in layout order. Liveness is solved per
+register unit (dword) by backward dataflow over the block CFG (``Stream.cfg``) to a fixpoint, so
+a value live across a back-edge is live at the loop header's start and the latch's end. Each
+root's interval is the hull of every position where one of its units is referenced or live:
+``[start, end]`` inclusive (sound for any layout: a point where a value is live lies between a
+block start or reference before it and a block end or reference after it). An instruction's reads
 and writes share its position, so a value last read at ``p`` and one first written at ``p`` never
 share registers (conservative: no dst = src reuse).
 
@@ -90,23 +91,20 @@ def compute_liveness(prog: Stream) -> Liveness:
         pos += len(nodes)
     length = pos
 
-    ue = {name: _section_sets(r) for name, r in refs.items()}
-    live_in = {name: set() for name in refs}
-    live_out = {name: set() for name in refs}
-    has_loop = "loop" in refs
-    succ = {"prologue": ["loop"] if has_loop else ["epilogue"], "loop": ["loop", "epilogue"],
-            "epilogue": []}
+    succ, _pred = prog.cfg()
+    names = [name for name, _ in sections]
+    ue = [_section_sets(refs[name]) for name in names]
+    live_in: list[set] = [set() for _ in names]
+    live_out: list[set] = [set() for _ in names]
     changed = True
-    while changed:
+    while changed:               # backward dataflow to a fixpoint (reverse layout order)
         changed = False
-        for name in ("epilogue", "loop", "prologue"):
-            if name not in refs:
-                continue
-            out = set().union(*(live_in[s] for s in succ[name])) if succ[name] else set()
-            use, defs = ue[name]
+        for b in range(len(names) - 1, -1, -1):
+            out = set().union(*(live_in[t] for t in succ[b])) if succ[b] else set()
+            use, defs = ue[b]
             inn = use | (out - defs)
-            if out != live_out[name] or inn != live_in[name]:
-                live_out[name], live_in[name] = out, inn
+            if out != live_out[b] or inn != live_in[b]:
+                live_out[b], live_in[b] = out, inn
                 changed = True
 
     lo: dict[int, int] = {}
@@ -133,9 +131,10 @@ def compute_liveness(prog: Stream) -> Liveness:
                         lo[vid] = p
                     hi[vid] = p
         end = base + max(len(lst) - 1, 0)
-        for u in live_in[name]:
+        b = names.index(name)
+        for u in live_in[b]:
             touch(u[1], base)
-        for u in live_out[name]:
+        for u in live_out[b]:
             touch(u[1], end)
     k = prog.kernel
     intervals = {}

@@ -1,6 +1,6 @@
 """The ordered pass pipeline from a KernelIR to a verified stream on physical registers.
 
-    schedule (per block: DAG + list scheduler) -> lower to a Stream (loop control, s_endpgm)
+    schedule (per block: DAG + list scheduler) -> lower to a Stream (terminators, s_endpgm)
       -> waitcnt insertion -> register allocation -> hazard s_nops -> verify
 
 The hazard pass runs after allocation because its rules compare physical register ranges (two
@@ -9,7 +9,8 @@ that liveness can keep in-flight load destinations reserved until their wait. ``
 program)`` is called after every stage (for examples/dump_pipeline.py and debugging).
 
 Recipes: ``recipe`` is passed to the list scheduler for every block, or, when it has a
-``for_block(name)`` method ("prologue" | "loop" | "epilogue"), the object that returns.
+``for_block(role)`` method (the block's role: "prologue" | "loop" | "epilogue"), the object
+that returns. Each block is scheduled on its own; its terminator stays after it, unscheduled.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from isa.instr import Instr
 
 from ..dag import block_dag
-from ..ir import Block, KernelIR, Stream
+from ..ir import Block, KernelIR, SBlock, Stream
 from ..sched.list_sched import schedule
 from .hazards import insert_nops
 from .regalloc import Allocation, allocate
@@ -40,33 +41,33 @@ class Compiled:
         return self.stream.items()
 
 
-def _recipe_for(recipe, name: str):
+def _recipe_for(recipe, role: str):
     if recipe is not None and hasattr(recipe, "for_block"):
-        return recipe.for_block(name)
+        return recipe.for_block(role)
     return recipe
 
 
-def schedule_block(block: Block, recipe=None, *, loop: bool = False):
-    """The block's nodes in scheduled order."""
+def schedule_block(block: Block, recipe=None, *, loop: bool | None = None):
+    """The block's nodes in scheduled order (a block inside a loop gets loop-carried edges)."""
     if not block.nodes:
         return []
+    loop = block.in_loop if loop is None else loop
     g = block_dag(block.nodes, block.kernel.arch, loop=loop)
-    return schedule(block.nodes, g, _recipe_for(recipe, block.name))
+    return schedule(block.nodes, g, _recipe_for(recipe, block.role))
 
 
 def lower(kernel: KernelIR, recipe=None) -> Stream:
-    """Schedule every block and assemble the Stream (loop control and s_endpgm appended)."""
-    pro = schedule_block(kernel.prologue, recipe)
-    # unscheduled pieces (a conditional barrier: compare + s_barrier, asmgen.ir) stay together
-    pro += [kernel.new_node(i, tags) for i, tags in kernel.prologue_tail]
-    body = None
-    if kernel.loop is not None:
-        body = schedule_block(kernel.loop.body, recipe, loop=True)
-        body += [kernel.new_node(i, {"loop_ctrl"}) for i in kernel.loop.control_instrs()]
-    epi = [kernel.new_node(i, tags) for i, tags in kernel.epilogue_head] + \
-        schedule_block(kernel.epilogue, recipe)
-    epi.append(kernel.new_node(Instr("s_endpgm"), {"end"}))
-    return Stream(kernel, pro, body, epi)
+    """Schedule every block and assemble the Stream: each block's scheduled nodes, then its
+    unscheduled terminator (compare/branch, loop control); ``s_endpgm`` ends the epilogue."""
+    blocks = []
+    for b in kernel.blocks():
+        nodes = schedule_block(b, recipe) + [kernel.new_node(i, tags) for i, tags in b.term]
+        if b is kernel.epilogue:
+            nodes.append(kernel.new_node(Instr("s_endpgm"), {"end"}))
+        blocks.append(SBlock(b.name, nodes, b.role, b.label, b.hoist_waits))
+    prog = Stream.of_blocks(kernel, blocks)
+    prog.cfg()      # raises IRError on a branch to an undefined label / a fall-through past the end
+    return prog
 
 
 def compile_kernel(kernel: KernelIR, recipe=None, *, limits: dict[str, int] | None = None,

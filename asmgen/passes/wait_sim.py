@@ -12,10 +12,10 @@ instruction that reads or writes a register unit a load in flight will still wri
 Scope: register dependences on load results (RAW, and WAR/WAW against a load in flight). LDS
 regions, LDS-DMA and barriers are checked by the bracket analysis only.
 
-Loop: the body is simulated again from each new loop-head state until a head state repeats
-(``_Queues.key``: normally after one or two trips), at most ``MAX_TRIPS`` times; the
-epilogue is simulated from every distinct state the body can exit with. A state still changing
-after ``MAX_TRIPS`` trips is reported (the kernel leaves loads in flight across iterations with
+Control flow (any CFG, ``Stream.cfg``): every block is simulated from every distinct queue state
+it can be entered with (``_Queues.key``; a loop body normally sees one or two), found by a
+worklist over the successors; a block entered with more than ``MAX_TRIPS`` distinct states is
+reported (the kernel leaves loads in flight across iterations with
 no wait bounding them). An in-order op that writes no register (a store) is dropped once it is
 the oldest in flight (it cannot change what a wait retires), which keeps a store-only loop finite.
 """
@@ -138,23 +138,22 @@ def _unit_text(u: tuple) -> str:
 def simulate_waits(prog: Stream) -> list[str]:
     """Register reads/writes of load results still in flight (empty list = none found)."""
     ck = _Checker(prog.kernel.arch)
-    q = ck.run(prog.prologue, _Queues(), "prologue")
-    exits = [q]
-    if prog.body is not None:
-        seen_heads: set = set()
-        exits, exit_keys = [], set()
-        for _ in range(MAX_TRIPS):
-            k = q.key()
-            if k in seen_heads:
-                break
-            seen_heads.add(k)
-            q = ck.run(prog.body, q.copy(), "loop")
-            if q.key() not in exit_keys:
-                exit_keys.add(q.key())
-                exits.append(q)
-        else:
-            ck.problems[("loop", -1)] = (f"loop: the ops in flight at the loop head still change after "
-                                         f"{MAX_TRIPS} trips (loads left in flight across iterations)")
-    for q in exits:
-        ck.run(prog.epilogue, q.copy(), "epilogue")
+    blocks = prog.blocks
+    succ, _ = prog.cfg()
+    seen: list[set] = [set() for _ in blocks]
+    work = [(0, _Queues())]
+    while work:
+        b, q = work.pop()
+        k = q.key()
+        if k in seen[b]:
+            continue
+        if len(seen[b]) >= MAX_TRIPS:
+            ck.problems[(blocks[b].name, -1)] = (
+                f"{blocks[b].name}: the ops in flight at the block's start still change after "
+                f"{MAX_TRIPS} visits (loads left in flight across loop iterations)")
+            continue
+        seen[b].add(k)
+        q = ck.run(blocks[b].nodes, q.copy(), blocks[b].name)
+        for t in reversed(succ[b]):
+            work.append((t, q))
     return list(ck.problems.values())

@@ -34,9 +34,12 @@ loop head carries ``pub``), so p may exceed the barriers of one iteration. The r
 whatever p is. Too large a p is a template bug the emulator reports (``LdsRaceError`` /
 ``PendingReadError``); the pass trusts the annotation.
 
-Loops: the state at the loop head is the join of the prologue's exit state and the body's exit
-state (per unit the most recent score, i.e. the stricter wait), iterated to a fixpoint; the
-epilogue starts from the body's exit state. Existing s_waitcnt instructions in the stream are
+Control flow (any CFG, ``Stream.cfg``): a block starts from the join of its predecessors' exit
+states (per unit the most recent score, i.e. the stricter wait), iterated to a fixpoint over a
+worklist, as LLVM's SIInsertWaitcnts merges per-block WaitcntBrackets; then every block is
+processed once from its fixed entry state. Waits go before a block's trailing branch, never
+after it. A successor marked ``hoist_waits`` (the conditional barrier) has its first
+instruction's wait placed before its predecessor's branch, so both paths wait. Existing s_waitcnt instructions in the stream are
 honoured, so the pass is idempotent; ``check_program`` runs the same analysis without inserting
 and returns what is missing (the verifier after register allocation).
 
@@ -52,12 +55,13 @@ from isa.instr import Instr
 from isa.operands import Imm
 
 from ..errors import AsmgenError
-from ..ir import Node, Stream
+from ..ir import COND_BRANCHES, JUMP, Node, Stream
 from .effects import effects
 
 VM_MAX = waitcnt_enc.VM_MAX        # 63: vmcnt is 6 bits on gfx9 (cdna-facts section 4)
 LGKM_MAX = waitcnt_enc.LGKM_MAX    # 15: lgkmcnt is 4 bits
 MAX_FIXPOINT_ITERS = 64
+BRANCH_OPS = (*COND_BRANCHES, JUMP)
 NO_SCORE = -(1 << 62)              # "no such op": below every lb (normalized scores go negative)
 
 
@@ -307,39 +311,54 @@ class Analyzer:
             st.pub = {k - 1: s for k, s in st.pub.items() if k > 1}
         self._retire(st, section, idx)
 
-    def run(self, nodes: list[Node], st: State, section: str) -> list[Node]:
-        """Process ``nodes`` from ``st`` (mutated); returns the nodes with waits inserted."""
+    def run(self, nodes: list[Node], st: State, section: str,
+            before_term: list[Node] | None = None) -> list[Node]:
+        """Process ``nodes`` from ``st`` (mutated); returns the nodes with waits inserted.
+        ``before_term`` (insert mode): nodes whose needs are met before the block's trailing
+        branch (the first node of a ``hoist_waits`` successor)."""
         out: list[Node] = []
-        for node in nodes:
+        term = len(nodes)
+        if before_term:
+            while term and nodes[term - 1].instr.op in BRANCH_OPS:
+                term -= 1
+        for i, node in enumerate(nodes):
+            if i == term and before_term:
+                for hn in before_term:
+                    self._wait_for(st, hn, effects(self.arch, hn.instr), out, section)
             e = effects(self.arch, node.instr)
             if e.waitcnt:
                 vm, lg = waitcnt_fields(node.instr)
                 out.append(node)
                 self.apply_wait(st, vm, lg, section, len(out) - 1)
                 continue
-            need = self.needs(st, node, e)
-            if need.vm is not None or need.lgkm is not None:
-                if self.insert:
-                    vm, lg = need.vm, need.lgkm
-                    prev = out[-1] if out else None
-                    if prev is not None and "wait" in prev.tags and effects(self.arch, prev.instr).waitcnt:
-                        pvm, plg = waitcnt_fields(prev.instr)
-                        vm = pvm if vm is None else min(vm, pvm)
-                        lg = plg if lg is None else min(lg, plg)
-                        prev.instr = make_waitcnt(vm, lg)
-                    else:
-                        out.append(self.kernel.new_node(make_waitcnt(vm, lg), {"wait"},
-                                                        comment="; ".join(need.why)))
-                    self.apply_wait(st, need.vm, need.lgkm, section, len(out) - 1)
-                else:
-                    self.violations.append(
-                        f"{section}[{len(out)}] {node.instr}: needs "
-                        f"{'' if need.vm is None else f'vmcnt({need.vm}) '}"
-                        f"{'' if need.lgkm is None else f'lgkmcnt({need.lgkm}) '}({'; '.join(need.why)})")
-                    self.apply_wait(st, need.vm, need.lgkm, section, len(out))
+            self._wait_for(st, node, e, out, section)
             out.append(node)
             self.event(st, node, e, section, len(out) - 1)
         return out
+
+    def _wait_for(self, st: State, node: Node, e, out: list[Node], section: str) -> None:
+        """Insert (or report) the wait ``node`` needs before it, at the end of ``out``."""
+        need = self.needs(st, node, e)
+        if need.vm is None and need.lgkm is None:
+            return
+        if self.insert:
+            vm, lg = need.vm, need.lgkm
+            prev = out[-1] if out else None
+            if prev is not None and "wait" in prev.tags and effects(self.arch, prev.instr).waitcnt:
+                pvm, plg = waitcnt_fields(prev.instr)
+                vm = pvm if vm is None else min(vm, pvm)
+                lg = plg if lg is None else min(lg, plg)
+                prev.instr = make_waitcnt(vm, lg)
+            else:
+                out.append(self.kernel.new_node(make_waitcnt(vm, lg), {"wait"},
+                                                comment="; ".join(need.why)))
+            self.apply_wait(st, need.vm, need.lgkm, section, len(out) - 1)
+        else:
+            self.violations.append(
+                f"{section}[{len(out)}] {node.instr}: needs "
+                f"{'' if need.vm is None else f'vmcnt({need.vm}) '}"
+                f"{'' if need.lgkm is None else f'lgkmcnt({need.lgkm}) '}({'; '.join(need.why)})")
+            self.apply_wait(st, need.vm, need.lgkm, section, len(out))
 
 
 def _u(u: tuple) -> str:
@@ -348,60 +367,116 @@ def _u(u: tuple) -> str:
 
 
 def analyze_program(prog: Stream, insert: bool) -> Analyzer:
-    """Run the analysis over the whole program (loop fixpoint included); with ``insert`` the
-    program's node lists are replaced by ones with waits inserted."""
+    """Run the analysis over the whole CFG (a worklist fixpoint of the block entry states, then
+    one pass in layout order from them); with ``insert`` every block's node list is replaced by
+    one with waits inserted."""
     k = prog.kernel
+    blocks = prog.blocks
+    succ, pred = prog.cfg()
+    n = len(blocks)
+    extra = _block_extras(prog, succ, pred) if insert else [None] * n
+    ins: list[State | None] = [None] * n
+    outs: list[State | None] = [None] * n
+    keys: list[tuple | None] = [None] * n
+    ins[0] = State()
+    runs = [0] * n
+    work = {0}
+    while work:
+        b = min(work)         # layout order: predecessors first, except along back-edges
+        work.discard(b)
+        runs[b] += 1
+        if runs[b] > MAX_FIXPOINT_ITERS:
+            raise WaitcntError(f"waitcnt analysis found no fixpoint for block {blocks[b].name} in "
+                               f"{MAX_FIXPOINT_ITERS} iterations")
+        probe = Analyzer(k.arch, k, insert)
+        st = ins[b].copy()
+        nodes = [_clone(x) for x in blocks[b].nodes] if insert else blocks[b].nodes
+        _run_block(probe, prog, b, nodes, st, extra[b])
+        outs[b] = st
+        for t in succ[b]:
+            new = _entry_state(outs, pred[t], t == 0)
+            if keys[t] is None or new.key() != keys[t]:
+                ins[t], keys[t] = new, new.key()
+                work.add(t)
     an = Analyzer(k.arch, k, insert)
-    st = State()
-    pro = an.run(prog.prologue, st, "prologue")
-    if insert and prog.body is not None:
-        _wait_smem_at_loop_entry(prog, an, st, pro)
-    if prog.body is not None:
-        exit_pro = st
-        head = exit_pro.copy()
-        seen = head.key()
-        for _ in range(MAX_FIXPOINT_ITERS):
-            probe = Analyzer(k.arch, k, insert)
-            s = head.copy()
-            probe.run([_clone(n) for n in prog.body] if insert else prog.body, s, "loop")
-            nxt = join(exit_pro, s)
-            if nxt.key() == seen:
-                break
-            head, seen = nxt, nxt.key()
-        else:
-            raise WaitcntError(f"waitcnt loop analysis found no fixpoint in {MAX_FIXPOINT_ITERS} "
-                               f"iterations")
-        st = head.copy()
-        body = an.run(prog.body, st, "loop")
-        # loads still in flight at the back-edge retire at the head of the next iteration
-        # (liveness sees that through the loop-head state; nothing more to record here)
-    else:
-        body = None
-    epi = an.run(prog.epilogue, st, "epilogue")
-    for _, nid, us in st.q_vm + st.q_lg:
-        an.retired.append(("epilogue", len(epi) - 1, nid, us))
+    finals = []
+    for b, blk in enumerate(blocks):
+        st = (ins[b] or State()).copy()
+        finals.append(_run_block(an, prog, b, blk.nodes, st, extra[b]))
+        if not succ[b]:       # loads still in flight when the wave ends
+            for _, nid, us in st.q_vm + st.q_lg:
+                an.retired.append((blk.name, len(finals[-1]) - 1, nid, us))
     if insert:
-        prog.prologue, prog.epilogue = pro, epi
-        if body is not None:
-            prog.body = body
-    an.loop_head_state = head if prog.body is not None else None  # type: ignore[attr-defined]
+        for blk, nodes in zip(blocks, finals):
+            blk.nodes = nodes
+    an.block_entry_states = ins  # type: ignore[attr-defined]
     return an
 
 
-def _wait_smem_at_loop_entry(prog: Stream, an: Analyzer, st: State, pro: list[Node]) -> None:
-    """SMEM results the loop uses are waited for before the loop, not inside it: in the body the
-    wait would run every iteration and, as SMEM forces lgkmcnt(0), also drain the body's LDS ops."""
+def _entry_state(outs: list, preds: list[int], entry: bool) -> State:
+    """Join of the predecessors' exit states computed so far (the entry block also starts from
+    the empty state)."""
+    got = [outs[p] for p in preds if outs[p] is not None]
+    if entry:
+        got.append(State())
+    if len(got) == 1:
+        return got[0].copy()
+    st = got[0]
+    for o in got[1:]:
+        st = join(st, o)
+    return st
+
+
+def _run_block(an: Analyzer, prog: Stream, b: int, nodes: list[Node], st: State,
+               extra) -> list[Node]:
+    name = prog.blocks[b].name
+    hoist, smem_loop = extra if extra is not None else (None, None)
+    out = an.run(nodes, st, name, hoist)
+    if smem_loop is not None:
+        _wait_smem_at_loop_entry(prog, an, st, out, smem_loop, name)
+    return out
+
+
+def _block_extras(prog: Stream, succ, pred) -> list:
+    """Per block (insert mode): the first nodes of its ``hoist_waits`` successors, and the loop
+    blocks it enters (a predecessor of a loop header outside that loop), or None."""
+    blocks = prog.blocks
+    out: list = [None] * len(blocks)
+    hoists: dict[int, list[Node]] = {}
+    for t, blk in enumerate(blocks):
+        if blk.hoist_waits and blk.nodes and len(pred[t]) == 1:
+            hoists.setdefault(pred[t][0], []).append(blk.nodes[0])
+    enters: dict[int, set[int]] = {}
+    for h, _latch, body in prog.loops():
+        for p in pred[h]:
+            if p not in body:
+                enters.setdefault(p, set()).update(body)
+    for b in range(len(blocks)):
+        if b in hoists or b in enters:
+            out[b] = (hoists.get(b), enters.get(b))
+    return out
+
+
+def _wait_smem_at_loop_entry(prog: Stream, an: Analyzer, st: State, out: list[Node],
+                             loop_blocks: set[int], name: str) -> None:
+    """SMEM results a loop uses are waited for before the loop, not inside it: in the body the
+    wait would run every iteration and, as SMEM forces lgkmcnt(0), also drain the body's LDS ops.
+    The wait goes at the end of the block entering the loop (before its branch, if any)."""
     if st.smem_last <= st.lg_lb:
         return
     used = set()
-    for n in prog.body:
-        e = effects(prog.kernel.arch, n.instr)
-        used.update(e.reads)
-        used.update(e.writes)
+    for b in loop_blocks:
+        for n in prog.blocks[b].nodes:
+            e = effects(prog.kernel.arch, n.instr)
+            used.update(e.reads)
+            used.update(e.writes)
     if any(s > st.lg_lb and u in used for u, s in st.pend_lg.items()):
-        pro.append(prog.kernel.new_node(make_waitcnt(None, 0), {"wait"},
-                                        comment="SMEM results used in the loop"))
-        an.apply_wait(st, None, 0, "prologue", len(pro) - 1)
+        at = len(out)
+        while at and out[at - 1].instr.op in BRANCH_OPS:
+            at -= 1
+        out.insert(at, prog.kernel.new_node(make_waitcnt(None, 0), {"wait"},
+                                            comment="SMEM results used in the loop"))
+        an.apply_wait(st, None, 0, name, at)
 
 
 def _clone(n: Node) -> Node:

@@ -57,14 +57,27 @@ def test_emitted_as_branch_over_barrier_with_waits_first():
     assert lines[j + 1:j + 3] == ["s_barrier", "cond_barrier_skip0:"]
 
 
-def test_prologue_tail_and_epilogue_head_stay_unscheduled():
+def test_conditional_barrier_is_a_branch_around_a_barrier_block():
     from asmgen.passes.manager import lower
     k = _kernel(4)
     k.add_conditional_barrier("epilogue_start", Instr("s_cmp_lt_u32", (k.vreg("s"), Imm(4))))
     prog = lower(k)
-    assert [n.instr.op for n in prog.prologue[-2:]] == ["s_cmp_ge_u32", "s_barrier"]
-    assert [n.instr.op for n in prog.epilogue[:2]] == ["s_cmp_lt_u32", "s_barrier"]
-    assert "cond_barrier" in prog.epilogue[1].tags and "cond_barrier" in prog.prologue[-1].tags
+    names = [b.name for b in prog.blocks]
+    assert names == ["prologue", "cond_barrier0", "cond_skip0", "cond_test1", "cond_barrier1",
+                     "cond_skip1", "epilogue"]
+    by = {b.name: b for b in prog.blocks}
+    # the compare and the branch end the (scheduled) prologue, unscheduled, in this order
+    assert [n.instr.op for n in by["prologue"].nodes[-2:]] == ["s_cmp_ge_u32", "s_cbranch_scc0"]
+    assert [n.instr.op for n in by["cond_test1"].nodes] == ["s_cmp_lt_u32", "s_cbranch_scc0"]
+    for i in (0, 1):
+        bar = by[f"cond_barrier{i}"]
+        assert [n.instr.op for n in bar.nodes] == ["s_barrier"] and bar.hoist_waits
+        assert "cond_barrier" in bar.nodes[0].tags and not by[f"cond_skip{i}"].nodes
+    succ, _ = prog.cfg()
+    ix = names.index
+    assert succ[ix("prologue")] == [ix("cond_barrier0"), ix("cond_skip0")]
+    assert succ[ix("cond_barrier0")] == [ix("cond_skip0")]
+    assert succ[ix("cond_test1")] == [ix("cond_barrier1"), ix("cond_skip1")]
 
 
 def test_bad_place_and_compare_rejected():
