@@ -80,7 +80,9 @@ def compile_config(cfg: GemmConfig, recipe, toolchain=None, assemble: bool = Tru
 
     timings = {}
     t0 = time.perf_counter()
-    ir = build_gemm(cfg, getattr(recipe, "arrangement", "default"))
+    if recipe is not None and hasattr(recipe, "check_config"):
+        recipe.check_config(cfg)      # the config values the recipe's order depends on
+    ir = build_gemm(cfg)
     t1 = time.perf_counter()
     compiled = compile_kernel(ir, recipe)
     t2 = time.perf_counter()
@@ -130,18 +132,20 @@ def gemm(m: int, n: int, k: int, dtype: str = "f16", arch: str = "gfx942", layou
          assemble: bool = True, **tuning) -> Kernel:
     """Generate a GEMM kernel ``C = alpha * op(A) @ op(B) + beta * C`` (design.md).
 
-    ``schedule`` names a recipe of ``schedules`` (``pgr1``, ``pgr2``, ``ck_v4``); ``prefetch``
-    defaults to the recipe's depth. Further keyword ``tuning`` goes to ``GemmConfig``
-    (``lds_pad``, ``vec_a``, ``vec_b``, ``direct_to_lds``, ``staging``; ``staging`` defaults to the
-    recipe's)."""
+    ``schedule`` names a recipe of ``schedules`` (``pgr1``, ``pgr2``, ``ck_v4``; its
+    ``schedule_params`` only order). Further keyword ``tuning`` goes to ``GemmConfig`` (``lds_pad``,
+    ``vec_a``, ``vec_b``, ``direct_to_lds``, ``staging``, ``arrangement``, ``frag_buffers``);
+    ``prefetch`` and the other pipeline-shape fields the caller leaves out take the recipe's
+    ``defaults`` (pgr2: prefetch 2; ck_v4: frag_buffers 2; pingpong/interleave: their
+    arrangement), then the config's."""
     from schedules import get_recipe
-    params = dict(schedule_params or {})
+    recipe = get_recipe(schedule, **dict(schedule_params or {}))
     if prefetch is not None:
-        params["prefetch"] = prefetch
-    recipe = get_recipe(schedule, **params)
-    tuning.setdefault("staging", getattr(recipe, "staging", 1))
+        tuning["prefetch"] = prefetch
+    for key, value in getattr(recipe, "defaults", {}).items():
+        tuning.setdefault(key, value)
     cfg = GemmConfig(m=m, n=n, k=k, dtype=dtype, arch=arch, layout=layout, out_dtype=out_dtype,
-                     tile=tile, waves=waves, mfma=mfma, prefetch=recipe.prefetch, lda=lda, ldb=ldb,
+                     tile=tile, waves=waves, mfma=mfma, lda=lda, ldb=ldb,
                      ldc=ldc, activation=activation, bias=bias, **tuning)
     return compile_config(cfg, recipe, assemble=assemble)
 

@@ -37,9 +37,9 @@ def main() -> int:
     args = ap.parse_args()
     tile = tuple(map(int, args.tile.split("x")))
     waves = tuple(map(int, args.waves.split("x")))
-    recipe = get_recipe("pgr2", prefetch=args.prefetch)
+    recipe = get_recipe("pgr2")
     cfg = GemmConfig(m=4096, n=4096, k=4096, dtype="f16", arch=args.arch, tile=tile, waves=waves,
-                     prefetch=recipe.prefetch)
+                     prefetch=args.prefetch)
     tc = find_toolchain()
     gen, asm_t = [], []
     kern = None

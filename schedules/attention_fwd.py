@@ -22,8 +22,8 @@ from .common import BlockRecipe, GemmRecipe, check_int, setprio_groups
 
 @dataclass(frozen=True)
 class AttnRecipe(GemmRecipe):
-    """Same shape as the GEMM recipes (``for_block``, ``prefetch``) so the pass manager and the
-    contract writer treat both alike."""
+    """Same shape as the GEMM recipes (``for_block``, ``params``) so the pass manager and the
+    contract writer treat both alike (attention's prefetch is ``AttentionConfig.prefetch``)."""
 
 
 @register("attn_basic")
@@ -32,7 +32,7 @@ def attn_basic(seed: int | None = None) -> AttnRecipe:
     if seed is not None:
         check_int("seed", seed, 0, 2**31 - 1)
     loop = BlockRecipe(ranks=(("gr_k", 3), ("gr_v", 2)), groups=setprio_groups(2), seed=seed)
-    return AttnRecipe("attn_basic", loop, 1, {"seed": seed} if seed is not None else {})
+    return AttnRecipe("attn_basic", loop, {"seed": seed} if seed is not None else {})
 
 
 @register("attn_interleave")
@@ -47,4 +47,4 @@ def attn_interleave(valu_per_mfma: int = 4, seed: int | None = None) -> AttnReci
     loop = BlockRecipe(ranks=(("gr_k", 4), ("gr_v", 3), ("mfma_qk", 2)), groups=groups,
                        repeat=True, seed=seed)
     params = {"valu_per_mfma": valu_per_mfma} | ({"seed": seed} if seed is not None else {})
-    return AttnRecipe("attn_interleave", loop, 1, params)
+    return AttnRecipe("attn_interleave", loop, params)

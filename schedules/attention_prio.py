@@ -84,7 +84,7 @@ def attn_prio(seed: int | None = None) -> ClusterRecipe:
     if seed is not None:
         check_int("seed", seed, 0, 2**31 - 1)
     loop = BlockRecipe(ranks=_RANKS, seed=seed)
-    return ClusterRecipe("attn_prio", loop, 1, {"seed": seed} if seed is not None else {})
+    return ClusterRecipe("attn_prio", loop, {"seed": seed} if seed is not None else {})
 
 
 @register("attn_prio_interleave")
@@ -95,4 +95,4 @@ def attn_prio_interleave(mem_per_mfma: int = 2, seed: int | None = None) -> Clus
         check_int("seed", seed, 0, 2**31 - 1)
     loop = BlockRecipe(ranks=_RANKS + (("lr_k", 4),), repeat=True, seed=seed)
     params = {"mem_per_mfma": mem_per_mfma} | ({"seed": seed} if seed is not None else {})
-    return ClusterRecipe("attn_prio_interleave", loop, 1, params, mem_per_mfma=mem_per_mfma)
+    return ClusterRecipe("attn_prio_interleave", loop, params, mem_per_mfma=mem_per_mfma)

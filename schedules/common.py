@@ -1,9 +1,10 @@
 """Shared recipe pieces: a per-block recipe with tag ranks, SchedGroups and a seed.
 
 ``BlockRecipe.priority(node)`` = (rank of the node's best-ranked tag, -node.id): higher ranks
-issue first among ready nodes, then program order. ``GemmRecipe`` bundles the loop recipe with
-the template knobs the recipe implies (``prefetch``, ``staging``, ``arrangement``) and leaves
-the prologue and epilogue to the scheduler's default (critical path first).
+issue first among ready nodes, then program order. ``GemmRecipe`` holds the loop recipe, the
+config values it is designed for (``defaults``) and those it requires (``requires``); it leaves
+the prologue and epilogue to the scheduler's default (critical path first). Recipes only order:
+the pipeline shape (prefetch, staging, arrangement, fragment register sets) is the kind's config.
 """
 from __future__ import annotations
 
@@ -34,30 +35,34 @@ class BlockRecipe:
 
 @dataclass(frozen=True)
 class GemmRecipe:
-    """A named schedule: the loop body's BlockRecipe plus template knobs."""
+    """A named schedule: the loop body's BlockRecipe. It only orders nodes; the pipeline shape
+    belongs to the kind's config. ``defaults`` are config values the recipe is designed for (the
+    caller's config takes them when it states none, e.g. pgr2's two prefetched K-tiles);
+    ``requires`` are config values the order depends on (``check_config`` refuses any other)."""
 
     name: str
     loop: BlockRecipe
-    prefetch: int = 1          # template knob: K-tiles staged in LDS ahead of the computed one
     params: dict = field(default_factory=dict)
-    staging: int = 1           # template knob: K-tiles in flight in VGPRs
-    arrangement: str = "default"   # template knob: the GEMM loop layout (asmgen.kinds.gemm.template.ARRANGEMENTS)
+    defaults: dict = field(default_factory=dict)
+    requires: dict = field(default_factory=dict)
 
     def for_block(self, name: str):
         return self.loop if name == "loop" else None
+
+    def check_config(self, cfg) -> None:
+        """ConfigError naming the recipe, the field and both values when ``cfg`` lacks a
+        required value."""
+        for key, want in self.requires.items():
+            have = getattr(cfg, key)
+            if have != want:
+                raise ConfigError(f"recipe {self.name} requires {key}={want!r}, but the config "
+                                  f"has {key}={have!r}")
 
 
 def check_int(name: str, value, lo: int, hi: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
         raise ConfigError(f"recipe parameter {name}={value!r} is outside {lo}..{hi}")
     return value
-
-
-def check_split_prefetch(prefetch) -> None:
-    """The split GEMM loop (recipes ``pingpong``, ``interleave``) keeps exactly two LDS buffers."""
-    if prefetch != 1:
-        raise ConfigError(f"the split GEMM loop keeps 2 LDS buffers: prefetch must be 1, got "
-                          f"{prefetch!r}")
 
 
 def setprio_groups(sync_id: int = 1) -> tuple[SchedGroup, ...]:

@@ -17,8 +17,9 @@ schedule is reproducible from ``(config, seed)`` alone):
 * ``groups``   - ``tags`` plus random SchedGroup interleave patterns over the block's tag set
                  ("n of tag X, then m of tag Y", repeated), the same machinery the real recipes use.
 
-For GEMM the orders can be drawn over the split K loops of ``interleave`` and ``pingpong`` too
-(``arrangement``), so their barrier protocol is fuzzed with everything else.
+For GEMM the orders are drawn over the split K loops of ``interleave`` and ``pingpong`` too (the
+config's ``arrangement``, chosen by ``asmgen.fuzz.cases``), so their barrier protocol is fuzzed
+with everything else.
 """
 from __future__ import annotations
 
@@ -26,7 +27,6 @@ import random
 import zlib
 from dataclasses import dataclass, field
 
-from asmgen.errors import ConfigError
 from asmgen.sched.groups import SchedGroup
 
 from . import register
@@ -110,22 +110,9 @@ class FuzzRecipe(GemmRecipe):
         return block_recipe(self.seed, name)
 
 
-ARRANGEMENTS = ("default", "interleave", "pingpong")
-
-
 @register("fuzz")
-def fuzz(seed: int = 0, prefetch: int = 1, arrangement: str = "default") -> FuzzRecipe:
-    """``seed``: which random order (0..2**31-1); ``prefetch``: the template's K-tile depth;
-    ``arrangement``: the GEMM loop layout the random orders are drawn for (``default``, or the
-    split loops of ``interleave`` / ``pingpong``, which need prefetch 1)."""
+def fuzz(seed: int = 0) -> FuzzRecipe:
+    """``seed``: which random order (0..2**31-1). Any config (arrangement, prefetch) works: the
+    orders are drawn over whatever blocks the template built."""
     check_int("seed", seed, 0, 2**31 - 1)
-    check_int("prefetch", prefetch, 1, 3)
-    if arrangement not in ARRANGEMENTS:
-        raise ConfigError(f"fuzz arrangement {arrangement!r} is not one of {ARRANGEMENTS}")
-    if arrangement != "default" and prefetch != 1:
-        raise ConfigError(f"fuzz arrangement {arrangement!r} keeps 2 LDS buffers: prefetch must "
-                          f"be 1, got {prefetch}")
-    params = {"seed": seed, "prefetch": prefetch}
-    if arrangement != "default":
-        params["arrangement"] = arrangement
-    return FuzzRecipe("fuzz", None, prefetch, params, arrangement=arrangement, seed=seed)
+    return FuzzRecipe("fuzz", None, {"seed": seed}, seed=seed)

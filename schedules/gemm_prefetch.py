@@ -3,7 +3,7 @@
 ``pgr1`` (load, barrier, compute): every global read of the next tiles and every LDS write
 issues first, then the LDS reads and MFMAs of the current tile; the template's barrier closes
 the iteration. ``pgr2`` (Tensile PrefetchGlobalRead=2 with ScheduleIterAlg 3 style, cdna-facts
-section 9.1): two K-tiles in flight (template prefetch depth 2) and the MFMAs form the timeline,
+section 9.1): two K-tiles in flight (config prefetch depth 2 by default) and the MFMAs form the timeline,
 with ``lr_per_mfma`` LDS reads, ``gr_per_mfma`` global reads and ``lw_per_mfma`` LDS writes
 placed after each MFMA (SchedGroups repeated through the body).
 """
@@ -15,11 +15,8 @@ from . import register
 from .common import GR, LR, LW, BlockRecipe, GemmRecipe, check_int, setprio_groups
 
 
-def prefetch_recipe(name: str, prefetch: int, interleave: bool, lr_per_mfma: int = 2,
-                    gr_per_mfma: int = 1, lw_per_mfma: int = 1, seed=None,
-                    staging: int = 1) -> GemmRecipe:
-    check_int("prefetch", prefetch, 1, 3)
-    check_int("staging", staging, 1, 2)
+def prefetch_recipe(name: str, interleave: bool, lr_per_mfma: int = 2, gr_per_mfma: int = 1,
+                    lw_per_mfma: int = 1, seed=None, defaults: dict | None = None) -> GemmRecipe:
     for pname, val in (("lr_per_mfma", lr_per_mfma), ("gr_per_mfma", gr_per_mfma),
                        ("lw_per_mfma", lw_per_mfma)):
         check_int(pname, val, 1, 64)
@@ -35,18 +32,18 @@ def prefetch_recipe(name: str, prefetch: int, interleave: bool, lr_per_mfma: int
                   SchedGroup(set(LW), lw_per_mfma), SchedGroup({"mfma"}, 1))
         loop = BlockRecipe(ranks=ranks + (("setprio_hi", 3),), groups=groups + setprio_groups(),
                            repeat=True, seed=seed)
-    params = {"prefetch": prefetch, "staging": staging, "lr_per_mfma": lr_per_mfma,
-                  "gr_per_mfma": gr_per_mfma, "lw_per_mfma": lw_per_mfma}
-    return GemmRecipe(name, loop, prefetch, params, staging)
+    params = {"lr_per_mfma": lr_per_mfma, "gr_per_mfma": gr_per_mfma, "lw_per_mfma": lw_per_mfma}
+    return GemmRecipe(name, loop, params, defaults=dict(defaults or {}))
 
 
 @register("pgr1")
-def pgr1(prefetch: int = 1, seed=None, staging: int = 1, **kw) -> GemmRecipe:
-    return prefetch_recipe("pgr1", prefetch, False, seed=seed, staging=staging, **kw)
+def pgr1(seed=None, **kw) -> GemmRecipe:
+    return prefetch_recipe("pgr1", False, seed=seed, **kw)
 
 
 @register("pgr2")
-def pgr2(prefetch: int = 2, lr_per_mfma: int = 2, gr_per_mfma: int = 1, lw_per_mfma: int = 1,
-         seed=None, staging: int = 1) -> GemmRecipe:
-    return prefetch_recipe("pgr2", prefetch, True, lr_per_mfma, gr_per_mfma, lw_per_mfma, seed,
-                           staging)
+def pgr2(lr_per_mfma: int = 2, gr_per_mfma: int = 1, lw_per_mfma: int = 1,
+         seed=None) -> GemmRecipe:
+    """Designed for two prefetched K-tiles (``defaults``: prefetch 2)."""
+    return prefetch_recipe("pgr2", True, lr_per_mfma, gr_per_mfma, lw_per_mfma, seed,
+                           defaults={"prefetch": 2})

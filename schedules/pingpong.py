@@ -1,6 +1,6 @@
 """``pingpong``: HipKittens' 8-wave ping-pong for the GEMM K loop (cdna-facts section 9.3).
 
-Template arrangement "pingpong" (``asmgen.kinds.gemm.pingpong``): 8 waves, two per SIMD;
+Config arrangement "pingpong" (``asmgen.kinds.gemm.pingpong``): 8 waves, two per SIMD;
 each iteration is a compute phase (the MFMAs of tile i from registers, ``s_setprio 1``) and a
 memory phase (LDS writes / global loads of tiles i + 2, i + 3 and the ds_reads of tile i + 1),
 split by ``s_barrier``; waves 4..7 run one barrier behind waves 0..3, so on every SIMD one wave
@@ -8,8 +8,8 @@ issues MFMAs while its partner issues memory ops. This recipe pins the phases: t
 pipeline "setprio_hi, every MFMA, setprio_lo, mid barrier, every memory-phase node, end
 barrier" (the groups close as their nodes run out), and within the memory phase ranks LDS writes
 first (their data arrived an iteration ago), then the global loads (longest latency), then the
-ds_reads. ``prefetch`` must be 1 (two LDS buffers); the template checks the wave count (8) and
-``staging`` (1), each a ConfigError naming the value.
+ds_reads. The config checks prefetch (1: two LDS buffers) and staging (1), the template the
+wave count (8), each a ConfigError naming the value.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from asmgen.sched.groups import SchedGroup
 
 from . import register
-from .common import GR, LR, LW, BlockRecipe, GemmRecipe, check_int, check_split_prefetch
+from .common import GR, LR, LW, BlockRecipe, GemmRecipe, check_int
 
 OPEN = 1 << 20    # an open-ended group: closes when no matching node is left to issue
 
@@ -53,13 +53,14 @@ class PingpongRecipe(GemmRecipe):
 
 
 @register("pingpong")
-def pingpong(seed: int | None = None, prefetch: int = 1) -> GemmRecipe:
-    """``seed``: random tie-break among equally ranked ready nodes (schedule fuzzing)."""
-    check_split_prefetch(prefetch)
+def pingpong(seed: int | None = None) -> GemmRecipe:
+    """``seed``: random tie-break among equally ranked ready nodes (schedule fuzzing). Requires
+    (and defaults to) the config's ``arrangement="pingpong"``."""
     if seed is not None:
         check_int("seed", seed, 0, 2**31 - 1)
     ranks = tuple((t, 4) for t in LW) + tuple((t, 3) for t in GR) + tuple((t, 2) for t in LR)
     loop = PhaseRecipe(ranks=ranks, groups=phase_groups(), seed=seed)
     params = {} if seed is None else {"seed": seed}
-    return PingpongRecipe("pingpong", loop, 1, params, 1, "pingpong")
+    shape = {"arrangement": "pingpong"}
+    return PingpongRecipe("pingpong", loop, params, defaults=shape, requires=shape)
 

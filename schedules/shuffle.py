@@ -29,7 +29,6 @@ class ShuffleRecipe(GemmRecipe):
 
 
 @register("shuffle")
-def shuffle(seed: int = 0, prefetch: int = 1) -> GemmRecipe:
+def shuffle(seed: int = 0) -> GemmRecipe:
     check_int("seed", seed, 0, 2**31 - 1)
-    check_int("prefetch", prefetch, 1, 3)
-    return ShuffleRecipe("shuffle", ShuffleBlock(seed), prefetch, {"seed": seed, "prefetch": prefetch})
+    return ShuffleRecipe("shuffle", ShuffleBlock(seed), {"seed": seed})

@@ -46,15 +46,18 @@ def recipe_for(case: FuzzCase):
 
 
 def schedule_params(case: FuzzCase) -> dict:
-    """The ``fuzz`` recipe's parameters. The recipe's ``prefetch`` is the GEMM template's K-tile
-    depth (1..3); the attention template reads its own ``AttentionConfig.prefetch`` (0..1)."""
+    """The ``fuzz`` recipe's parameters (it only orders: the pipeline shape is the config's)."""
+    return {"seed": case.sched_seed}
+
+
+def case_config(case: FuzzCase):
+    """The config a case compiles: a GEMM's with the loop arrangement its schedule seed picks
+    (``fuzz_arrangement``), an attention config as drawn."""
     if case.kind == "attention":
-        return {"seed": case.sched_seed}
-    params = {"seed": case.sched_seed, "prefetch": case.config.prefetch}
-    arrangement = fuzz_arrangement(case.config, case.sched_seed)
-    if arrangement != "default":
-        params["arrangement"] = arrangement
-    return params
+        return case.config
+    import dataclasses
+    return dataclasses.replace(case.config, arrangement=fuzz_arrangement(case.config,
+                                                                         case.sched_seed))
 
 
 def fuzz_arrangement(cfg, sched_seed: int) -> str:
@@ -74,7 +77,7 @@ def compile_case(case: FuzzCase):
         from ..kinds.attention.api import compile_attention
         return compile_attention(case.config, recipe_for(case))
     from ..api import compile_config
-    return compile_config(case.config, recipe_for(case))
+    return compile_config(case_config(case), recipe_for(case))
 
 
 def _checker(kind: str):

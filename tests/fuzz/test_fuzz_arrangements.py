@@ -4,7 +4,7 @@ kernels pass on the emulator; swizzled LDS and the K-multiple contract are drawn
 import pytest
 
 from asmgen.errors import ConfigError
-from asmgen.fuzz.cases import FuzzCase, fuzz_arrangement, recipe_for, run_case
+from asmgen.fuzz.cases import FuzzCase, case_config, fuzz_arrangement, run_case
 from asmgen.kinds.gemm.config import GemmConfig
 from schedules import get_recipe
 
@@ -32,13 +32,17 @@ def test_fuzzed_split_loops_pass(cfg_kw, arrangement):
     cfg = _cfg(**cfg_kw)
     seed = next(s for s in range(0, 4096) if fuzz_arrangement(cfg, s) == arrangement)
     case = FuzzCase(cfg, seed, emu_seed=seed % 5)
-    assert recipe_for(case).arrangement == arrangement
+    assert case_config(case).arrangement == arrangement
     out = run_case(case)
     assert out.kind == "pass", f"{case.describe()}: {out.kind} {out.message[:400]}"
 
 
-def test_fuzz_recipe_rejects_bad_arrangements():
+def test_bad_arrangements_are_config_errors():
+    """The arrangement is the config's (the fuzz recipe only orders): an unknown one, or a split
+    loop with prefetch 2, is a ConfigError naming the value."""
     with pytest.raises(ConfigError, match="arrangement 'zigzag' is not one of"):
-        get_recipe("fuzz", arrangement="zigzag")
+        _cfg(arrangement="zigzag")
     with pytest.raises(ConfigError, match="prefetch must be 1, got 2"):
-        get_recipe("fuzz", arrangement="pingpong", prefetch=2)
+        _cfg(arrangement="pingpong", prefetch=2)
+    with pytest.raises(TypeError):
+        get_recipe("fuzz", arrangement="pingpong")

@@ -69,10 +69,12 @@ def test_recipe_registry():
     assert {"pgr1", "pgr2", "ck_v4"} <= set(recipe_names())
     with pytest.raises(UnknownRecipe, match="valid schedules: .*ck_v4.*pgr1.*pgr2"):
         get_recipe("pgr9")
-    assert get_recipe("pgr1").prefetch == 1 and get_recipe("pgr2").prefetch == 2
-    assert get_recipe("pgr2", prefetch=3, lr_per_mfma=4).params["lr_per_mfma"] == 4
-    with pytest.raises(ConfigError, match="prefetch=5 is outside 1..3"):
-        get_recipe("pgr2", prefetch=5)
+    assert get_recipe("pgr1").defaults == {} and get_recipe("pgr2").defaults == {"prefetch": 2}
+    assert get_recipe("pgr2", lr_per_mfma=4).params["lr_per_mfma"] == 4
+    with pytest.raises(ConfigError, match="lr_per_mfma=0 is outside 1..64"):
+        get_recipe("pgr2", lr_per_mfma=0)
+    with pytest.raises(TypeError):          # the pipeline shape is the config's, not a recipe's
+        get_recipe("pgr2", prefetch=3)
     r = get_recipe("ck_v4")
     assert r.for_block("loop").groups and r.for_block("prologue") is None
 
@@ -85,7 +87,7 @@ def test_recipes_order_the_loop_differently():
 
     def body(schedule, prefetch):
         cfg = GemmConfig(m=64, n=64, k=64, tile=(64, 64, 32), waves=(2, 2), prefetch=prefetch)
-        prog = lower(build_gemm(cfg), get_recipe(schedule, prefetch=prefetch))
+        prog = lower(build_gemm(cfg), get_recipe(schedule))
         return [n for n in prog.body if {"mfma", "gr_a", "gr_b"} & n.tags]
 
     def first_mfma_pos(nodes):

@@ -4,7 +4,8 @@ Every case runs with two emulator seeds (different wave interleavings and memory
 and two input seeds (the odd one has beta = 0, so the C-skip path runs too). The default matrix
 covers both arches, f16/bf16, all four layouts, the three recipes, prefetch 1..3, edge sizes
 (1, 17, 100, K not a multiple of DepthU), the output dtypes, bias and activations, and the
-LDS-DMA (direct_to_lds) path and two staged K-tiles (staging=2).
+LDS-DMA (direct_to_lds) path, two staged K-tiles (staging=2) and the fragment register sets
+(frag_buffers: ck_v4's two, one, three).
 ``--runslow`` adds the full cross product (arch x dtype x layout x recipe x size, 384 runs).
 """
 import functools
@@ -44,6 +45,15 @@ CASES = [
     ((40, 33, 72), dict(SMALL, staging=2)),
     ((64, 100, 100), dict(MED, staging=2, layout="TN", schedule="pgr2")),
     ((40, 40, 72), dict(G950, staging=2, direct_to_lds=True, layout="TT", dtype="bf16")),
+    # ck_v4 over 4 K-steps per tile: two fragment register sets in turn (frag_buffers=2), the
+    # reads of step s + 1 in flight across the MFMAs of step s; one set (frag_buffers=1) too
+    ((64, 100, 72), dict(MED, layout="NT", schedule="ck_v4")),
+    ((100, 64, 100), dict(MED, arch="gfx950", tile=(64, 64, 64), layout="TN", dtype="bf16",
+                          schedule="ck_v4")),
+    ((64, 64, 96), dict(MED, layout="NT", schedule="ck_v4", direct_to_lds=True, prefetch=2)),
+    ((40, 64, 100), dict(MED, layout="TT", schedule="ck_v4", staging=2)),
+    ((64, 64, 64), dict(MED, frag_buffers=1)),
+    ((64, 64, 64), dict(MED, layout="NT", schedule="pgr2", frag_buffers=3)),
 ]
 EMU_SEEDS = (0, 1)
 
@@ -125,9 +135,7 @@ def test_shuffled_schedules(seed, opts):
     """Any order the DAG allows is legal (design.md, schedule fuzzing): a seeded random
     schedule of every block still computes the right result on the emulator."""
     opts = dict(opts)
-    prefetch = opts.pop("prefetch", 1)
-    kern = gemm(40, 33, 40, schedule="shuffle", schedule_params=dict(seed=seed, prefetch=prefetch),
-                **opts)
+    kern = gemm(40, 33, 40, schedule="shuffle", schedule_params=dict(seed=seed), **opts)
     inp = gemm_random_inputs(kern.config, seed)
     out = load(kern, seed=seed)(**inp)
     ok, msg = compare(kern.config, out, inp["A"], inp["B"], inp["C"], inp["alpha"], inp["beta"],

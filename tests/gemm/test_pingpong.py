@@ -144,14 +144,14 @@ def test_recipe_seed_checked():
     with pytest.raises(ConfigError, match="seed=-1"):
         get_recipe("pingpong", seed=-1)
     r = get_recipe("pingpong", seed=5)
-    assert r.arrangement == "pingpong" and r.prefetch == 1 and r.params == {"seed": 5}
+    assert r.requires == {"arrangement": "pingpong"} and r.params == {"seed": 5}
 
 
 def test_unknown_arrangement_is_a_config_error():
     from asmgen.kinds.gemm.config import GemmConfig
     from asmgen.kinds.gemm.template import build_gemm
     with pytest.raises(ConfigError, match="'zigzag'"):
-        build_gemm(GemmConfig(m=64, n=64, k=64), "zigzag")
+        build_gemm(GemmConfig(m=64, n=64, k=64, arrangement="zigzag"))
 
 
 def test_workgroup_that_cannot_be_resident_is_refused():

@@ -171,7 +171,7 @@ def test_cached_kernel_round_trip(cache_root, gemm_kernel):
 def test_recipe_desc():
     from schedules import get_recipe
     assert C.recipe_desc(get_recipe("pgr1"))["name"] == "pgr1"
-    assert C.recipe_desc(get_recipe("pgr1"))["params"]["prefetch"] == 1
+    assert C.recipe_desc(get_recipe("pgr2", lr_per_mfma=3))["params"]["lr_per_mfma"] == 3
     assert C.recipe_desc(None) is None
 
 

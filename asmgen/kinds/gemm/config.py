@@ -31,6 +31,9 @@ from ...target import (
 )
 
 LAYOUTS = ("NN", "NT", "TN", "TT")
+# K loop arrangements: "default" (kinds.gemm.template), the split loops "pingpong" (8 waves) and
+# "interleave" (4 waves) of kinds.gemm.pingpong
+ARRANGEMENTS = ("default", "pingpong", "interleave")
 ACTIVATIONS = ("none", "silu", "gelu")
 VEC_WIDTHS = (8, 4, 2, 1)  # f16 elements per buffer_load_dwordx4 / x2 / dword / ushort
 
@@ -67,6 +70,8 @@ class GemmConfig:
     mfma: tuple[int, int, int] | None = None  # default: the arch's first shape
     prefetch: int = 1                        # K-tiles resident in LDS ahead of the computed one
     staging: int = 1                         # K-tiles in flight in VGPRs (global -> VGPR -> LDS)
+    arrangement: str = "default"             # the K loop's layout (ARRANGEMENTS, kinds.gemm.template)
+    frag_buffers: int = 0                    # MFMA operand register sets per tile (0: one per K-step)
     lda: int | None = None                # default: the packed leading dimension
     ldb: int | None = None
     ldc: int | None = None
@@ -120,6 +125,7 @@ class GemmConfig:
         if self.staging not in (1, 2):
             raise ConfigError(f"staging {self.staging} is not 1 or 2 (VGPR sets of K-tiles in "
                               f"flight)")
+        self._check_pipeline()
         ta, tb = self.layout[0] == "T", self.layout[1] == "T"
         # default leading dimensions: the packed row length of each row-major matrix
         if self.lda is None:
@@ -236,7 +242,8 @@ class GemmConfig:
                 f"{f'_nt{self.nontemporal}' if self.nontemporal else ''}"
                 f"{'_baked' if self.bake_sizes else ''}"
                 f"{f'_km{self.k_multiple}' if self.k_multiple > 1 else ''}"
-                f"{'_swz' if self.lds_swizzle else ''}")
+                f"{'_swz' if self.lds_swizzle else ''}"
+                f"{f'_fb{self.frag_buffers}' if self.frag_buffers else ''}")
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -245,6 +252,27 @@ class GemmConfig:
         return d
 
     # -- checks -------------------------------------------------------------------------------
+    def _check_pipeline(self) -> None:
+        """The loop shape: arrangement, and the fragment register sets of the default one (each
+        a ConfigError naming the value)."""
+        if self.arrangement not in ARRANGEMENTS:
+            raise ConfigError(f"GEMM loop arrangement {self.arrangement!r} is not one of "
+                              f"{ARRANGEMENTS}")
+        if self.arrangement != "default":
+            if self.prefetch != 1:
+                raise ConfigError(f"the split GEMM loop ({self.arrangement}) keeps 2 LDS buffers: "
+                                  f"prefetch must be 1, got {self.prefetch}")
+            if self.staging != 1:
+                raise ConfigError(f"the split GEMM loop ({self.arrangement}) stages one K-tile in "
+                                  f"VGPRs: staging must be 1, got {self.staging}")
+        fb = self.frag_buffers
+        if not isinstance(fb, int) or isinstance(fb, bool) or not 0 <= fb <= 8:
+            raise ConfigError(f"frag_buffers={fb!r} is not 0 (one register set per K-step) or "
+                              f"1..8")
+        if fb and self.arrangement != "default":
+            raise ConfigError(f"frag_buffers={fb} applies to the default loop arrangement; "
+                              f"{self.arrangement!r} carries one operand set across iterations")
+
     def _check_extents(self) -> None:
         """Offsets are 32-bit buffer voffsets with OOB_OFFSET = 2**31 as the "masked" value, and
         row * ld products use 24-bit multiplies: every buffer must stay below 2 GiB and every

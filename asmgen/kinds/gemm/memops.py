@@ -119,55 +119,102 @@ def emit_local_writes(gb, block, gr, gm, regs: list, addr: VReg, const_off: int,
 
 
 def emit_compute(gb, block, lr_base: dict[str, VReg], rbuf: VReg, acc) -> None:
-    """ds_read every MFMA operand of the tile (one ds_read_b64/b128 per block and K-step), then
-    the MFMAs, K-step by K-step; with ``s_setprio 1`` around the MFMA cluster (section 9.3)."""
-    frags = emit_local_reads(gb, block, lr_base, rbuf)
-    emit_mfmas(gb, block, frags, acc)
+    """ds_read every MFMA operand of the tile (one ds_read_b64/b128 per block and K-step) and
+    the MFMAs, K-step by K-step, with ``s_setprio 1`` around the MFMA cluster (section 9.3).
+    Program order: with one register set per K-step (``frag_buffers`` = 0) every read, then every
+    MFMA; with n sets, the reads of steps 0..n-1, then per step s its MFMAs followed by the reads
+    of step s + n into the set those MFMAs just read (so the DAG holds the WAR edge)."""
+    sets = frag_sets(gb.cfg)
+    steps = gb.cfg.tile[2] // gb.cfg.mfma[2]
+    if sets == steps:
+        frags = emit_local_reads(gb, block, lr_base, rbuf)
+        emit_mfmas(gb, block, frags, acc)
+        return
+    addr = _read_addrs(gb, block, lr_base, rbuf)
+    regs: dict = {}
+    frags: dict = {}
+    for kb in range(sets):
+        frags |= _step_reads(gb, block, lr_base, addr, kb, regs, sets)
+    block.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_hi"))
+    for kb in range(steps):
+        _step_mfmas(gb, block, frags, acc, kb)
+        if kb + sets < steps:
+            frags |= _step_reads(gb, block, lr_base, addr, kb + sets, regs, sets)
+    block.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))
 
 
-def emit_local_reads(gb, block, lr_base: dict[str, list[VReg]], rbuf: VReg) -> dict:
-    """ds_read every MFMA operand of the tile in LDS buffer ``rbuf`` (an SGPR byte base):
-    returns ``{(operand, k_step, block): VReg}`` for ``emit_mfmas``. ``lr_base[op]`` is
-    ``gemm_prologue.local_read_base``'s list: one base (K-steps as instruction offsets) or one
-    per K-step (swizzled LDS)."""
-    cfg = gb.cfg
-    bm, bn = cfg.blocks
-    steps = cfg.tile[2] // cfg.mfma[2]
-    rb = gb.lds.row_bytes
-    nbytes = 2 * cfg.k_per_lane
+def _read_addrs(gb, block, lr_base: dict[str, list[VReg]], rbuf: VReg) -> dict:
+    """The LDS read addresses ``{(operand, x): VReg}`` of buffer ``rbuf`` (one per base)."""
     addr = {}
     for op in ("a", "b"):
         for x, base in enumerate(lr_base[op]):
             addr[op, x] = gb.vreg(name=f"lr_{op}{x}")
             block.add(Instr("v_add_u32", (addr[op, x], rbuf, base)), ("addr", f"lr_{op}"))
+    return addr
+
+
+def _step_reads(gb, block, lr_base, addr: dict, kb: int, regs: dict, sets: int) -> dict:
+    """The ds_reads of K-step ``kb`` into register set ``kb % sets`` (``regs`` holds the sets)."""
+    cfg = gb.cfg
+    bm, bn = cfg.blocks
+    rb = gb.lds.row_bytes
+    nbytes = 2 * cfg.k_per_lane
+    frags = {}
+    for op, nblk, mf in (("a", bm, cfg.mfma[0]), ("b", bn, cfg.mfma[1])):
+        per_step = len(lr_base[op]) > 1
+        for ib in range(nblk):
+            key = (op, kb % sets, ib)
+            if key not in regs:
+                regs[key] = gb.vreg(cfg.operand_regs, name=f"f{op}{kb % sets}_{ib}")
+            f = regs[key]
+            off = ib * mf * rb + (0 if per_step else kb * cfg.mfma[2] * 2)
+            mods = (("offset", off),) if off else ()
+            block.add(Instr(DS_READ[nbytes], (f, addr[op, kb if per_step else 0]), mods),
+                      (f"lr_{op}",), lds_read=f"{op.upper()}_r")
+            frags[op, kb, ib] = f
+    return frags
+
+
+def emit_local_reads(gb, block, lr_base: dict[str, list[VReg]], rbuf: VReg) -> dict:
+    """ds_read every MFMA operand of the tile in LDS buffer ``rbuf`` (an SGPR byte base), each
+    K-step into its own registers: returns ``{(operand, k_step, block): VReg}`` for
+    ``emit_mfmas``. ``lr_base[op]`` is ``gemm_prologue.local_read_base``'s list: one base (K-steps
+    as instruction offsets) or one per K-step (swizzled LDS)."""
+    steps = gb.cfg.tile[2] // gb.cfg.mfma[2]
+    addr = _read_addrs(gb, block, lr_base, rbuf)
+    regs: dict = {}
     frags = {}
     for kb in range(steps):
-        for op, nblk, mf in (("a", bm, cfg.mfma[0]), ("b", bn, cfg.mfma[1])):
-            per_step = len(lr_base[op]) > 1
-            for ib in range(nblk):
-                f = gb.vreg(cfg.operand_regs, name=f"f{op}{kb}_{ib}")
-                off = ib * mf * rb + (0 if per_step else kb * cfg.mfma[2] * 2)
-                mods = (("offset", off),) if off else ()
-                block.add(Instr(DS_READ[nbytes], (f, addr[op, kb if per_step else 0]), mods),
-                          (f"lr_{op}",), lds_read=f"{op.upper()}_r")
-                frags[op, kb, ib] = f
+        frags |= _step_reads(gb, block, lr_base, addr, kb, regs, steps)
     return frags
+
+
+def frag_sets(cfg) -> int:
+    """Fragment register sets of one tile's local reads: ``cfg.frag_buffers`` sets used in turn
+    (K-step s reads into set s % frag_buffers, so the reads of step s + frag_buffers wait in the
+    DAG (WAR) for the MFMAs of step s), or, with ``frag_buffers`` = 0, one set per K-step."""
+    steps = cfg.tile[2] // cfg.mfma[2]
+    return min(cfg.frag_buffers, steps) if cfg.frag_buffers else steps
+
+
+def _step_mfmas(gb, block, frags: dict, acc, kb: int) -> None:
+    """The MFMAs of K-step ``kb`` into the AGPR accumulators ``acc[i][j]``."""
+    bm, bn = gb.cfg.blocks
+    name = mfma_name(gb.cfg)
+    for ib in range(bm):
+        for jb in range(bn):
+            c = acc[ib][jb]
+            block.add(Instr(name, (c, frags["a", kb, ib], frags["b", kb, jb], c)), ("mfma",))
 
 
 def emit_mfmas(gb, block, frags: dict, acc, setprio: int | None = 1) -> None:
     """The tile's MFMAs, K-step by K-step, from ``emit_local_reads``' fragments into the AGPR
     accumulators ``acc[i][j]``; ``setprio`` (None: none) is raised over the cluster and dropped
     to 0 after it (tags ``setprio_hi`` / ``setprio_lo``)."""
-    cfg = gb.cfg
-    bm, bn = cfg.blocks
-    steps = cfg.tile[2] // cfg.mfma[2]
-    name = mfma_name(cfg)
+    steps = gb.cfg.tile[2] // gb.cfg.mfma[2]
     if setprio is not None:
         block.add(Instr("s_setprio", (Imm(setprio),)), ("setprio", "setprio_hi"))
     for kb in range(steps):
-        for ib in range(bm):
-            for jb in range(bn):
-                c = acc[ib][jb]
-                block.add(Instr(name, (c, frags["a", kb, ib], frags["b", kb, jb], c)), ("mfma",))
+        _step_mfmas(gb, block, frags, acc, kb)
     if setprio is not None:
         block.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))

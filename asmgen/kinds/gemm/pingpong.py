@@ -47,13 +47,8 @@ MEM_TAG = "phase_m"   # every node of M_i (recipes pin the phases with it)
 
 
 def check_split(cfg, pingpong: bool) -> None:
-    """The split loop's requirements on the config (names the bad value)."""
-    if cfg.prefetch != 1:
-        raise ConfigError(f"the split GEMM loop keeps 2 LDS buffers: prefetch must be 1, got "
-                          f"{cfg.prefetch}")
-    if cfg.staging != 1:
-        raise ConfigError(f"the split GEMM loop stages one K-tile in VGPRs: staging must be 1, "
-                          f"got {cfg.staging}")
+    """The split loop's requirements on the config beyond ``GemmConfig``'s own checks (prefetch
+    1, staging 1): the wave count of ping-pong (names the bad value)."""
     waves = cfg.waves[0] * cfg.waves[1]
     if pingpong and waves != PINGPONG_WAVES:
         raise ConfigError(f"pingpong needs {PINGPONG_WAVES} waves (two per SIMD), got "

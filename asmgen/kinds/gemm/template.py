@@ -23,7 +23,12 @@ loads tiles 0..d-1 with ``buffer_load_dword(x4) ... lds`` (LDS address M0 + lane
 cdna-facts section 6) and iteration i loads tile i + d into buffer (i + d) % (d + 1) (stage d);
 the waitcnt pass makes every s_barrier wait for outstanding LDS-DMA (vmcnt).
 
-That is the "default" loop arrangement. A recipe's ``arrangement`` knob picks another one:
+Fragment registers: with ``cfg.frag_buffers`` = 0 every K-step of the tile reads its MFMA
+operands into its own registers; with n > 0 the K-steps use n register sets in turn, so the
+reads of step s + n wait (DAG WAR) for the MFMAs of step s while the reads of steps s + 1 ..
+s + n - 1 may run ahead of them (n = 2: double-buffered local reads, the ck_v4 pipeline).
+
+That is the "default" loop arrangement. ``cfg.arrangement`` picks another one:
 "pingpong" (8 waves in two groups offset by a conditional barrier) and "interleave" (4 waves),
 both the split loop of ``asmgen.kinds.gemm.pingpong`` (operands carried in registers, two LDS
 buffers written two tiles ahead).
@@ -42,11 +47,10 @@ from dataclasses import dataclass
 from isa.instr import Instr
 from isa.operands import Imm, s, v
 
-from ...errors import ConfigError
 from ...ir import KernelIR, VReg
 from . import epilogue as epi
 from . import prologue as pro
-from .config import GemmConfig
+from .config import ARRANGEMENTS, GemmConfig  # noqa: F401  (ARRANGEMENTS re-exported)
 from .layout import global_read_map, lds_layout
 from .memops import advance_k, emit_compute, emit_global_reads, emit_local_writes
 
@@ -85,8 +89,6 @@ class GemmBuild:
         return self.k.vreg("s", 2, align=2, name="mask")
 
 
-ARRANGEMENTS = ("default", "pingpong", "interleave")
-
 
 @dataclass
 class GemmSetup:
@@ -103,12 +105,11 @@ class GemmSetup:
     acc: list
 
 
-def build_gemm(cfg: GemmConfig, arrangement: str = "default") -> KernelIR:
-    """The tagged KernelIR of ``cfg``. ``arrangement`` (a recipe's template knob): "default" is
-    the pipeline of the module docstring; "pingpong" and "interleave" are the split pipeline of
+def build_gemm(cfg: GemmConfig) -> KernelIR:
+    """The tagged KernelIR of ``cfg``. ``cfg.arrangement``: "default" is the pipeline of the
+    module docstring; "pingpong" and "interleave" are the split pipeline of
     ``asmgen.kinds.gemm.pingpong`` (8-wave ping-pong / 4-wave interleave)."""
-    if arrangement not in ARRANGEMENTS:
-        raise ConfigError(f"GEMM loop arrangement {arrangement!r} is not one of {ARRANGEMENTS}")
+    arrangement = cfg.arrangement
     gb = GemmBuild(cfg)
     st = setup(gb)
     if arrangement == "default":

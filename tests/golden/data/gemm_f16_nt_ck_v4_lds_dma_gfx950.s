@@ -2,9 +2,9 @@
 .amdhsa_code_object_version 5
 .text
 .p2align 8
-.globl gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_ck_v4
-.type gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_ck_v4,@function
-gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_ck_v4:
+.globl gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_fb2_ck_v4
+.type gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_fb2_ck_v4,@function
+gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_fb2_ck_v4:
   s_load_dwordx8 s[4:11], s[0:1], 24
   s_load_dwordx2 s[12:13], s[0:1], 0
   s_load_dwordx2 s[16:17], s[0:1], 8
@@ -175,45 +175,54 @@ gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_ck_v4:
   s_lshr_b32 s32, s32, 5
 loop_k:
   v_add_u32 v2, s30, v20
+  v_add_u32 v3, s30, v0
+  ds_read_b128 v[22:25], v2
+  ds_read_b128 v[26:29], v3
+  ds_read_b128 v[30:33], v2 offset:32
+  ds_read_b128 v[34:37], v3 offset:32
   s_setprio 1
+  s_waitcnt lgkmcnt(2)
+  v_mfma_f32_32x32x16_f16 a[0:15], v[22:25], v[26:29], a[0:15]
+  s_waitcnt lgkmcnt(0)
+  v_mfma_f32_32x32x16_f16 a[0:15], v[30:33], v[34:37], a[0:15]
   s_add_u32 s33, s0, s29
   v_cmp_gt_i32_e64 s[34:35], s28, v4
   s_nop 1
-  v_cndmask_b32_e64 v3, v6, v9, s[34:35]
+  v_cndmask_b32_e64 v2, v6, v9, s[34:35]
   s_add_u32 m0, s33, 0
   s_nop 0
-  buffer_load_dword v3, s[12:15], 0 offen lds
-  v_cndmask_b32_e64 v3, v6, v10, s[34:35]
+  buffer_load_dword v2, s[12:15], 0 offen lds
+  v_cndmask_b32_e64 v2, v6, v10, s[34:35]
   s_add_u32 m0, s33, 0x400
   s_nop 0
-  buffer_load_dword v3, s[12:15], 0 offen lds
-  v_cndmask_b32_e64 v3, v6, v11, s[34:35]
+  buffer_load_dword v2, s[12:15], 0 offen lds
+  v_cndmask_b32_e64 v2, v6, v11, s[34:35]
   s_add_u32 m0, s33, 0x800
   s_nop 0
-  buffer_load_dword v3, s[12:15], 0 offen lds
-  v_cndmask_b32_e64 v3, v6, v5, s[34:35]
+  buffer_load_dword v2, s[12:15], 0 offen lds
+  v_cndmask_b32_e64 v2, v6, v5, s[34:35]
   s_add_u32 m0, s33, 0xc00
   s_nop 0
-  buffer_load_dword v3, s[12:15], 0 offen lds
+  buffer_load_dword v2, s[12:15], 0 offen lds
   s_add_u32 s33, s0, s26
   v_cmp_gt_i32_e64 s[34:35], s31, v12
   s_nop 1
-  v_cndmask_b32_e64 v3, v6, v15, s[34:35]
+  v_cndmask_b32_e64 v2, v6, v15, s[34:35]
   s_add_u32 m0, s33, 0
   s_nop 0
-  buffer_load_dword v3, s[16:19], 0 offen lds
-  v_cndmask_b32_e64 v3, v6, v16, s[34:35]
+  buffer_load_dword v2, s[16:19], 0 offen lds
+  v_cndmask_b32_e64 v2, v6, v16, s[34:35]
   s_add_u32 m0, s33, 0x400
   s_nop 0
-  buffer_load_dword v3, s[16:19], 0 offen lds
-  v_cndmask_b32_e64 v3, v6, v17, s[34:35]
+  buffer_load_dword v2, s[16:19], 0 offen lds
+  v_cndmask_b32_e64 v2, v6, v17, s[34:35]
   s_add_u32 m0, s33, 0x800
   s_nop 0
-  buffer_load_dword v3, s[16:19], 0 offen lds
-  v_cndmask_b32_e64 v3, v6, v14, s[34:35]
+  buffer_load_dword v2, s[16:19], 0 offen lds
+  v_cndmask_b32_e64 v2, v6, v14, s[34:35]
   s_add_u32 m0, s33, 0xc00
   s_nop 0
-  buffer_load_dword v3, s[16:19], 0 offen lds
+  buffer_load_dword v2, s[16:19], 0 offen lds
   s_add_u32 s12, s12, s3
   s_addc_u32 s13, s13, 0
   s_sub_i32 s14, s14, s3
@@ -225,17 +234,8 @@ loop_k:
   s_max_i32 s18, s18, 0
   s_sub_i32 s31, s31, 32
   s_mov_b32 s33, s30
-  v_add_u32 v3, s30, v0
   s_mov_b32 s30, s0
   s_mov_b32 s0, s33
-  ds_read_b128 v[22:25], v2
-  ds_read_b128 v[26:29], v3
-  s_waitcnt lgkmcnt(0)
-  v_mfma_f32_32x32x16_f16 a[0:15], v[22:25], v[26:29], a[0:15]
-  ds_read_b128 v[22:25], v2 offset:32
-  ds_read_b128 v[26:29], v3 offset:32
-  s_waitcnt lgkmcnt(0)
-  v_mfma_f32_32x32x16_f16 a[0:15], v[22:25], v[26:29], a[0:15]
   s_waitcnt vmcnt(0)
   s_barrier
   s_setprio 0
@@ -451,11 +451,11 @@ loop_k:
   buffer_store_short v27, v15, s[20:23], 0 offen
   buffer_store_short v28, v16, s[20:23], 0 offen
   s_endpgm
-.Lgemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_ck_v4_end:
-.size gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_ck_v4, .Lgemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_ck_v4_end-gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_ck_v4
+.Lgemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_fb2_ck_v4_end:
+.size gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_fb2_ck_v4, .Lgemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_fb2_ck_v4_end-gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_fb2_ck_v4
 .rodata
 .p2align 6
-.amdhsa_kernel gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_ck_v4
+.amdhsa_kernel gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_fb2_ck_v4
   .amdhsa_group_segment_fixed_size 16384
   .amdhsa_private_segment_fixed_size 0
   .amdhsa_kernarg_size 56
@@ -486,8 +486,8 @@ loop_k:
 amdhsa.version: [1, 2]
 amdhsa.target: amdgcn-amd-amdhsa--gfx950
 amdhsa.kernels:
-  - .name: gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_ck_v4
-    .symbol: gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_ck_v4.kd
+  - .name: gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_fb2_ck_v4
+    .symbol: gemm_NT_f16_f16_64x64x32_w2x2_mfma32x32x16_p1_va2_vb2_dma_fb2_ck_v4.kd
     .args:
       - .name: A
         .offset: 0
