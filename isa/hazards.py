@@ -2,15 +2,17 @@
 
 Each ``HazardRule`` names a producer class and the locations it produces, a consumer class and the
 operand slot it consumes through, the relation between the two register sets and the wait states
-as a formula of the producer's MFMA passes and the arch (``Wait``). ``required_wait_states(arch,
+as a formula of the producer's MFMA passes and the arch (``Wait``), in two views: ``wait`` is the
+generator's (asmgen's hazard pass; may be as conservative as LLVM) and ``emu`` the judge's
+(exactly what AMD documents; isa.emu enforces it), never larger than ``wait``. ``required_wait_states(arch,
 producer, consumer)`` is the max over matching rules for two instructions with nothing between
 them; every instruction between them (``s_nop N`` counts N+1) reduces it. The asmgen hazard pass and
 the emulator both read these rules; no other hazard list exists.
 
-Sources: cdna-facts section 3 (the table there, from LLVM's GCNHazardRecognizer.cpp), each row
-re-checked against ``llc -run-pass post-RA-hazard-rec`` in tests/isa/test_hazards_llc.py. Where the
-facts table was not precise (MFMA -> SrcC across XDL/non-XDL, 2-pass cases) the rule follows what
-LLVM 22's recognizer does, as measured by that test.
+Sources: AMD's CDNA3/CDNA4 ISA guides, AMD rocRoller's wait-state observers and LLVM's
+GCNHazardRecognizer.cpp (cdna-facts section 3), each row re-checked against ``llc -run-pass
+post-RA-hazard-rec`` in tests/isa/test_hazards_llc.py; per rule, the sources and their figures are
+in docs/hazard-audit.md, which tests/isa/test_hazard_audit.py checks against this table.
 """
 from __future__ import annotations
 
@@ -79,6 +81,16 @@ class HazardRule:
     source: str = "cdna-facts 3"
     archs: tuple[str, ...] = ("gfx942", "gfx950")
     same_op: bool | None = None  # True/False: only when the consumer has / lacks the producer's mnemonic
+    emu: Wait | None = None      # the judge's wait states (AMD's documents) when they differ from ``wait``
+
+    def wait_for(self, view: str) -> Wait:
+        """``wait`` (view "gen": the generator's, as conservative as LLVM) or ``emu`` (view "emu":
+        exactly what AMD documents, what the emulator enforces)."""
+        if view == "emu" and self.emu is not None:
+            return self.emu
+        if view not in ("gen", "emu"):
+            raise ValueError(f"hazard view {view!r}: 'gen' or 'emu'")
+        return self.wait
 
 
 # ---- instruction classes (predicates on the spec and the instance) -------------------------------
@@ -142,6 +154,10 @@ PRODUCERS: dict[str, Callable[[InstrSpec, Instr], bool]] = {
     "vmem_wide_store": _wide_store,
 }
 
+# VALU ops that read an SGPR pair / VCC as a carry-in (src2): AMD rocRoller VALUWriteSGPRVCC
+# ("if VCC/SGPRs are read as carry, 0 NOPs are required"; operand position 2 of the carry ops)
+CARRY_IN_OPS = ("v_addc_co_u32", "v_subb_co_u32", "v_subbrev_co_u32")
+
 CONSUMERS: dict[str, Callable[[InstrSpec, Instr], bool]] = {
     "xdl": PRODUCERS["xdl"],
     "nonxdl_mfma": lambda s, i: s.has("mfma") and not s.has("xdl"),
@@ -149,10 +165,13 @@ CONSUMERS: dict[str, Callable[[InstrSpec, Instr], bool]] = {
     "mfma": PRODUCERS["mfma"],
     "valu": _is_valu,
     "valu_nontrans": lambda s, i: _is_valu(s, i) and not s.has("trans"),
+    "valu_nocarry": lambda s, i: _is_valu(s, i) and s.name not in CARRY_IN_OPS,
+    "valu_carry": lambda s, i: s.name in CARRY_IN_OPS,
     "vmem_ds": lambda s, i: s.fmt in MEM_FORMATS + ("DS",),
     "vmem": lambda s, i: s.fmt in MEM_FORMATS,
     "lane_rw": lambda s, i: s.name in ("v_readlane_b32", "v_writelane_b32"),
     "lane_read": lambda s, i: s.name in ("v_readlane_b32", "v_readfirstlane_b32"),
+    "lane_any": lambda s, i: s.name in ("v_readlane_b32", "v_writelane_b32", "v_readfirstlane_b32"),
     "m0_lds": lambda s, i: "m0" in s.implicit_reads and s.has("lds"),
     "getreg_setreg": lambda s, i: s.name in ("s_getreg_b32", "s_setreg_b32"),
     "dpp": _is_dpp,
@@ -171,11 +190,13 @@ def _union(accs: tuple[Access, ...], slots: tuple[str, ...] | None = None,
 
 
 VREG = ("v", "a")
+VCC = frozenset({("s", 106), ("s", 107)})
 # what a producer makes visible: f(reads, writes) -> locations
 PRODUCED: dict[str, Callable[[tuple, tuple], frozenset[Loc]]] = {
     "vgpr": lambda r, w: _union(w, files=VREG),
     "sgpr": lambda r, w: _union(w, files=("s",)),
-    "vcc": lambda r, w: _union(w) & {("s", 106), ("s", 107)},
+    "vcc": lambda r, w: _union(w) & VCC,
+    "sgpr_not_vcc": lambda r, w: _union(w, files=("s",)) - VCC,
     "exec": lambda r, w: _union(w, files=("exec",)),
     "m0": lambda r, w: _union(w, files=("m0",)),
     "srcc": lambda r, w: _union(r, slots=("src2",)),
@@ -186,6 +207,7 @@ CONSUMED: dict[str, Callable[[tuple, tuple], frozenset[Loc]]] = {
     "srcab": lambda r, w: _union(r, slots=("src0", "src1")),
     "srcc": lambda r, w: _union(r, slots=("src2",)),
     "reads": lambda r, w: _union(r),
+    "exec_reads": lambda r, w: _union(r, files=("exec",)),
     "vgpr_writes": lambda r, w: _union(w, files=VREG),
     "touch": lambda r, w: _union(r) | _union(w),
     "lane_select": lambda r, w: _union(r, slots=("src1",)),
@@ -197,72 +219,108 @@ _GFX950_PLUS1 = (("gfx950", 1),)
 _LLC = "LLVM GCNHazardRecognizer, measured with llc 22 (tests/isa/test_isa_hazards_llc.py)"
 
 RULES: tuple[HazardRule, ...] = (
+    # Sources per rule, wait states per source, and the two views: docs/hazard-audit.md (a test
+    # parses that table and checks it against these rules). RR = AMD rocRoller's wait-state
+    # observers (lib/include/rocRoller/Scheduling/Observers/WaitState), LLVM = GCNHazardRecognizer.
     # --- MFMA results -----------------------------------------------------------------------------
     *(HazardRule(f"xdl_write_{c}_{slot}", "xdl", "vgpr", c, slot, "overlap",
-                 Wait(3, 1, _GFX950_PLUS1, BOTH_2P(5)))
+                 Wait(3, 1, _GFX950_PLUS1, BOTH_2P(5)), "RR XDLWrite94x; LLVM")
       for c, slot in (("mfma", "srcab"), ("valu", "reads"), ("vmem_ds", "reads"), ("valu", "vgpr_writes"))),
     HazardRule("mfma_2pass_write_srcc_same", "mfma", "vgpr", "mfma", "srcc", "same",
-               Wait(0, 0, (), BOTH_2P(2)), "LLVM GCNHazardRecognizer (GFX940 SMFMA4x4 full SrcC)"),
+               Wait(0, 0, (), BOTH_2P(2)), "RR XDLWrite94x; LLVM (GFX940 SMFMA4x4 full SrcC)"),
     HazardRule("xdl_write_xdl_srcc_overlap", "xdl", "vgpr", "xdl", "srcc", "overlap_not_same",
-               Wait(1, 1, _GFX950_PLUS1)),
+               Wait(1, 1, _GFX950_PLUS1), "RR XDLWrite94x; LLVM"),
     HazardRule("xdl_write_nonxdl_srcc_overlap", "xdl", "vgpr", "nonxdl_mfma", "srcc", "overlap_not_same",
-               Wait(1, 1, _GFX950_PLUS1, (("gfx950", 2, 3),))),
-    HazardRule("nonxdl_write_nonxdl_srcc_overlap", "nonxdl_mfma", "vgpr", "nonxdl_mfma", "srcc",
-               "overlap_not_same", Wait(0, 1), "LLVM GCNHazardRecognizer (SMFMA N-pass overlapped SrcC)"),
-    *(HazardRule(f"nonxdl_write_{c}_{slot}", "nonxdl_mfma", "vgpr", c, slot, "overlap", Wait(2, 1))
-      for c, slot in (("mfma", "srcab"), ("valu", "reads"), ("vmem_ds", "reads"), ("valu", "vgpr_writes"))),
-    # f64 MFMAs (DGEMM): LLVM's fixed DMFMA16x16 / DMFMA4x4 wait states, measured with llc 22
+               Wait(1, 1, _GFX950_PLUS1, (("gfx950", 2, 3),)), "RR XDLWrite94x; LLVM"),
+    # RR XDLWrite94x: "v_mfma_*f32 write | v_mfma* read SrcC overlapped | P" for any consumer MFMA
+    HazardRule("nonxdl_write_mfma_srcc_overlap", "nonxdl_mfma", "vgpr", "mfma", "srcc",
+               "overlap_not_same", Wait(0, 1), "RR XDLWrite94x; LLVM (SMFMA N-pass overlapped SrcC)"),
+    HazardRule("nonxdl_write_mfma_srcab", "nonxdl_mfma", "vgpr", "mfma", "srcab", "overlap", Wait(2, 1),
+               "RR XDLWrite94x; LLVM"),
+    # LLVM (GFX940_SMFMA_N_PassWriteVgprVALU*) asks P+2 for an f32 MFMA's result read by
+    # VALU/VMEM/DS or overwritten by VALU. RR XDLWrite94x's table lists P+3 for "v_mfma_*f32" too,
+    # but its code keys one latency table on every MFMA (it does not tell f32 MFMAs apart), so it
+    # is no separate statement; the audit records the difference (docs/hazard-audit.md).
+    *(HazardRule(f"nonxdl_write_{c}_{slot}", "nonxdl_mfma", "vgpr", c, slot, "overlap", Wait(2, 1),
+                 "LLVM (P+2); RR XDLWrite94x table (P+3, not told apart in its code)")
+      for c, slot in (("valu", "reads"), ("vmem_ds", "reads"), ("valu", "vgpr_writes"))),
+    # f64 MFMAs (DGEMM): RR DGEMM16x16x4Write / DGEMM4x4x4Write (94x); LLVM DMFMA, measured with llc 22
     *(HazardRule(f"dgemm_write_{c}_{slot}", "dgemm", "vgpr", c, slot, "overlap",
-                 by_passes(p16=(11, 19), p4=(6, 6)), "LLVM GCNHazardRecognizer (DMFMA), llc 22")
+                 by_passes(p16=(11, 19), p4=(6, 6)), "RR DGEMM*Write; LLVM (DMFMA), llc 22")
       for c, slot in (("mfma", "srcab"), ("valu", "reads"))),
     HazardRule("dgemm_write_valu_waw", "dgemm", "vgpr", "valu", "vgpr_writes", "overlap",
-               by_passes(p16=(11, 11), p4=(6, 6)), "LLVM GCNHazardRecognizer (DMFMA), llc 22"),
+               by_passes(p16=(11, 11), p4=(6, 6)), "RR DGEMM*Write; LLVM (DMFMA), llc 22"),
     HazardRule("dgemm_write_vmem_ds", "dgemm", "vgpr", "vmem_ds", "reads", "overlap",
-               by_passes(p16=(18, 18), p4=(9, 9)), "LLVM GCNHazardRecognizer (DMFMA), llc 22"),
+               by_passes(p16=(18, 18), p4=(9, 9)), "RR DGEMM*Write; LLVM (DMFMA), llc 22"),
     HazardRule("dgemm_write_dgemm_srcc_same", "dgemm", "vgpr", "dgemm", "srcc", "same",
-               by_passes(p16=(0, 0), p4=(4, 4)), "LLVM GCNHazardRecognizer (DMFMA4x4 full SrcC), llc 22"),
+               by_passes(p16=(0, 0), p4=(4, 4)), "RR DGEMM*Write; LLVM (DMFMA4x4 full SrcC), llc 22"),
     HazardRule("dgemm_write_dgemm_srcc_overlap", "dgemm", "vgpr", "dgemm", "srcc", "overlap_not_same",
-               by_passes(p16=(9, 17), p4=(4, 4)), "LLVM GCNHazardRecognizer (DMFMA), llc 22"),
+               by_passes(p16=(9, 17), p4=(4, 4)), "RR DGEMM*Write; LLVM (DMFMA), llc 22"),
     # SrcC read by an XDL MFMA, then overwritten by VALU (WAR); none for f32/f64 MFMAs (llc 22)
-    HazardRule("xdl_srcc_read_valu_war", "xdl", "srcc", "valu", "vgpr_writes", "overlap", Wait(-1, 1)),
+    HazardRule("xdl_srcc_read_valu_war", "xdl", "srcc", "valu", "vgpr_writes", "overlap", Wait(-1, 1),
+               "RR XDLReadSrcC94x; LLVM"),
     # --- VALU results feeding MFMA ------------------------------------------------------------------
-    *(HazardRule(f"valu_write_mfma_{slot}", "valu_nondot", "vgpr", "mfma", slot, "overlap", const(2))
+    *(HazardRule(f"valu_write_mfma_{slot}", "valu_nondot", "vgpr", "mfma", slot, "overlap", const(2),
+                 "RR VALUWrite; LLVM")
       for slot in ("srcab", "srcc")),
-    # --- DOT results (v_dot*): LLVM's DotWrite* wait states, measured with llc 22 -------------------
+    # --- DOT results (v_dot*): RR DLWrite; LLVM's DotWrite* wait states, measured with llc 22 ------
     *(HazardRule(f"dot_write_mfma_{slot}", "dot", "vgpr", "mfma", slot, "overlap", const(1), _LLC)
       for slot in ("srcab", "srcc")),
-    HazardRule("dot_write_valu_read", "dot", "vgpr", "valu", "reads", "overlap", const(3), _LLC,
-               same_op=False),
-    HazardRule("dot_write_valu_waw", "dot", "vgpr", "valu", "vgpr_writes", "overlap", const(3), _LLC,
-               same_op=False),
-    HazardRule("dot_write_same_dot_srcab", "dot", "vgpr", "valu", "srcab", "overlap", const(3), _LLC,
-               same_op=True),
-    HazardRule("dot_write_same_dot_srcc", "dot", "vgpr", "valu", "srcc", "overlap", const(1), _LLC,
-               same_op=True),
+    HazardRule("dot_write_valu_read", "dot", "vgpr", "valu", "reads", "overlap", const(3),
+               "RR DLWrite; " + _LLC, same_op=False),
+    HazardRule("dot_write_valu_waw", "dot", "vgpr", "valu", "vgpr_writes", "overlap", const(3),
+               "RR DLWrite; " + _LLC, same_op=False),
+    HazardRule("dot_write_same_dot_srcab", "dot", "vgpr", "valu", "srcab", "overlap", const(3),
+               "RR DLWrite; " + _LLC, same_op=True),
+    # RR DLWrite: same opcode reading the same SrcC needs 0; LLVM asks 1 for any overlap
+    HazardRule("dot_write_same_dot_srcc_same", "dot", "vgpr", "valu", "srcc", "same", const(1),
+               "RR DLWrite (0); " + _LLC + " (1)", same_op=True, emu=const(0)),
+    HazardRule("dot_write_same_dot_srcc_overlap", "dot", "vgpr", "valu", "srcc", "overlap_not_same",
+               const(1), _LLC, same_op=True),
     HazardRule("dot_write_same_dot_waw", "dot", "vgpr", "valu", "vgpr_writes", "overlap", const(1), _LLC,
                same_op=True),
     # gfx950: a VGPR written by VALU and then swapped by v_permlane16/32_swap (llc 22)
-    HazardRule("valu_vgpr_permlane_swap", "valu", "vgpr", "permlane_swap", "reads", "overlap", const(2), _LLC,
-               archs=("gfx950",)),
-    HazardRule("valu_exec_mfma", "valu", "exec", "mfma", "any", "always", const(4)),
+    HazardRule("valu_vgpr_permlane_swap", "valu", "vgpr", "permlane_swap", "reads", "overlap", const(2),
+               "RR VALUWriteReadlane94x (950); " + _LLC, archs=("gfx950",)),
+    HazardRule("valu_exec_mfma", "valu", "exec", "mfma", "any", "always", const(4), "RR CMPXWriteExec; LLVM"),
     # --- SGPR / EXEC / VCC written by VALU ------------------------------------------------------------
-    HazardRule("valu_sgpr_vmem", "valu", "sgpr", "vmem", "reads", "overlap", const(5)),
-    HazardRule("valu_sgpr_valu", "valu", "sgpr", "valu", "reads", "overlap", const(2)),
-    HazardRule("valu_sgpr_lane_select", "valu", "sgpr", "lane_rw", "lane_select", "overlap", const(4)),
-    HazardRule("valu_exec_lane", "valu", "exec", "lane_rw", "any", "always", const(4)),
-    HazardRule("valu_vgpr_lane_read", "valu", "vgpr", "lane_read", "lane_src", "overlap", const(1)),
-    HazardRule("valu_vcc_div_fmas", "valu", "vcc", "div_fmas", "any", "always", const(4)),
+    HazardRule("valu_sgpr_vmem", "valu", "sgpr", "vmem", "reads", "overlap", const(5),
+               "RR VALUWriteSGPRVMEM; LLVM"),
+    # RR VALUWriteSGPRVCC (94x): an SGPR read as a constant needs 2, VCC 1, an SGPR/VCC read as a
+    # carry-in (src2 of v_addc/v_subb/v_subbrev) 0. LLVM asks 2 for all of them (no carry exemption).
+    HazardRule("valu_sgpr_valu", "valu", "sgpr_not_vcc", "valu_nocarry", "reads", "overlap", const(2),
+               "RR VALUWriteSGPRVCC; LLVM"),
+    HazardRule("valu_vcc_valu", "valu", "vcc", "valu_nocarry", "reads", "overlap", const(2),
+               "RR VALUWriteSGPRVCC (1); LLVM (2)", emu=const(1)),
+    HazardRule("valu_sgpr_carry_op_src", "valu", "sgpr_not_vcc", "valu_carry", "srcab", "overlap", const(2),
+               "RR VALUWriteSGPRVCC; LLVM"),
+    HazardRule("valu_vcc_carry_op_src", "valu", "vcc", "valu_carry", "srcab", "overlap", const(2),
+               "RR VALUWriteSGPRVCC (1); LLVM (2)", emu=const(1)),
+    HazardRule("valu_sgpr_carry_in", "valu", "sgpr", "valu_carry", "srcc", "overlap", const(2),
+               "RR VALUWriteSGPRVCC (0, carry-in); LLVM (2)", emu=const(0)),
+    HazardRule("valu_sgpr_lane_select", "valu", "sgpr", "lane_rw", "lane_select", "overlap", const(4),
+               "RR VALUWriteSGPRVCC; LLVM"),
+    # RR VCMPXWrite94x: v_cmpx -> v_readlane / v_readfirstlane / v_writelane 4, -> VALU reading EXEC 2
+    HazardRule("valu_exec_lane", "valu", "exec", "lane_any", "any", "always", const(4),
+               "RR VCMPXWrite94x; LLVM"),
+    HazardRule("valu_exec_valu_read", "valu", "exec", "valu", "exec_reads", "overlap", const(2),
+               "RR VCMPXWrite94x; LLVM (EXEC is an SGPR use)"),
+    HazardRule("valu_vgpr_lane_read", "valu", "vgpr", "lane_read", "lane_src", "overlap", const(1),
+               "RR VALUWriteReadlane94x; LLVM"),
+    HazardRule("valu_vcc_div_fmas", "valu", "vcc", "div_fmas", "any", "always", const(4),
+               "RR VALUWriteVCCVDIVFMAS; LLVM"),
     # --- VALU forwarding ----------------------------------------------------------------------------
-    HazardRule("trans_use", "trans", "vgpr", "valu_nontrans", "reads", "overlap", const(1)),
+    HazardRule("trans_use", "trans", "vgpr", "valu_nontrans", "reads", "overlap", const(1),
+               "RR VALUTransWrite94x; LLVM"),
     HazardRule("partial_dst_use", "valu_partial_dst", "vgpr", "valu", "touch", "overlap", const(1),
-               "cdna-facts 3; LLVM GCNHazardRecognizer checkVALUHazards (dst-sel forwarding)"),
-    HazardRule("valu_vgpr_dpp", "valu", "vgpr", "dpp", "reads", "overlap", const(2)),
-    HazardRule("valu_exec_dpp", "valu", "exec", "dpp", "any", "always", const(5)),
+               "RR OPSEL94x; LLVM checkVALUHazards (dst-sel forwarding)"),
+    HazardRule("valu_vgpr_dpp", "valu", "vgpr", "dpp", "reads", "overlap", const(2), "ISA; LLVM"),
+    HazardRule("valu_exec_dpp", "valu", "exec", "dpp", "any", "always", const(5), "ISA; LLVM"),
     # --- memory / scalar ----------------------------------------------------------------------------
     HazardRule("wide_store_data_valu_war", "vmem_wide_store", "store_data", "valu", "vgpr_writes", "overlap",
-               const(2)),
-    HazardRule("salu_m0_lds", "salu", "m0", "m0_lds", "any", "always", const(1)),
-    HazardRule("setreg_getreg", "setreg", "none", "getreg_setreg", "any", "same_hwreg", const(2)),
+               const(2), "RR BufferStoreDwordXXRead; LLVM"),
+    HazardRule("salu_m0_lds", "salu", "m0", "m0_lds", "any", "always", const(1), "ISA; LLVM"),
+    HazardRule("setreg_getreg", "setreg", "none", "getreg_setreg", "any", "same_hwreg", const(2), "ISA; LLVM"),
 )
 
 
@@ -296,8 +354,10 @@ def _slot_range(s: InstrSpec, i: Instr, slot: str):
     return None
 
 
-def matching_rules(arch: str, producer: Instr, consumer: Instr) -> list[tuple[HazardRule, int]]:
-    """The rules that fire for ``producer`` directly followed by ``consumer``, with their wait states."""
+def matching_rules(arch: str, producer: Instr, consumer: Instr,
+                   view: str = "gen") -> list[tuple[HazardRule, int]]:
+    """The rules that fire for ``producer`` directly followed by ``consumer``, with their wait states
+    in ``view`` ("gen": the generator's, "emu": the judge's; see ``HazardRule.wait_for``)."""
     ps, cs = spec_for(arch, producer), spec_for(arch, consumer)
     pr, pw = accesses(ps, producer)
     cr, cw = accesses(cs, consumer)
@@ -321,12 +381,12 @@ def matching_rules(arch: str, producer: Instr, consumer: Instr) -> list[tuple[Ha
             same = overlap and _slot_range(ps, producer, "vdst") == _slot_range(cs, consumer, "src2")
             hit = {"overlap": overlap, "same": same, "overlap_not_same": overlap and not same}[rule.relation]
         if hit:
-            n = rule.wait(arch, passes)
+            n = rule.wait_for(view)(arch, passes)
             if n > 0:
                 out.append((rule, n))
     return out
 
 
-def required_wait_states(arch: str, producer: Instr, consumer: Instr) -> int:
+def required_wait_states(arch: str, producer: Instr, consumer: Instr, view: str = "gen") -> int:
     """Wait states needed between ``producer`` and a directly following ``consumer`` (0 if none)."""
-    return max((n for _, n in matching_rules(arch, producer, consumer)), default=0)
+    return max((n for _, n in matching_rules(arch, producer, consumer, view)), default=0)

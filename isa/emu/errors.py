@@ -41,7 +41,14 @@ class PendingOverwriteError(EmulatorError):
 
 
 class HazardError(EmulatorError):
-    """Required wait states between two instructions are not met."""
+    """Required wait states between two instructions are not met (``rules``: the rule names)."""
+
+    rules: tuple = ()
+
+
+class MfmaShadowHazardError(HazardError):
+    """Too few wait states counted as instructions, enough if each MFMA between the two counts its
+    passes: a case AMD's documents leave open (isa.emu.hazard_check); allowed per rule only."""
 
 
 class LdsRaceError(EmulatorError):

@@ -47,9 +47,12 @@ class Emulator:
     def __init__(self, arch: str = "gfx942", seed: int = 0, trace: bool = False,
                  step_limit: int = 50_000_000, check_hazards: bool = True,
                  shuffle_workgroups: bool = True, check_global_races: bool = True,
-                 poison_registers: bool = True) -> None:
+                 poison_registers: bool = True, allow_hazards=()) -> None:
         if arch not in ARCHES:
             raise LaunchError(f"unknown arch {arch!r}; the emulator knows {', '.join(ARCHES)}")
+        self.allow_hazards = _hazard_names(arch, allow_hazards)
+        # (rule, kind) -> violations let through by allow_hazards (isa.emu.hazard_check)
+        self.allowed_hazards: dict[tuple[str, str], int] = {}
         self.arch = arch
         self.seed = seed
         self.rng = random.Random(seed)
@@ -97,9 +100,12 @@ class Emulator:
         return m
 
     def _machine(self, prog, waves, lds_bytes, wg_id) -> Machine:
-        return Machine(prog, waves, self.mem, lds_bytes, rng=self.rng, wg_id=wg_id,
-                       step_limit=self.step_limit, trace=self.trace,
-                       check_hazards=self.check_hazards)
+        m = Machine(prog, waves, self.mem, lds_bytes, rng=self.rng, wg_id=wg_id,
+                    step_limit=self.step_limit, trace=self.trace,
+                    check_hazards=self.check_hazards)
+        m.allow_hazards = self.allow_hazards        # read by isa.emu.hazard_check
+        m.allowed_hazards = self.allowed_hazards
+        return m
 
     # -----------------------------------------------------------------------------------------
     def launch(self, hsaco: bytes, kernel: str, grid=(1, 1, 1), block=(64, 1, 1),
@@ -235,6 +241,23 @@ class Emulator:
         n_live = min(64, n_threads - 64 * i)
         w.set_exec((1 << n_live) - 1)
         return w
+
+
+def _hazard_names(arch: str, names) -> frozenset:
+    """``allow_hazards`` checked against the rule names of isa.hazards (a typo must not allow
+    nothing silently)."""
+    if isinstance(names, str):
+        names = (names,)
+    names = frozenset(names or ())
+    if not names:
+        return names
+    from ..hazards import RULES
+    known = {r.name for r in RULES}
+    bad = sorted(names - known)
+    if bad:
+        raise LaunchError(f"allow_hazards names unknown hazard rule(s) {bad}; the rules are "
+                          f"{', '.join(sorted(known))}")
+    return names
 
 
 def _dims(v, what: str) -> tuple[int, int, int]:

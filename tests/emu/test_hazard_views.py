@@ -1,0 +1,109 @@
+"""The judge's hazard view (isa.hazards view "emu", docs/hazard-audit.md): it accepts what AMD
+documents and no less, reports the open MFMA-shadow case as its own kind, and lets a user allow
+violations per rule (counted, never silent)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from core_util import run
+
+from isa.emu import Emulator
+from isa.emu.errors import HazardError, LaunchError, MfmaShadowHazardError
+
+# hipBLASLt's custom MT256x256x64 bf16 gfx942 kernel: a VCC written by v_cmp, read as a carry-in
+# straight after. AMD rocRoller VALUWriteSGPRVCC: "if VCC/SGPRs are read as carry, 0 NOPs are
+# required"; LLVM's recognizer asks 2 (the generator's view).
+CARRY = """
+      v_cmp_ne_u32_e64 vcc, v9, 0
+      v_addc_co_u32_e64 v6, vcc, v6, 0, vcc
+      s_endpgm"""
+
+
+def test_carry_in_needs_no_wait_state_and_adds_the_carry():
+    m = run(CARRY, vgprs={9: np.arange(64) % 2, 6: np.full(64, 7)})
+    assert (m.waves[0].vgpr[6] == 7 + np.arange(64) % 2).all()
+
+
+def test_sgpr_pair_carry_in_also_needs_none():
+    run("""
+      v_cmp_gt_u32_e64 s[4:5], v9, 3
+      v_addc_co_u32_e64 v6, s[6:7], v6, 0, s[4:5]
+      s_endpgm""", vgprs={9: np.arange(64), 6: 0})
+
+
+def test_vcc_as_constant_needs_one_sgpr_needs_two():
+    # RR VALUWriteSGPRVCC (94x): v_cmp write VCC -> v_* read as constant 1; SGPR 2
+    run("""
+      v_cmp_gt_u32 vcc, 5, v9
+      s_nop 0
+      v_cndmask_b32 v1, v2, v3, vcc
+      s_endpgm""", vgprs={9: np.arange(64)})
+    with pytest.raises(HazardError, match="needs 1 wait states"):
+        run("""
+      v_cmp_gt_u32 vcc, 5, v9
+      v_cndmask_b32 v1, v2, v3, vcc
+      s_endpgm""", vgprs={9: np.arange(64)})
+    with pytest.raises(HazardError, match="valu_sgpr_valu.*needs 2|needs 2.*valu_sgpr_valu"):
+        run("""
+      v_cmp_gt_u32_e64 s[4:5], 5, v9
+      s_nop 0
+      v_cndmask_b32_e64 v1, v2, v3, s[4:5]
+      s_endpgm""", vgprs={9: np.arange(64)})
+
+
+def test_carry_op_reading_vcc_as_a_plain_source_still_needs_its_state():
+    with pytest.raises(HazardError, match="valu_vcc_carry_op_src"):
+        run("""
+      v_cmp_gt_u32 vcc, 5, v9
+      v_addc_co_u32_e64 v6, s[6:7], vcc_lo, v6, s[8:9]
+      s_endpgm""", vgprs={9: np.arange(64)}, sgprs={8: [0, 0]})
+
+
+# XDL 16x16x16 bf16 (8 passes on gfx942: P+3 = 11 states before a VALU reads its result); two
+# 8-pass MFMAs in between count 2 instructions, 16 if each counts its passes.
+SHADOW = """
+      v_mfma_f32_16x16x16_bf16 v[0:3], v[10:11], v[12:13], 0
+      v_mfma_f32_16x16x16_bf16 v[4:7], v[10:11], v[12:13], 0
+      v_mfma_f32_16x16x16_bf16 v[20:23], v[10:11], v[12:13], 0
+      {nops}
+      v_add_f32 v30, v0, v0
+      s_endpgm"""
+
+
+def test_mfma_shadow_is_its_own_kind_and_not_allowed_by_default():
+    with pytest.raises(MfmaShadowHazardError, match="xdl_write_valu_reads.*mfma_shadow") as e:
+        run(SHADOW.format(nops=""))
+    assert e.value.rules == ("xdl_write_valu_reads",)
+    with pytest.raises(HazardError) as e:      # also a HazardError (catch-all callers)
+        run(SHADOW.format(nops=""))
+    assert isinstance(e.value, MfmaShadowHazardError)
+
+
+def test_allowed_rule_runs_on_and_is_counted():
+    emu = Emulator(allow_hazards={"xdl_write_valu_reads"})
+    run(SHADOW.format(nops=""), emu=emu)
+    assert emu.allowed_hazards == {("xdl_write_valu_reads", "mfma_shadow"): 1}
+
+
+def test_too_few_even_with_the_shadow_is_a_plain_hazard_error():
+    # one instruction after a lone MFMA: no MFMA in between to count
+    text = """
+      v_mfma_f32_16x16x16_bf16 v[0:3], v[10:11], v[12:13], 0
+      s_nop 1
+      v_add_f32 v30, v0, v0
+      s_endpgm"""
+    with pytest.raises(HazardError) as e:
+        run(text)
+    assert not isinstance(e.value, MfmaShadowHazardError)
+    emu = Emulator(allow_hazards=["xdl_write_valu_reads"])
+    run(text, emu=emu)
+    assert emu.allowed_hazards == {("xdl_write_valu_reads", "hazard"): 1}
+
+
+def test_enough_instructions_is_no_violation():
+    run(SHADOW.format(nops="s_nop 8"))      # 2 MFMAs + 9 = 11
+
+
+def test_unknown_rule_name_is_a_typed_error():
+    with pytest.raises(LaunchError, match="unknown hazard rule.*'xdl_write_valu_read'"):
+        Emulator(allow_hazards={"xdl_write_valu_read"})
