@@ -263,10 +263,13 @@ class KernelDescriptor:
 
     @property
     def arch_vgpr_budget(self) -> int:
-        """ArchVGPRs v0.. usable: up to accum_offset on gfx90a+ (AccVGPRs follow it in the same file)."""
-        if self.accum_offset is None:
-            return min(self.vgpr_alloc, 256)
-        return min(self.accum_offset, self.vgpr_alloc, 256)
+        """ArchVGPRs v0.. usable. On gfx90a+ the ArchVGPRs and AccVGPRs share one unified file and
+        the budget is the whole allocation (at most v255): ACCUM_OFFSET only says where a0 sits in
+        that file (AMDGPUUsage compute_pgm_rsrc3 GFX90A/GFX942 "ACCUM_OFFSET: offset of a first
+        AccVGPR in the unified register file"; CDNA3 ISA guide, "Unified VGPR file"). AMD's own
+        production kernels (aiter, gfx942) use v160-v255 with accum_offset 160 and no AGPRs. A
+        v_k at or beyond accum_offset is the same register as a_(k - accum_offset)."""
+        return min(self.vgpr_alloc, 256)
 
     @property
     def agpr_budget(self) -> int:

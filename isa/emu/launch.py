@@ -158,6 +158,7 @@ class Emulator:
         if self.shuffle_workgroups:
             self.rng.shuffle(order)
         budgets = (min(d.sgpr_alloc, 102), d.arch_vgpr_budget, d.agpr_budget)
+        _check_unified_aliasing(prog, d, kernel)
         start = entry
         if d.kernarg_preload_spec_length and getattr(prog, "offset_to_pc", None):
             # AMDGPUUsage "Preloaded Kernel Arguments": firmware that preloads starts the kernel
@@ -241,6 +242,28 @@ class Emulator:
         n_live = min(64, n_threads - 64 * i)
         w.set_exec((1 << n_live) - 1)
         return w
+
+
+def _check_unified_aliasing(prog, d, kernel: str) -> None:
+    """gfx90a+ unified VGPR file: v_k with k >= accum_offset is the register a_(k - accum_offset)
+    (codeobj.KernelDescriptor.arch_vgpr_budget). The emulator keeps v and a apart, so a kernel
+    that names one register both ways is refused rather than run with two copies."""
+    off = d.accum_offset
+    if off is None:
+        return
+    from .program import A_BASE, V_BASE
+    high_v, agprs = set(), set()
+    for e in prog.entries:
+        for k in e.rw_set:
+            if V_BASE + off <= k < A_BASE:
+                high_v.add(k - V_BASE - off)
+            elif k >= A_BASE:
+                agprs.add(k - A_BASE)
+    both = sorted(high_v & agprs)
+    if both:
+        j = both[0]
+        raise LaunchError(f"kernel {kernel!r} uses v{off + j} and a{j}, one register of the unified "
+                          f"VGPR file (accum_offset {off}); the emulator does not model that aliasing")
 
 
 def _hazard_names(arch: str, names) -> frozenset:

@@ -71,7 +71,8 @@ def test_descriptor_fields_decode():
 def test_descriptor_agpr_budget_and_pre_gfx90a():
     d = KernelDescriptor.decode(_kd(rsrc1=31, rsrc3=(128 // 4) - 1), "gfx950")
     assert d.vgpr_alloc == 256 and d.accum_offset == 128
-    assert d.arch_vgpr_budget == 128 and d.agpr_budget == 128
+    # unified file: the ArchVGPR budget is the whole allocation, accum_offset places a0 (gfx90a+)
+    assert d.arch_vgpr_budget == 256 and d.agpr_budget == 128
     old = KernelDescriptor.decode(_kd(rsrc1=3, rsrc3=7), "gfx906")
     assert old.accum_offset is None and old.vgpr_alloc == 16 and old.agpr_budget == 0
 
