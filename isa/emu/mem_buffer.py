@@ -1,11 +1,8 @@
 """MUBUF instructions: buffer_load_* / buffer_store_* through a 128-bit buffer resource (V#),
 including LDS DMA (``lds`` modifier: global -> LDS at M0).
 
-V# (cdna-facts section 5): dword0 = base[31:0]; dword1 = base[47:32] (15:0) | stride (29:16) |
-swizzle_en (31); dword2 = num_records; dword3 = format bits (ignored; swizzle and add_tid are not
-modelled and raise). Address = base + soffset + inst_offset + voffset (+ index * stride with idxen).
-Range check, raw buffers (stride 0): voffset + inst_offset (soffset excluded) is checked per dword
-against num_records bytes; structured: index >= num_records. Out-of-range loads return 0, stores
+V# decoding, the address and the range check of every descriptor form (raw with any stride,
+structured, swizzled, add_tid) are in isa.emu.buffer_addr. Out-of-range loads return 0, stores
 are dropped (CK masks lanes with voffset 0x80000000). In-range addresses must fall inside an
 allocation (GlobalOutOfBoundsError otherwise). LDS DMA (section 6): LDS address = M0 + inst_offset
 + lane_id * 4 (<= 4 B) or lane_id * 16 (x3/x4, gfx950); the loaded bytes are written there.
@@ -15,27 +12,17 @@ from __future__ import annotations
 import numpy as np
 
 from ..operands import Reg
+from . import buffer_addr
 from .errors import EmulatorError, GlobalOutOfBoundsError
 from .lds import dwords_of
-from .mem_common import byte_range, bytes_to_dwords, lanes_to_bytes, mod_int, regfile, scalar_operand_value
+from .mem_common import byte_range, bytes_to_dwords, lanes_to_bytes, mod_int, regfile
 from .mem_ops import ATOMIC_OPS, ATOMIC_OPS64, F64_ATOMICS, LOADS, STORES
 from .pending import VM, AsyncOp
 from .registry import RW_SETS, binder
 from .regkeys import reg_keys
 
 LANES64 = np.arange(64, dtype=np.int64)
-
-
-def decode_srd(w, srsrc: Reg) -> tuple[int, int, int]:
-    """(base, stride, num_records) of the V# in s[srsrc:srsrc+3]."""
-    d0, d1, d2, d3 = w.sgpr[srsrc.index:srsrc.index + 4].tolist()
-    if d1 >> 30:
-        raise EmulatorError(f"buffer resource {srsrc} has swizzle bits set (dword1 {d1:#x}); "
-                            "swizzled buffers are not modelled")
-    if (d3 >> 23) & 1:
-        raise EmulatorError(f"buffer resource {srsrc} has add_tid_enable set (dword3 {d3:#x}); "
-                            "not modelled")
-    return d0 | ((d1 & 0xFFFF) << 32), (d1 >> 16) & 0x3FFF, d2
+decode_srd = buffer_addr.decode_srd
 
 
 class _Shape:
@@ -45,6 +32,7 @@ class _Shape:
         self.offen, self.idxen = ins.has("offen"), ins.has("idxen")
         if (self.offen or self.idxen) and not isinstance(vaddr, Reg):
             raise EmulatorError(f"'{ins}': offen/idxen need a VGPR address, got {vaddr}")
+        self.ins = ins
         self.vaddr, self.srsrc, self.soffset = vaddr, srsrc, soffset
         self.inst_off = mod_int(ins, "offset")
         self.nbytes = nbytes
@@ -54,32 +42,14 @@ class _Shape:
 
 
 def _addresses(w, sh: _Shape, lanes):
-    """(uint64 addresses, bool[n, n_dwords] in-range or None when every dword is in range)."""
-    base, stride, num_records = decode_srd(w, sh.srsrc)
-    soff = scalar_operand_value(w, sh.soffset)
-    r = sh.vaddr.index if isinstance(sh.vaddr, Reg) else 0
-    index = None
-    if sh.idxen:
-        index = w.vgpr[r][lanes].astype(np.int64)
-        r += 1
-    if sh.offen:
-        range_off = w.vgpr[r][lanes].astype(np.int64) + sh.inst_off
-    else:
-        range_off = np.full(len(LANES64[lanes]), sh.inst_off, np.int64)
-    if stride == 0 or index is None:
-        if stride == 0 and (not range_off.size or int(range_off.max()) + sh.nbytes <= num_records):
-            in_range = None
-        elif stride == 0:
-            in_range = (range_off[:, None] + sh.dw_end) <= num_records
-        else:
-            in_range = None
-    else:
-        ok = index < num_records
-        in_range = None if ok.all() else np.repeat(ok[:, None], len(sh.dw_end), axis=1)
-    addr = range_off + (base + soff)
-    if index is not None:
-        addr = addr + index * stride
-    return addr.astype(np.uint64), in_range
+    """(uint64 addresses, bool[n, n_dwords] in-range or None when every dword is in range);
+    every descriptor form, isa.emu.buffer_addr."""
+    try:
+        return buffer_addr.addresses(w, sh, lanes)
+    except EmulatorError as e:
+        if e.pc is not None:
+            raise
+        raise EmulatorError(f"'{sh.ins}': {e.what}") from None
 
 
 def _locate(m, w, addr, in_range, nbytes, what):
