@@ -362,6 +362,30 @@ def _fast_run(fn, readers, setter, view):
 
 def bind_vop(ins: Instr, fn: Callable, src_types: Sequence[str], dst_type: str, *,
              dst_pos: int = 0, src_pos: int = 1, fn_clamp: Callable | None = None):
+    """Bind a lane-wise VALU op (see ``_bind_vop``) under the wave's denormal mode (isa.emu.denorm):
+    waves in the default mode (no flushing) run the plain binding, others the flushing one."""
+    from . import denorm
+    plain = _bind_vop(ins, fn, src_types, dst_type, dst_pos=dst_pos, src_pos=src_pos, fn_clamp=fn_clamp)
+    flushing_fn, prologue = denorm.apply(ins, fn, src_types, dst_type)
+    if prologue is None:
+        return plain
+    flushing = _bind_vop(ins, flushing_fn, src_types, dst_type, dst_pos=dst_pos, src_pos=src_pos,
+                         fn_clamp=fn_clamp)
+    if ins.op in denorm.ALWAYS_FLUSH:
+        return flushing
+    default = denorm.DEFAULT_MODE
+
+    def run(m, w):
+        if w.fp_mode == default:
+            plain(m, w)
+        else:
+            prologue(w)
+            flushing(m, w)
+    return run
+
+
+def _bind_vop(ins: Instr, fn: Callable, src_types: Sequence[str], dst_type: str, *,
+              dst_pos: int = 0, src_pos: int = 1, fn_clamp: Callable | None = None):
     """Bind a lane-wise VALU op: ``fn(*typed_sources) -> typed result`` written to operand ``dst_pos``.
 
     Handles DPP (source 0), SDWA selects and destination placement, op_sel halves, abs/neg, float clamp

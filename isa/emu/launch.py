@@ -19,6 +19,7 @@ import numpy as np
 
 from ..instr import Instr
 from ..spec import ARCHES
+from . import denorm
 from .errors import LaunchError
 from .machine import Machine
 from .memory import GlobalMemory
@@ -138,14 +139,6 @@ class Emulator:
             _PROGRAMS[key] = cached
         ki, prog, entry = cached
         d = ki.descriptor
-        modes = (d.float_denorm_mode_32, d.float_denorm_mode_16_64)
-        if modes != (3, 3):
-            # FP_DENORM (rsrc1 bits 19:16): 3 = keep denormals, the only mode the ALU models
-            # (isa.emu.valu_float); with flushing (e.g. clang -cl-denorms-are-zero gives mode_32 0)
-            # hardware returns 0 where the emulator would return a denormal.
-            raise LaunchError(f"kernel {kernel!r} asks for float_denorm_mode_32={modes[0]}, "
-                              f"float_denorm_mode_16_64={modes[1]}; the emulator models only 3 "
-                              "(denormals kept) for both")
         lds = d.group_segment_fixed_size + dynamic_lds
         if lds > LDS_LIMIT[self.arch]:
             raise LaunchError(f"LDS of {lds} bytes ({d.group_segment_fixed_size} static + {dynamic_lds} "
@@ -213,6 +206,9 @@ class Emulator:
     def _init_wave(self, i, d, ki, wg, block, n_threads, karg, dispatch, queue, kernargs,
                    budgets) -> Wave:
         w = Wave(i, *budgets)
+        # FLOAT_DENORM_MODE_32 / _16_64 (compute_pgm_rsrc1 bits 19:16) become
+        # the wave's initial MODE denormal fields (isa.emu.denorm)
+        w.fp_mode = denorm.mode_bits(d.float_denorm_mode_32, d.float_denorm_mode_16_64)
         if self.poison_registers:
             poison_wave(w, self.rng)
         lay = d.user_sgpr_layout()

@@ -142,10 +142,11 @@ RW_SETS["s_movreld_b32"] = RW_SETS["s_movreld_b64"] = _movreld_rw
 # Only HW_REG_MODE (id 1) is modelled, and only the fields the emulator's float semantics are fixed
 # to (isa.emu.valu_float docstring): MODE layout per LLVM SIDefines.h / AMDGPUUsage kernel
 # descriptor: [1:0] FP_ROUND f32, [3:2] FP_ROUND f16/f64 (0 = round to nearest even), [5:4]
-# FP_DENORM f32, [7:6] FP_DENORM f16/f64 (3 = keep denormals in and out), [9] IEEE (1). The
-# emulator always computes with RNE, denormals kept and IEEE mode on, so those bits read as
-# 0x0 / 0xF / 1, and a write of that same value is accepted (no change). A write of another value
-# would need float semantics the emulator does not have: refused. Every other MODE bit (DX10_CLAMP
+# FP_DENORM f32, [7:6] FP_DENORM f16/f64, [9] IEEE (1). The FP_DENORM fields are the wave's
+# (``w.fp_mode``, set from the kernel descriptor at launch; isa.emu.denorm applies them): they read
+# back and any value can be written. The emulator always rounds to nearest even with IEEE mode on,
+# so FP_ROUND reads 0 and IEEE 1, and a write of those same values is accepted; another value would
+# need float semantics the emulator does not have: refused. Every other MODE bit (DX10_CLAMP
 # [8], exception enables, GPR_IDX_EN, ...) and every other hwreg (HW_ID, STATUS, TRAPSTS, ...) holds
 # hardware state with no defined value in an emulator: refused.
 # --------------------------------------------------------------------------------------------------
@@ -179,20 +180,25 @@ def _hwreg(m, w, ins, op) -> tuple[int, int]:
     return off, mask
 
 
+FP_DENORM_BITS = 0xF0
+
+
 @handler("s_getreg_b32")
 def _getreg(m, w, ins):
     d, hw = ins.operands[:2]
     off, mask = _hwreg(m, w, ins, hw)
-    scalar_setter(d)(w, (MODE_VALUE & mask) >> off)
+    scalar_setter(d)(w, (w.fp_mode & mask) >> off)
 
 
 def _setreg(m, w, ins, value: int):
     off, mask = _hwreg(m, w, ins, ins.operands[0])
     new_bits = (value << off) & mask
-    if new_bits != MODE_VALUE & mask:
+    fixed = mask & ~FP_DENORM_BITS
+    if new_bits & fixed != MODE_VALUE & fixed:
         raise m.error(UnmodelledStateError, f"{ins.op}: MODE bits {mask:#x} := {new_bits >> off:#x} "
-                      f"(modelled value {(MODE_VALUE & mask) >> off:#x}): the emulator's float ops "
-                      "always round to nearest even, keep denormals and use IEEE mode", w)
+                      f"(modelled value {(w.fp_mode & mask) >> off:#x}): the emulator's float ops "
+                      "always round to nearest even and use IEEE mode (FP_DENORM [7:4] may change)", w)
+    w.fp_mode = (w.fp_mode & ~mask) | new_bits
 
 
 @handler("s_setreg_b32")

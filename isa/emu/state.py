@@ -46,6 +46,7 @@ class Wave:
         "done",
         "ended_at",
         "epoch",
+        "fp_mode",
         "hazard_hist",
         "lane_ids",
         "lds_dma_bytes",
@@ -99,6 +100,9 @@ class Wave:
         self.hazard_hist: list = []
         self.ws_clock = 0
         self.n_issued = 0
+        # Owned by isa.emu.denorm: the modelled MODE bits (FP_ROUND [3:0], FP_DENORM [7:4], IEEE
+        # [9]); launch sets the denormal fields from the kernel descriptor, s_setreg may change them.
+        self.fp_mode = 0x2F0
 
     # EXEC ---------------------------------------------------------------------------------
     @property

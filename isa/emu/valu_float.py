@@ -4,7 +4,8 @@ VOP3P packed math and mixed-precision FMAs (v_pk_*, v_fma_mix*); dot products ar
 ``isa.emu.valu_dot``.
 
 Numerics (documented choices):
-- Denormals are kept for f32/f16/f64 (.amdhsa_float_denorm_mode_32/16_64 = 3); rounding is RNE.
+- Denormals follow the wave's MODE FP_DENORM fields (isa.emu.denorm: flush sources and/or results per
+  the kernel descriptor or s_setreg; all kept by default); rounding is RNE.
 - FMAs are single-rounding: f32/f16 through an f64 sum made round-to-odd (exact to the target), f64
   through exact rationals.
 - min/max follow IEEE mode (compute default): a NaN operand loses to a number (ISA guide V_MAX_F32),

@@ -133,8 +133,12 @@ def test_getreg_setreg_refusals():
         _run("s_setreg_imm32_b32 hwreg(HW_REG_STATUS, 0, 1), 1")
     with pytest.raises(UnmodelledStateError, match="round to nearest even"):
         _run("s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 3")      # round toward zero
-    with pytest.raises(UnmodelledStateError, match="keep denormals"):
-        _run("s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 0")      # flush f32 denormals
+    # FP_DENORM is modelled (isa.emu.denorm): flushing f32 denormals is accepted and reads back
+    m = _run("""
+      s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 0
+      s_nop 1
+      s_getreg_b32 s1, hwreg(HW_REG_MODE, 4, 4)""")
+    assert _sgpr(m, 1) == 0b1100
     with pytest.raises(UnmodelledStateError, match="IEEE"):
         _run("s_setreg_b32 hwreg(HW_REG_MODE, 9, 1), s0", sgprs={0: 0})
 

@@ -20,7 +20,7 @@ def _rows() -> dict[str, dict[str, str]]:
     text = DOC.read_text()
     table = text[text.index("## Table"):]
     for line in table.splitlines():
-        if not line.startswith("| ") or line.startswith("| rule ") or line.startswith("|---"):
+        if not line.startswith("| ") or line.startswith(("| rule ", "|---")):
             continue
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         assert len(cells) == len(COLS), line

@@ -1,0 +1,99 @@
+"""Denormal modes: the one place where the MODE register's FP_DENORM fields act on float VALU ops.
+
+MODE (LLVM SIDefines.h FP_DENORM_*, AMDGPUUsage kernel descriptor FLOAT_DENORM_MODE_32 /
+FLOAT_DENORM_MODE_16_64): [5:4] for f32, [7:6] for f16 and f64; 0 = flush source and destination
+denormals, 1 = flush destination only (FLUSH_DST, "allow input, flush output"), 2 = flush source
+only (FLUSH_SRC), 3 = flush none. A flushed denormal becomes a zero of the same sign. The fields
+come from the kernel descriptor at launch (``w.fp_mode``, isa.emu.launch) and from ``s_setreg`` of
+HW_REG_MODE at run time (isa.emu.salu_extra).
+
+``apply(ins, fn, src_types, dst_type)`` (called by ``isa.emu.dpp.bind_vop`` for every lane-wise
+VALU op) returns the op's function made mode-aware: float sources are flushed as they are read
+when the mode flushes sources, the float result is flushed before it is written when the mode
+flushes destinations. Which ops:
+* every lane-wise float VALU op bound through bind_vop honours the mode of its operand types
+  (a conversion reads under its source type's field and writes under its result type's);
+* the non-fused f16 MADs (``v_mad_f16``, ``v_mac_f16``, ``v_madak_f16``, ``v_madmk_f16``,
+  ``v_mad_legacy_f16``) always flush f16 sources and result, whatever MODE says: LLVM selects
+  them only when f16 denormals are flushed (SIISelLowering isFMADLegal: hasMadF16() &&
+  denormalModeIsFlushAllF64F16; measured: llc-22 -mcpu=gfx942 turns llvm.fmuladd.f16 into
+  v_mac_f16 under "denormal-fp-math"="preserve-sign", into v_fma_f16 under "ieee"); madak/madmk/
+  legacy share the MAD datapath (inferred, not separately documented). Their f32 counterparts
+  (v_mad_f32, v_mac_f32, v_madak/madmk_f32, v_mad_legacy_f32), which flush on older gfx9, do not
+  exist on gfx940+ (LLVM FeatureGFX940Insts drops MadMacF32Insts; the emulator's mnemonic table
+  refuses them);
+* MFMAs ignore MODE: denormal inputs are kept (cdna-facts 2.3, microsoft/MMA-Sim's CDNA3 model
+  built from hardware measurements), so isa.emu.mfma is not routed through here;
+* bit moves (v_mov, v_cndmask, DPP/permute) are not float ops and are never flushed.
+Not covered (they keep denormals in every mode): VOPC compares and v_cmp_class, the packed
+v_pk_* / v_fma_mix* ops and the dot products, which have their own binders.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+ALWAYS_FLUSH = frozenset(("v_mad_f16", "v_mac_f16", "v_madak_f16", "v_madmk_f16", "v_mad_legacy_f16"))
+FLOAT_TYPES = ("f16", "f32", "f64")
+DEFAULT_MODE = 0x2F0      # RNE, FP_DENORM 3/3, IEEE
+
+_BITS = {  # typ -> (unsigned view, exponent mask, sign mask)
+    "f32": (np.uint32, np.uint32(0x7F800000), np.uint32(0x80000000)),
+    "f16": (np.uint16, np.uint16(0x7C00), np.uint16(0x8000)),
+    "f64": (np.uint64, np.uint64(0x7FF0000000000000), np.uint64(0x8000000000000000)),
+}
+
+
+def field(mode: int, typ: str) -> int:
+    """FP_DENORM value (0..3) that governs ``typ`` under MODE bits ``mode``."""
+    return (mode >> (4 if typ == "f32" else 6)) & 3
+
+
+def flush(vals, typ: str):
+    """``vals`` (typed lanes) with denormals replaced by zeros of the same sign."""
+    view, exp, sign = _BITS[typ]
+    a = np.asarray(vals)
+    bits = a.view(view)
+    den = ((bits & exp) == 0) & ((bits & ~sign) != 0)
+    if not den.any():
+        return a
+    return np.where(den, bits & sign, bits).astype(view).view(a.dtype)
+
+
+def mode_bits(denorm32: int, denorm16_64: int) -> int:
+    """MODE bits for the descriptor's FLOAT_DENORM_MODE_32 / _16_64 (round RNE, IEEE on)."""
+    return (DEFAULT_MODE & ~0xF0) | (denorm32 & 3) << 4 | (denorm16_64 & 3) << 6
+
+
+def apply(ins, fn: Callable, src_types: Sequence[str], dst_type: str):
+    """(fn, prologue): ``fn`` wrapped to flush per the wave's mode, and ``prologue(w)`` that the
+    bound runner calls first so the wrapper sees the wave's MODE; (fn, None) when the op has no
+    float operand."""
+    floats_in = [i for i, t in enumerate(src_types) if t in FLOAT_TYPES]
+    float_out = dst_type in FLOAT_TYPES
+    if not floats_in and not float_out:
+        return fn, None
+    always = ins.op in ALWAYS_FLUSH
+    cur = [DEFAULT_MODE]
+
+    def prologue(w) -> None:
+        cur[0] = w.fp_mode
+
+    def flushing(*vals):
+        mode = 0 if always else cur[0]
+        if not always and mode & 0xF0 == 0xF0:         # neither field flushes
+            return fn(*vals)
+        vals = list(vals)
+        for i in floats_in:
+            t = src_types[i]
+            if not field(mode, t) & 1:                  # bit 0 clear: sources flushed
+                vals[i] = flush(vals[i], t)
+        res = fn(*vals)
+        if float_out and not field(mode, dst_type) & 2:     # bit 1 clear: result flushed
+            res = flush(np.asarray(res, _NP[dst_type]), dst_type)
+        return res
+    return flushing, prologue
+
+
+_NP = {"f32": np.float32, "f16": np.float16, "f64": np.float64}
