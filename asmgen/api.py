@@ -211,12 +211,15 @@ class EmuRunner:
     Returns the output buffer (the single ``out``/``inout`` argument) as NumPy, or a dict when
     the kernel has several outputs. Scalars default to the contract's ``value``."""
 
-    def __init__(self, meta: dict, hsaco: bytes, seed: int = 0) -> None:
+    def __init__(self, meta: dict, hsaco: bytes, seed: int = 0, allow_hazards=()) -> None:
         self.meta = meta
         self.hsaco = hsaco
         self.seed = seed
         self.args = as_args(meta["args"])
         self.last_emulator = None
+        # hazard rules the emulator lets run on, each violation counted (isa.emu.hazard_check)
+        self.allow_hazards = frozenset(allow_hazards)
+        self.allowed_hazards: dict = {}
 
     def __call__(self, seed: int | None = None, **values):
         from isa.emu import Emulator
@@ -225,7 +228,8 @@ class EmuRunner:
         if unknown:
             raise KernargError(f"unknown arguments {sorted(unknown)}; the kernel takes {sorted(names)}")
         scalars = {a.name: values.get(a.name, a.value) for a in self.args if a.kind == "scalar"}
-        emu = Emulator(arch=self.meta["arch"], seed=self.seed if seed is None else seed)
+        emu = Emulator(arch=self.meta["arch"], seed=self.seed if seed is None else seed,
+                       allow_hazards=self.allow_hazards)
         bufs, packed = {}, {}
         for a in self.args:
             if a.kind == "buffer":
@@ -243,6 +247,8 @@ class EmuRunner:
         emu.launch(self.hsaco, self.meta["kernel"], grid=grid, block=tuple(self.meta["block"]),
                    kernargs=kernargs)
         self.last_emulator = emu
+        for key, n in emu.allowed_hazards.items():
+            self.allowed_hazards[key] = self.allowed_hazards.get(key, 0) + n
         outs = {a.name: bufs[a.name] for a in self.args if a.kind == "buffer" and a.io != "in"}
         return next(iter(outs.values())) if len(outs) == 1 else outs
 

@@ -11,8 +11,9 @@ from .backend import select_backend
 
 
 def load(kernel_or_json: Any, backend: str = "emu", seed: int = 0, device: int | None = None,
-         hip: Any = None):
-    """A runner (NumPy in, NumPy out) for a ``Kernel`` or a ``.json`` contract path."""
+         hip: Any = None, allow_hazards=()):
+    """A runner (NumPy in, NumPy out) for a ``Kernel`` or a ``.json`` contract path.
+    ``allow_hazards``: hazard rule names the emulator lets run on (counted; isa.emu.hazard_check)."""
     from ..api import EmuRunner, _read_meta
     choice = select_backend(backend, hip=hip, device=device,
                             arch=_arch_of(kernel_or_json))
@@ -21,7 +22,7 @@ def load(kernel_or_json: Any, backend: str = "emu", seed: int = 0, device: int |
         from .hip_loader import HipRunner
         runner = HipRunner(meta, hsaco, device=choice.device.index, hip=hip)
     else:
-        runner = EmuRunner(meta, hsaco, seed)
+        runner = EmuRunner(meta, hsaco, seed, allow_hazards=allow_hazards)
     runner.backend = choice.name
     runner.backend_reason = choice.reason
     return runner
