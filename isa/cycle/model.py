@@ -14,8 +14,11 @@ Machine (cdna-timing §3 unless noted; numbers from ``isa.cycle.params``):
   result is (VALU: +4 clk, trans: +16, MFMA: +passes x 4, SALU: +4, loads: at completion) and the
   hazard wait states of ``isa.hazards.required_wait_states`` have passed (1 wait state = one issue
   slot = 4 clk; s_nop N = N + 1 of them).
-* LDS: two ports (SIMD pair per port); an op holds its port bytes / port-bandwidth clk plus one clk
-  per bank-conflict cycle, then returns after the LDS latency. LDS ops of a wave complete in order.
+* LDS: two ports (SIMD pair per port); a read holds its port bytes / port-bandwidth clk, a write
+  the store time RPC-PIPE states (4 B/lane 8 clk, 16 B/lane 20 clk, linear between), plus one clk
+  per bank-conflict cycle; it returns after the LDS latency. LDS ops of a wave complete in order.
+* Branches: a taken branch (the wave's next pc is not the following instruction) keeps the wave
+  from issuing for ``branch_taken_clk`` (instruction-buffer refill, SISCHED); not taken = 1 slot.
 * VMEM: one per-CU channel at the per-CU bandwidth (vector L1, L2 share, HBM share, see
   ``ArchParams.vmem_bytes_per_clk``); done = transfer end + latency; in order per wave. An LDS-DMA
   load also holds its SIMD's LDS port for its bytes, charged at issue (not at arrival).
@@ -26,7 +29,12 @@ Machine (cdna-timing §3 unless noted; numbers from ``isa.cycle.params``):
 Stall accounting: when a wave issues at clk t but could have issued at t0 (its previous slot + 1),
 t - t0 is split by reason in the order the blockers clear: ``waitcnt_vmcnt``, ``waitcnt_lgkmcnt``,
 ``dependency`` (register results and hazard wait states), ``issue`` (pipe busy, lost arbitration,
-slot alignment); time at s_barrier is ``barrier``; s_nop time is ``nop``.
+slot alignment); time at s_barrier is ``barrier``; s_nop time is ``nop``; a taken branch's refill
+is ``branch``.
+
+Busy logs for the bound breakdown (``report.bound_breakdown``): ``SimResult.mfma`` (MFMA pipe per
+SIMD), ``lds_busy`` (port spans), ``vmem_busy`` (the CU's VMEM channel spans) and per-wave issue
+records (every issued instruction used one of its SIMD's issue slots).
 """
 from __future__ import annotations
 
@@ -40,7 +48,8 @@ from ..instr import Instr
 from .ops import Op, decode_op
 from .params import ArchParams, params_for
 
-STALL_REASONS = ("waitcnt_vmcnt", "waitcnt_lgkmcnt", "barrier", "dependency", "issue", "nop")
+STALL_REASONS = ("waitcnt_vmcnt", "waitcnt_lgkmcnt", "barrier", "dependency", "issue", "nop",
+                 "branch")
 # wait states looked back (LLVM MaxLookAhead 19, facts §3) -> beyond this no hazard can apply
 MAX_WAIT_STATES = 20
 
@@ -91,6 +100,8 @@ class SimResult:
     waves: list[WaveResult]
     mfma: dict[int, list[tuple[int, int, int]]]   # simd -> [(start, end, wave)]
     hbm_fraction: float = 0.0
+    lds_busy: dict[int, list[tuple[float, float]]] = field(default_factory=dict)  # port -> spans
+    vmem_busy: list[tuple[float, float]] = field(default_factory=list)            # channel spans
 
     def stall_totals(self) -> dict[str, float]:
         out = dict.fromkeys(STALL_REASONS, 0.0)
@@ -157,14 +168,18 @@ def _count_ready(ops: list[float], limit: int) -> float:
 class CuModel:
     """One CU, fed with ``WaveStream``s (one workgroup or several co-resident ones)."""
 
-    def __init__(self, arch: str, params: ArchParams | None = None, hbm_fraction: float = 0.0) -> None:
+    def __init__(self, arch: str, params: ArchParams | None = None, hbm_fraction: float = 0.0,
+                 vmem_latency: float | None = None) -> None:
         self.arch = arch
         self.p = params or params_for(arch)
         if self.p.arch != arch:
             raise CycleModelError(f"parameters are for {self.p.arch}, the model is for {arch}")
         self.hbm_fraction = hbm_fraction
         self.vmem_bw = self.p.vmem_bytes_per_clk(hbm_fraction)
-        self.vmem_lat = self.p.vmem_latency(hbm_fraction)
+        # the mean load latency, e.g. from ``problem.loaded_latency`` (L2/MALL/HBM mix); default:
+        # the L2-hit / HBM mix of ``hbm_fraction``
+        self.vmem_lat = (self.p.vmem_latency(hbm_fraction) if vmem_latency is None
+                         else float(vmem_latency))
         self._ws_cache: dict = {}
         self.ws_clk = self.p.wait_state_clk
 
@@ -189,6 +204,8 @@ class CuModel:
         self.valu_free = [0.0] * nsimd
         nports = int(p.lds_ports)
         self.lds_free = [0.0] * nports
+        self.lds_log: dict[int, list] = {q: [] for q in range(nports)}
+        self.vmem_log: list = []
         self.port_of = [s * nports // nsimd for s in range(nsimd)]
         self.vmem_free = 0.0
         self.mfma_log: dict[int, list] = {s: [] for s in range(nsimd)}
@@ -215,7 +232,8 @@ class CuModel:
             last = max((r.t + r.dur for r in w.res.issues), default=0)
             w.res.end = math.ceil(max(last, w.last_vm, w.last_lds, *w.vm, *w.lgkm, 0))
             end = max(end, w.res.end)
-        return SimResult(self.arch, p, end, [w.res for w in waves], self.mfma_log, self.hbm_fraction)
+        return SimResult(self.arch, p, end, [w.res for w in waves], self.mfma_log, self.hbm_fraction,
+                         self.lds_log, self.vmem_log)
 
     def _next_time(self, t: int, nsimd: int) -> int:
         """First slot after ``t`` at which some wave may issue (jump over idle time)."""
@@ -332,6 +350,7 @@ class CuModel:
         elif k == "vmem":
             start = max(t, self.vmem_free)
             self.vmem_free = start + op.mem_bytes / self.vmem_bw
+            self.vmem_log.append((start, self.vmem_free))
             done = max(self.vmem_free + self.vmem_lat, w.last_vm)
             w.last_vm = done
             w.vm.append(done)
@@ -341,14 +360,16 @@ class CuModel:
                 # the data is written into LDS on arrival; its port time is charged at issue
                 # (approximation: a port is modelled by one free-at clk, not a timetable)
                 port = self.port_of[w.simd]
-                self.lds_free[port] = (max(t, self.lds_free[port])
-                                       + math.ceil(op.mem_bytes / p.lds_port_bytes_per_clk))
+                s0 = max(t, self.lds_free[port])
+                self.lds_free[port] = s0 + math.ceil(op.mem_bytes / p.lds_port_bytes_per_clk)
+                self.lds_log[port].append((s0, self.lds_free[port]))
         elif k == "lds":
             port = self.port_of[w.simd]
             conf = w.conf[w.idx] if w.conf is not None else 0
-            busy = math.ceil(op.mem_bytes / p.lds_port_bytes_per_clk) + conf * p.lds_conflict_clk
+            busy = self._lds_port_clk(op) + conf * p.lds_conflict_clk
             start = max(t, self.lds_free[port])
             self.lds_free[port] = start + busy
+            self.lds_log[port].append((start, start + busy))
             done = max(start + busy + p.lds_latency, w.last_lds)
             w.last_lds = done
             w.lgkm.append(done)
@@ -365,10 +386,16 @@ class CuModel:
                 self._stall(w, t + slot, t + dur, "nop")
         elif k == "setprio":
             w.prio = op.prio
+        gap = slot
+        if k == "nop":
+            gap = dur
+        elif k == "branch" and w.idx + 1 < w.n and w.pcs[w.idx + 1] != pc + 1:
+            gap = max(slot, p.branch_taken_clk)       # taken: instruction buffer refill
+            self._stall(w, t + slot, t + gap, "branch")
         for loc in op.writes:
             w.regs[loc] = (ready, op, t)
         w.res.issues.append(IssueRec(t, int(dur), k, pc, op.text))
-        w.t_next = t + (dur if k == "nop" else slot)
+        w.t_next = t + gap
         # drop completed memory ops (they can no longer block a waitcnt)
         if w.vm and w.vm[0] <= t:
             w.vm = [d for d in w.vm if d > t]
@@ -383,6 +410,16 @@ class CuModel:
         if k == "barrier" or w.done:
             self._try_release(w.wg, t)
 
+    def _lds_port_clk(self, op: Op) -> float:
+        """Port clk of a DS op: reads at the port bandwidth; stores as RPC-PIPE times them (8 clk
+        at 4 B/lane, 20 clk at 16 B/lane, linear between and beyond)."""
+        p = self.p
+        if op.spec.has("store") and not op.spec.has("load") and op.mem_bytes:
+            per_lane = op.mem_bytes / 64
+            slope = (p.lds_write_b128_clk - p.lds_write_b32_clk) / 12
+            return max(1.0, p.lds_write_b32_clk + slope * (per_lane - 4))
+        return math.ceil(op.mem_bytes / p.lds_port_bytes_per_clk)
+
     def _try_release(self, wg: int, now: int) -> None:
         live = [w for w in self.waves if w.wg == wg and not w.done]
         if not live or not all(w.at_barrier for w in live):
@@ -395,6 +432,6 @@ class CuModel:
 
 
 def simulate(arch: str, streams: Sequence[WaveStream], params: ArchParams | None = None,
-             hbm_fraction: float = 0.0) -> SimResult:
+             hbm_fraction: float = 0.0, vmem_latency: float | None = None) -> SimResult:
     """Run ``streams`` on one CU of ``arch``; see the module docstring for the machine."""
-    return CuModel(arch, params, hbm_fraction).run(streams)
+    return CuModel(arch, params, hbm_fraction, vmem_latency).run(streams)

@@ -1,9 +1,20 @@
 """Timing parameters of the cycle model, one table per arch (and per device for clock/HBM), each
 value with its source tag.
 
-Every number comes from the team's shared/docs/cdna-timing.md ("timing") or cdna-facts.md ("facts");
-the tag names the section and the kind letter used there: **M** measured, **V** vendor-stated,
-**L** LLVM model, **D** derived here, **?** not found for this arch (the gfx942 value is reused).
+Every number comes from the team's shared/docs/cdna-timing.md ("timing") or cdna-facts.md ("facts")
+or a public source named beside it; the tag names the section and the kind letter used there:
+**M** measured, **V** vendor-stated, **L** LLVM model, **S** second-hand quote, **D** derived here,
+**F** fitted to a calibration figure (benchmarks/calibration.py says which one, and which figures
+were held out), **?** not found for this arch (the gfx942 value is reused).
+
+Sources named by tag: MAF = rocm.blogs.amd.com "measuring-max-achievable-flops-part2" (AMD, MI300X
+and MI325X hipBLASLt max-achievable FLOPs with the median clock of each run); RPC-PIPE / RPC-SOL =
+ROCm/rocprofiler-compute pipeline-descriptions.rst / gfx942 speed-of-light peaks; MT4G =
+caps-tum/mt4g MI300X sample results; SISCHED = LLVM AMDGPU SISchedule.td (latency units of 4 clk,
+"taken from AMD Accelerated Parallel Processing guide, may not be accurate"); CC = chipsandcheese
+"Testing AMD's giant MI300X"; AZ = Azure ND MI300X STREAM results; HK = HipKittens (arXiv 2511.08083).
+The clock a dense GEMM sustains is a device property (power-limited, cdna-timing section 5): it is
+``sustained_clock_mhz`` of the device, the only place any script or report takes it from.
 ``params_for(arch, device=None)`` returns an ``ArchParams``; ``p.value("lds_latency")`` or
 ``p.lds_latency`` read a number, ``p.source("lds_latency")`` its tag, ``p.table()`` all of them.
 """
@@ -50,6 +61,24 @@ _COMMON: dict[str, Value] = {
     # no measured s_barrier cost exists in the docs (LLVM's 500 is a scheduler guess, timing §1):
     # the release is modelled as visible at the next issue slot
     "barrier_release_clk": Value(4, "D: one issue slot; no measured value (timing §1 SISCHED 500 = guess)"),
+    # a taken branch refills the wave's instruction buffer: the wave issues nothing else meanwhile
+    "branch_taken_clk": Value(32, "L: SISCHED WriteBranch latency 8 units x 4 clk (AMD APP guide, "
+                                  "'may not be accurate'); not taken = one issue slot"),
+    # LDS writes: RPC-PIPE states a 64-lane store of 4 B/lane takes 8 clk and of 16 B/lane 20 clk;
+    # widths between are interpolated linearly (D); reads move 64 B/clk per port (timing §2)
+    "lds_write_b32_clk": Value(8, "timing §2 (RPC-PIPE) V: 64-lane 4 B/lane store = 8 clk"),
+    "lds_write_b128_clk": Value(20, "timing §2 (RPC-PIPE) V: 64-lane 16 B/lane store = 20 clk"),
+    # instruction cache: 64 KiB per 2 CUs (facts §1); both CUs run the same kernel, so its loop
+    # competes with nothing else. A loop larger than the cache misses on every line each trip
+    # (LRU over a cyclic stream); a line refills at one 64-B line per clk from L2 (D, no source)
+    "icache_bytes": Value(65536, "facts §1 I$ 64 KiB per 2 CUs (SPECS)"),
+    "icache_refill_bytes_per_clk": Value(64, "D: one 64-B line per clk from L2; no measured value"),
+    # memory hierarchy below the CU (latencies: timing §1)
+    "mall_latency": Value(460, "timing §1 MALL hit ~218 ns ~460 clk (CC) S"),
+    "l2_bytes_xcd": Value(4 * 1024 * 1024, "facts §1 L2 4 MiB per XCD (SPECS, MI300)"),
+    "xcds": Value(8, "facts §1 8 XCDs (SPECS); workgroups are dealt round-robin over them "
+                     "(AMD MI300 docs 'workgroup dispatch'; Triton's XCD remap exists for it)"),
+    "mall_bytes": Value(256 * 1024 * 1024, "facts §1 Infinity Cache 256 MiB (SPECS)"),
 }
 
 _ARCH: dict[str, dict[str, Value]] = {
@@ -80,16 +109,23 @@ _DEVICES: dict[str, tuple[str, dict[str, Value]]] = {
     "MI300X": ("gfx942", {
         "clock_mhz": Value(2100, "timing §5 MI300X peak engine clock 2100 MHz (MAF) V"),
         # what dense bf16 GEMM actually runs at (750 W): the clock to compare measured TFLOP/s with
-        "sustained_clock_mhz": Value(1210, "timing §5 MI300X dense BF16 GEMM sample run 1210 MHz (MAF) M"),
+        # MAF: hipBLASLt BF16 4096x4864x32896 ran 708 TF with a median clock of 1207 MHz (its
+        # sample run of the same test shows 1210 MHz): the clock of the published figure is used
+        "sustained_clock_mhz": Value(1207, "timing §4/§5 MI300X hipBLASLt BF16 MAF run, median "
+                                           "1207 MHz at 708 TF (MAF) M; sample run 1210 MHz"),
         "cus": Value(304, "facts §1 304 CUs (SPECS)"),
         "hbm_tbps": Value(5.3, "facts §1 HBM3 5.3 TB/s (MI300) V"),
+        "hbm_achieved_tbps": Value(4.1, "timing §2 STREAM copy 4.11 / triad 4.09 TB/s (AZ) M"),
+        "mall_tbps": Value(11.9, "timing §2 MALL ~11.9 TB/s measured (CC) S; 17 TB/s peak (STH) V"),
     }),
     "MI325X": ("gfx942", {
         "clock_mhz": Value(2100, "facts §1 MI325X peak 2100 MHz (MI300, derived)"),
-        "sustained_clock_mhz": Value(1447, "MAF MI325X BF16 max-achievable run, median 1447 MHz M "
-                                           "(not yet in timing §5)"),
+        "sustained_clock_mhz": Value(1447, "timing §4 MI325X hipBLASLt BF16 MAF run (1000 W), "
+                                           "843 TF at a median 1447 MHz (MAF) M"),
         "cus": Value(304, "facts §1 304 CUs (SPECS)"),
         "hbm_tbps": Value(6.0, "facts §1 HBM3E 6 TB/s (secondary sources only) S"),
+        "hbm_achieved_tbps": Value(4.6, "D: 6.0 TB/s x MI300X's achieved/peak 4.1/5.3; not measured"),
+        "mall_tbps": Value(11.9, "? MI300X value (CC) S; same Infinity Fabric"),
     }),
     "MI355X": ("gfx950", {
         "clock_mhz": Value(2400, "facts §1 MI355X peak 2400 MHz (HOTCHIPS) V"),
@@ -97,6 +133,8 @@ _DEVICES: dict[str, tuple[str, dict[str, Value]]] = {
                                            "1610 TF BF16 at 100% MFMA busy D (a lower bound)"),
         "cus": Value(256, "facts §1 256 CUs (SPECS)"),
         "hbm_tbps": Value(8.0, "facts §1 HBM3E 8 TB/s (SPECS, HK) V"),
+        "hbm_achieved_tbps": Value(6.2, "D: 8.0 TB/s x MI300X's achieved/peak 4.1/5.3; not measured"),
+        "mall_tbps": Value(11.9, "? MI300X value (CC) S; MI355X not found"),
     }),
 }
 DEFAULT_DEVICE = {"gfx942": "MI300X", "gfx950": "MI355X"}

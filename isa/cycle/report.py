@@ -182,7 +182,7 @@ COLORS = {"mfma": "#d62728", "valu": "#1f77b4", "trans": "#17becf", "vmem": "#2c
           "endpgm": "#000000",
           "stall:waitcnt_vmcnt": "#98df8a", "stall:waitcnt_lgkmcnt": "#ffbb78",
           "stall:barrier": "#f7b6d2", "stall:dependency": "#ff9896", "stall:issue": "#dbdb8d",
-          "stall:nop": "#e0e0e0"}
+          "stall:nop": "#e0e0e0", "stall:branch": "#c5b0d5"}
 
 
 def svg_timeline(res: SimResult, window: tuple[float, float] | None = None, width: int = 1400,
