@@ -109,6 +109,57 @@ def summarize(res: SimResult, loop=None, labels: dict | None = None) -> dict:
 
 
 # ----------------------------------------------------------------------------------------------
+# what bounds the loop
+
+BOUNDS = ("mfma", "issue", "lds", "vmem", "l2", "mall", "hbm", "waits", "barrier")
+
+
+def _busy(spans, a: float, b: float) -> float:
+    return sum(max(0.0, min(e, b) - max(s, a)) for s, e, *_ in spans)
+
+
+def bound_breakdown(res: SimResult, window: tuple[float, float] | None,
+                    floors: dict | None = None, trip_clk: float | None = None) -> dict:
+    """Each resource's share of the steady-state loop time (0..1; the largest is what bounds it):
+    ``mfma`` busiest MFMA pipe; ``issue`` busiest SIMD's issue slots (every instruction a wave
+    issues takes one 4-clk slot, MFMA included); ``lds`` busiest LDS port; ``vmem`` the CU's
+    VMEM channel; ``l2``/``mall``/``hbm`` the memory floors per trip (``problem.memory_floors``)
+    over ``trip_clk``; ``waits`` / ``barrier`` the waves' mean share of time stalled at s_waitcnt /
+    s_barrier. ``bound`` names the largest."""
+    a, b = window if window is not None else (0, res.cycles)
+    span = max(b - a, 1e-9)
+    slot = res.params.issue_interval
+    out = dict.fromkeys(BOUNDS, 0.0)
+    out["mfma"] = max((_busy(v, a, b) / span for v in res.mfma.values()), default=0.0)
+    per_simd: dict[int, int] = {}
+    for w in res.waves:
+        per_simd[w.simd] = per_simd.get(w.simd, 0) + sum(1 for r in w.issues if a <= r.t < b)
+    # one slot per SIMD every issue_interval clk; a SIMD may issue to several pipes in a slot,
+    # but each wave once, so waves per SIMD x slots is the SIMD's issue capacity
+    waves_on = {s: sum(1 for w in res.waves if w.simd == s) for s in per_simd}
+    out["issue"] = max((n * slot / span / max(1, min(waves_on[s], 5)) for s, n in per_simd.items()),
+                       default=0.0)
+    out["lds"] = max((_busy(v, a, b) / span for v in res.lds_busy.values()), default=0.0)
+    out["vmem"] = _busy(res.vmem_busy, a, b) / span
+    waits = barrier = 0.0
+    for w in res.waves:
+        for s0, s1, reason in w.stall_spans:
+            d = max(0.0, min(s1, b) - max(s0, a))
+            if reason.startswith("waitcnt"):
+                waits += d
+            elif reason == "barrier":
+                barrier += d
+    n = max(1, len(res.waves))
+    out["waits"] = waits / n / span
+    out["barrier"] = barrier / n / span
+    if floors and trip_clk:
+        for k in ("l2", "mall", "hbm"):
+            out[k] = floors.get(k, 0.0) / trip_clk
+    shares = {k: round(v, 4) for k, v in out.items()}
+    return {"shares": shares, "bound": max(shares, key=shares.get)}
+
+
+# ----------------------------------------------------------------------------------------------
 # whole problem
 
 
