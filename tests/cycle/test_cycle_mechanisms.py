@@ -47,8 +47,9 @@ def test_one_instruction_per_wave_per_slot_two_waves_co_issue():
 
 def test_three_instructions_fit_beside_a_16_clk_mfma():
     # MFMA at 0 (pipe busy to 16), three independent scalar/VALU ops at 4, 8, 12, next MFMA at 16
-    text = "\n".join([MFMA16, "s_add_u32 s4, s4, 1", "v_mov_b32 v8, 0", "s_add_u32 s5, s5, 1",
-                      "v_mfma_f32_16x16x16_bf16 a[4:7], v[0:1], v[2:3], a[4:7]"])
+    body = (MFMA16, "s_add_u32 s4, s4, 1", "v_mov_b32 v8, 0", "s_add_u32 s5, s5, 1",
+            "v_mfma_f32_16x16x16_bf16 a[4:7], v[0:1], v[2:3], a[4:7]")
+    text = "\n".join(body)
     res = simulate("gfx942", streams_from_asm([text]))
     assert times(res) == [0, 4, 8, 12, 16]
     # a fourth one pushes the next MFMA a slot later: the issue slots, not the pipe, bound it
