@@ -156,8 +156,8 @@ def test_loaded_latency_mixes_l2_mall_hbm():
     tr = {"l2_hit": 0.5, "mall_hit": 0.75}
     assert loaded_latency(p, tr) == pytest.approx(0.5 * 288 + 0.5 * (0.75 * 460 + 0.25 * 876))
     # the CU model takes it as its load latency
-    res = simulate("gfx942", streams_from_asm(["buffer_load_dword v1, v0, s[0:3], 0 offen\n"
-                                               "s_waitcnt vmcnt(0)"]), vmem_latency=500)
+    res = simulate("gfx942", streams_from_asm([("buffer_load_dword v1, v0, s[0:3], 0 offen\n"
+                                               "s_waitcnt vmcnt(0)")]), vmem_latency=500)
     assert times(res)[1] == 4 * -(-(256 / (2048 / 38) + 500) // 4)
 
 
