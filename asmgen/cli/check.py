@@ -21,6 +21,9 @@ def register(sub) -> None:
     c.add_argument("--allow-hazard", action="append", default=[], metavar="RULE",
                    help="let violations of hazard rule RULE (isa.hazards / docs/hazard-audit.md) run "
                         "on in the emulator; each is counted and reported; repeatable")
+    c.add_argument("--no-reference", action="store_true",
+                   help="run and report, no comparison (the only mode for a launch contract of a "
+                        "foreign code object)")
     c.set_defaults(func=cmd_check)
 
 
@@ -42,6 +45,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         print(f"asmgen check: error: {path} is not a JSON contract: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    from ..profiling.launch import is_launch_contract
+    if is_launch_contract(meta):
+        return _check_launch(path, args)
     kind = (meta.get("config") or {}).get("kind") if isinstance(meta, dict) else None
     known = checkers()
     checker = known.get(kind)
@@ -69,4 +75,26 @@ def cmd_check(args: argparse.Namespace) -> int:
     for (rule, kind), n in sorted(getattr(run, "allowed_hazards", {}).items()):
         print(f"allowed hazard {rule} ({kind}): {n} violation(s) let through by --allow-hazard")
     print(f"{'OK' if ok else 'MISMATCH'} {meta.get('kernel')} seed={args.seed}: {msg}")
+    return EXIT_OK if ok else EXIT_MISMATCH
+
+
+def _check_launch(path: Path, args: argparse.Namespace) -> int:
+    """A launch contract (foreign code object): run it, no reference (needs --no-reference)."""
+    if not args.no_reference:
+        print(f"asmgen check: error: {path} is a launch contract of a foreign code object: it has "
+              "no reference to compare with; pass --no-reference to run and report", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.backend != "emu":
+        print("asmgen check: error: launch contracts run on the emulator only (--backend emu)",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    from ..profiling.launch_profile import check_launch
+    try:
+        ok, msg = check_launch(path, seed=args.seed)
+    except AsmgenError as exc:
+        print(f"asmgen check: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    import json as _json
+    kernel = _json.loads(path.read_text()).get("kernel")
+    print(f"{'RAN' if ok else 'FAILED'} {kernel} seed={args.seed}: {msg}")
     return EXIT_OK if ok else EXIT_MISMATCH

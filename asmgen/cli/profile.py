@@ -44,7 +44,8 @@ KINDS = ("gemm", "attention")
 
 def register(sub) -> None:
     p = sub.add_parser("profile", help="modeled cycles / MFMA busy / TFLOP/s of a kernel (cycle model)")
-    p.add_argument("contract", help="DIR/<kernel>.json written by asmgen gemm or asmgen attention")
+    p.add_argument("contract", help="DIR/<kernel>.json written by asmgen gemm or asmgen attention, "
+                                    "or a launch contract beside a foreign .hsaco (README)")
     p.add_argument("--trace", help="write a Chrome/Perfetto trace JSON here")
     p.add_argument("--svg", help="write an SVG timeline here")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -83,16 +84,36 @@ def run(args) -> int:
     return 0
 
 
+def _is_launch_contract(src) -> bool:
+    """A path to a ``.json`` whose ``format`` is the launch-contract format."""
+    from ..profiling.launch import is_launch_contract
+    if not isinstance(src, str | Path) or not str(src).endswith(".json"):
+        return False
+    try:
+        return is_launch_contract(json.loads(Path(src).read_text()))
+    except (OSError, ValueError):
+        return False
+
+
 def profile(src, iters: int = DEFAULT_ITERS, device: str | None = None,
             wgs_per_cu: int | None = None, clock_mhz: float | None = None, seed: int = 0,
             keep_result: bool = False, loop: tuple[int, int] | None = None) -> dict:
-    """Modeled performance of a kernel (a ``Kernel`` or a contract path); see the module doc.
-    ``keep_result`` adds ``_result`` (the ``SimResult``) and ``_steady_window``."""
-    meta, hsaco = read_contract(src)
+    """Modeled performance of a kernel (a ``Kernel``, a contract path or a launch contract of a
+    foreign code object); see the module doc. ``keep_result`` adds ``_result`` (the
+    ``SimResult``) and ``_steady_window``."""
     if iters < 1:
         raise ConfigError(f"--iters {iters} must be at least 1")
     if wgs_per_cu is not None and wgs_per_cu < 1:
         raise ConfigError(f"--wgs-per-cu {wgs_per_cu} must be at least 1")
+    if _is_launch_contract(src):
+        from ..profiling.launch_profile import profile_launch
+        out = profile_launch(src, iters=None if iters == DEFAULT_ITERS else iters, device=device,
+                             wgs_per_cu=wgs_per_cu, clock_mhz=clock_mhz, seed=seed,
+                             keep_result=keep_result, loop=loop)
+        out["sustained_clock_mhz"] = sustained_clock(out)
+        out["tflops_sustained"] = sustained_tflops(out)
+        return out
+    meta, hsaco = read_contract(src)
     kind = meta.get("config", {}).get("kind")
     if kind not in KINDS:
         raise ConfigError(f"profile supports contracts of kind {' or '.join(map(repr, KINDS))} "

@@ -89,9 +89,10 @@ def replicate(streams: list, copies: int) -> list:
 
 
 def model_cu(meta: dict, params, streams: list, wgs_per_cu: int | None, hbm_fraction: float,
-             loop: tuple[int, int] | None):
+             loop: tuple[int, int] | None, vmem_latency: float | None = None):
     """Run ``copies`` co-resident copies of ``streams`` on one modeled CU; (copies, SimResult,
-    ``isa.cycle.report.summarize`` of it)."""
+    ``isa.cycle.report.summarize`` of it). ``vmem_latency``: the mean load latency of the device
+    model (``isa.cycle.problem.loaded_latency``), else the L2/HBM mix of ``hbm_fraction``."""
     from isa.cycle import CuModel
     from isa.cycle.report import summarize
     from isa.errors import IsaError
@@ -100,7 +101,7 @@ def model_cu(meta: dict, params, streams: list, wgs_per_cu: int | None, hbm_frac
         raise ConfigError(f"--wgs-per-cu {copies} x {len(streams)} waves exceeds "
                           f"{int(params.max_waves_per_simd * params.simds_per_cu)} waves per CU")
     try:
-        res = CuModel(meta["arch"], params, hbm_fraction).run(replicate(streams, copies))
+        res = CuModel(meta["arch"], params, hbm_fraction, vmem_latency).run(replicate(streams, copies))
     except IsaError as exc:
         raise ProfileError(f"cycle model: {exc}") from None
     return copies, res, summarize(res, loop=loop)
@@ -108,7 +109,8 @@ def model_cu(meta: dict, params, streams: list, wgs_per_cu: int | None, hbm_frac
 
 def cu_trip_cycles(meta: dict, hsaco: bytes, params, values_more: dict, copies: int,
                    hbm_fraction: float, loop, base_cycles: float, cpi_wave: float | None,
-                   seed: int, more_trips: int = 2) -> tuple[float | None, str]:
+                   seed: int, more_trips: int = 2, vmem_latency: float | None = None
+                   ) -> tuple[float | None, str]:
     """(cycles per loop trip to extrapolate with, which measure it is). One workgroup per CU: its
     waves' own trip time. Several co-resident workgroups need not loop in step (the arbiter
     favours the oldest wave, one VMEM channel serves them in order), so a wave's trip time can
@@ -117,7 +119,7 @@ def cu_trip_cycles(meta: dict, hsaco: bytes, params, values_more: dict, copies: 
     if copies <= 1 or cpi_wave is None:
         return cpi_wave, "cycles_per_iter_wave"
     streams = emulate_streams(meta, hsaco, values_more, seed)
-    _, res2, _ = model_cu(meta, params, streams, copies, hbm_fraction, loop)
+    _, res2, _ = model_cu(meta, params, streams, copies, hbm_fraction, loop, vmem_latency)
     growth = (res2.cycles - base_cycles) / more_trips
     if growth <= cpi_wave:
         return cpi_wave, "cycles_per_iter_wave"
@@ -159,4 +161,16 @@ def format_text(out: dict) -> str:
              (f"  at sustained clock     : {sustained_tflops(out):.1f} at "
               f"{sustained_clock(out):.0f} MHz (the device's measured GEMM clock)"),
              "  stalls (wave-clk)      : " + ", ".join(f"{k} {v:.0f}" for k, v in out["stalls"].items())]
+    b = out.get("bound")
+    if b:
+        shares = sorted(b["shares"].items(), key=lambda kv: -kv[1])
+        lines.append(f"  bound by               : {b['bound']} ("
+                     + ", ".join(f"{k} {100 * v:.0f} %" for k, v in shares if v > 0.005) + ")")
+    u = out.get("uncertainty")
+    if u:
+        lines.append("  uncertainty            : " + (
+            f"median {100 * u['median']:.0f} %, worst {100 * u['worst']:.0f} % over {u['figures']} "
+            f"published figures ({u['run']})" if u.get("median") is not None else u["run"]))
+    if out.get("hazard_checked") is False:
+        lines.append("  note                   : emulated with the hazard judge off (contract says so)")
     return "\n".join(lines)

@@ -226,3 +226,12 @@ def params_for(arch: str, device: str | None = None) -> ArchParams:
     if dev_arch != arch:
         raise CycleParamError(f"device {device} is {dev_arch}, not {arch}")
     return ArchParams(arch, device, {**_COMMON, **_ARCH[arch], **dev_vals})
+
+
+# The model's error against published measurements (benchmarks/calibration.py, relative error of
+# modeled vs published TFLOP/s at the stated clock): what a modeled figure's uncertainty is.
+# Updated by hand from the calibration run named in "run".
+MODEL_ERROR: dict[str, dict] = {
+    "default": {"median": None, "worst": None, "figures": 0,
+                "run": "not calibrated: run python benchmarks/calibration.py"},
+}

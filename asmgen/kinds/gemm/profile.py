@@ -11,7 +11,8 @@ import math
 import numpy as np
 
 from ...errors import AsmgenError
-from ...profiling.common import arch_params, cu_trip_cycles, emulate_streams, model_cu
+from ...profiling.common import arch_params, co_resident, cu_trip_cycles, emulate_streams, model_cu
+from ...profiling.device import tile_traffic, trip_and_bound, uncertainty
 
 
 def gemm_problem(meta: dict, iters: int) -> dict:
@@ -59,7 +60,13 @@ def profile_gemm(meta: dict, hsaco: bytes, iters: int, device: str | None,
     loaded = prob["n_wg"] * (tm + tn) * prob["k"] * dt
     unique = (prob["m"] + prob["n"]) * prob["k"] * dt
     hbm_fraction = min(1.0, unique / loaded)
-    copies, res, summ = model_cu(meta, params, streams, wgs_per_cu, hbm_fraction, loop)
+    # the device model (isa.cycle.problem): the tile grid's per-XCD L2 / MALL / HBM traffic gives
+    # the load latency and the memory floors of a K trip; HBM is then a device-level floor, not a
+    # per-CU share, so the CU model runs with hbm_fraction 0 and the device's latency
+    copies = wgs_per_cu or co_resident(meta, params)
+    clock = clock_mhz or params.clock_mhz
+    traffic, latency = tile_traffic(params, prob["m"], prob["n"], prob["k"], prob["tile"], copies)
+    copies, res, summ = model_cu(meta, params, streams, copies, 0.0, loop, latency)
     cpi = summ["cycles_per_iter"]
     extra_iters = prob["k_iters"] - prob["small_iters"]
     if extra_iters and cpi is None:
@@ -69,14 +76,16 @@ def profile_gemm(meta: dict, hsaco: bytes, iters: int, device: str | None,
     if extra_iters >= 2:
         more = dict(prob["small"], K=prob["small"]["K"] + 2 * prob["tile"][2])
         cpi, extrapolation = cu_trip_cycles(meta, hsaco, params, gemm_values(meta, more, seed),
-                                            copies, hbm_fraction, loop, res.cycles, cpi_wave,
-                                            seed)
-    per_round = res.cycles + extra_iters * (cpi or 0.0)
+                                            copies, 0.0, loop, res.cycles, cpi_wave,
+                                            seed, vmem_latency=latency)
+    trip, bound = trip_and_bound(params, res, summ, cpi, traffic, clock)
+    per_round = res.cycles + extra_iters * (trip or 0.0)
     perf = problem_tflops(params, prob["flops"], prob["n_wg"], per_round, copies, clock_mhz)
     out = {"kernel": meta["kernel"], "arch": meta["arch"], "device": params.device,
            "schedule": meta.get("schedule"), "kind": "gemm",
            "cycles": perf["rounds"] * per_round, "cycles_per_iter": cpi,
            "cycles_per_iter_wave": cpi_wave, "extrapolation": extrapolation,
+           "cycles_per_trip": trip, "bound": bound, "uncertainty": uncertainty(meta["arch"]),
            "cycles_per_round": per_round, "mfma_busy": summ["mfma_busy"],
            "mfma_busy_per_simd": summ["mfma_busy_per_simd"], "tflops": perf["tflops"],
            "stalls": summ["stalls"], "problem": {k: prob[k] for k in ("m", "n", "k", "n_wg", "flops")},
