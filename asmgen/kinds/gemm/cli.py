@@ -18,11 +18,11 @@ def register(sub) -> None:
     g.add_argument("--dtype", default="f16", choices=("f16", "bf16"))
     g.add_argument("--out-dtype", default=None, choices=("f32", "f16", "bf16"))
     g.add_argument("--layout", default="NN", choices=("NN", "NT", "TN", "TT"))
-    g.add_argument("--schedule", default="pgr1",
+    g.add_argument("--schedule", default=None,
                    help="recipe name: pgr1, pgr2, ck_v4, interleave (4 waves), pingpong (8 waves, "
-                        "--waves 2x4), shuffle, fuzz")
-    g.add_argument("--tile", default="64x64x32", help="MT0xMT1xDepthU, e.g. 256x256x64")
-    g.add_argument("--waves", default="2x2", help="waves along M x N, e.g. 2x2")
+                        "--waves 2x4), shuffle, fuzz (default: see below)")
+    g.add_argument("--tile", default=None, help="MT0xMT1xDepthU, e.g. 256x256x64 (default 64x64x32)")
+    g.add_argument("--waves", default=None, help="waves along M x N, e.g. 2x2 (default 2x2)")
     g.add_argument("--prefetch", type=int, default=None, help="K-tiles staged ahead (1..3)")
     g.add_argument("--mfma", default=None, help="MFMA shape, e.g. 32x32x8 or 16x16x16")
     g.add_argument("--staging", type=int, default=None,
@@ -54,16 +54,28 @@ def _shape(text: str, n: int, what: str) -> tuple[int, ...]:
     return parts
 
 
+TUNING = ("schedule", "tile", "waves", "prefetch", "mfma", "staging", "direct_to_lds",
+          "lds_swizzle")
+
+
 def cmd_gemm(args: argparse.Namespace) -> int:
     from ...api import gemm
-    kern = gemm(args.m, args.n, args.k, dtype=args.dtype, arch=args.arch, layout=args.layout,
-                out_dtype=args.out_dtype, schedule=args.schedule, tile=_shape(args.tile, 3, "tile"),
-                waves=_shape(args.waves, 2, "waves"), prefetch=args.prefetch,
-                mfma=_shape(args.mfma, 3, "mfma") if args.mfma else None,
-                activation=args.activation, bias=args.bias, direct_to_lds=args.direct_to_lds,
-                nontemporal=args.nontemporal, bake_sizes=args.bake_sizes,
-                lds_swizzle=args.lds_swizzle, k_multiple=args.k_multiple,
-                **({"staging": args.staging} if args.staging else {}))
+    common = {"dtype": args.dtype, "layout": args.layout, "out_dtype": args.out_dtype,
+                  "activation": args.activation, "bias": args.bias, "nontemporal": args.nontemporal,
+                  "bake_sizes": args.bake_sizes, "k_multiple": args.k_multiple}
+    if not any(getattr(args, t) for t in TUNING):
+        # no tuning flag: the configuration the calibrated model ranks best for the size
+        from .defaults import build_default
+        kern, cfg = build_default(gemm, args.m, args.n, args.k, args.arch, **common)
+        print("default configuration: " + " ".join(
+            f"{k}={'x'.join(map(str, v)) if isinstance(v, tuple) else v}" for k, v in cfg.items()))
+    else:
+        kern = gemm(args.m, args.n, args.k, arch=args.arch, schedule=args.schedule or "pgr1",
+                    tile=_shape(args.tile or "64x64x32", 3, "tile"),
+                    waves=_shape(args.waves or "2x2", 2, "waves"), prefetch=args.prefetch,
+                    mfma=_shape(args.mfma, 3, "mfma") if args.mfma else None,
+                    direct_to_lds=args.direct_to_lds, lds_swizzle=args.lds_swizzle,
+                    **({"staging": args.staging} if args.staging else {}), **common)
     path = kern.save(args.output)
     r = kern.resources
     print(f"{path}  vgpr={r['vgpr']} agpr={r['agpr']} sgpr={r['sgpr']} lds={r['lds']} "

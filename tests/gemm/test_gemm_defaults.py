@@ -1,0 +1,46 @@
+"""``asmgen gemm`` without tuning flags: the configuration the calibrated cycle model ranks best
+for the problem size (``asmgen.kinds.gemm.defaults``)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from asmgen.errors import ConfigError
+from asmgen.kinds.gemm.defaults import build_default, candidates
+
+
+@pytest.mark.parametrize("arch,depth", [("gfx942", 32), ("gfx950", 64)])
+def test_large_problem_gets_the_pingpong(arch, depth):
+    first = candidates(8192, 8192, arch)[0]
+    assert first["schedule"] == "pingpong" and first["tile"] == (256, 256, depth)
+    assert first["waves"] == (2, 4) and first["direct_to_lds"] and first["lds_swizzle"]
+
+
+def test_size_classes():
+    # 4096^2: 256 tiles of 256x256 < 304 CUs: no ping-pong on gfx942, but 1024 of 128x128
+    assert [c["schedule"] for c in candidates(4096, 4096, "gfx942")] == ["pgr2", "pgr1"]
+    assert [c["schedule"] for c in candidates(4096, 4096, "gfx950")] == ["pingpong", "pgr2", "pgr1"]
+    assert [c["tile"] for c in candidates(256, 256, "gfx942")] == [(64, 64, 32)]
+    with pytest.raises(ConfigError, match="gfx90a"):
+        candidates(64, 64, "gfx90a")
+
+
+def test_falls_back_when_the_generator_refuses():
+    calls = []
+
+    def gemm(m, n, k, **kw):
+        calls.append(kw["schedule"])
+        if kw["schedule"] == "pgr2":
+            raise ConfigError("refused")
+        return "kernel"
+    assert build_default(gemm, 4096, 4096, 512, "gfx942") == ("kernel", candidates(4096, 4096, "gfx942")[1])
+    assert calls == ["pgr2", "pgr1"]
+
+
+def test_cli_without_tuning_flags_prints_the_default(tmp_path, capsys):
+    from asmgen.cli import main
+    assert main(["gemm", "--m", "128", "--n", "128", "--k", "64", "-o", str(tmp_path)]) == 0
+    assert "default configuration: tile=64x64x32 waves=2x2 schedule=pgr1" in capsys.readouterr().out
+    meta = json.loads(next(tmp_path.glob("*.json")).read_text())
+    assert meta["schedule"] == "pgr1" and meta["config"]["tile"] == [64, 64, 32]
