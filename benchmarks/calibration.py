@@ -58,7 +58,7 @@ FIGURES = (
            708.0, 1207.0, "MAF: 708 TF at median 1207 MHz (94% of peak at that clock)"),
     Figure("hipBLASLt bf16 (MAF)", "hipblaslt", ("MT256x256x64",), "MI325X", (4096, 4864, 32896),
            843.0, 1447.0, "MAF MI325X 1000 W: 843 TF at 1447 MHz (shape of the MI300X test assumed)"),
-    Figure("PyTorch matmul = hipBLASLt (HK)", "hipblaslt", ("MT256x224x64",), "MI325X",
+    Figure("PyTorch matmul = hipBLASLt (HK)", "hipblaslt", ("MT256x256x64",), "MI325X",
            (8192, 8192, 8192), 785.0, None, "HK JSON via cdna-facts §9.4 (clock not stated)"),
     Figure("HipKittens 8-wave ping-pong", "asmgen", ("pingpong", (256, 256, 32), (2, 4)), "MI325X",
            (8192, 8192, 8192), 749.0, None, "HK via cdna-facts §9.4 (clock not stated)"),

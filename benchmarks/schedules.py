@@ -9,7 +9,7 @@ iterations and the cycle model extrapolates over K and over the device's CUs
 as FAILED with its error; no number is made up for it (a workgroup whose waves cannot all be
 resident is refused by ``asmgen.api``, cdna-facts §1). ``TFLOP/s`` is at the device's peak clock
 (2100 / 2400 MHz); ``TF@sust`` at its sustained GEMM clock (``isa.cycle.params``, cdna-timing
-§5: MI325X 1447 MHz measured, MI355X >= 1540 MHz implied), which is what the anchors ran at and
+§5: MI325X 1447 MHz measured, MI355X fitted, see benchmarks/calibration.py), which is what the anchors ran at and
 what ``vs anchor`` compares.
 
 Waves per recipe: ``pingpong`` 2x4 (two per SIMD, the 8-wave ping-pong), every other recipe 2x2.

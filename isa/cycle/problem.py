@@ -14,7 +14,8 @@ Machine (numbers from ``isa.cycle.params``):
   panel among them (the K slab of one trip is far smaller than 4 MiB, so what one workgroup
   fetched is still there for its neighbours on the same XCD). Misses of all XCDs go to the
   MALL; what no XCD shared goes once to HBM (the MALL catches cross-XCD repeats within a trip).
-* Floors per trip: the busiest XCD's L2 requests at the L2 bandwidth (B/clk), the MALL bytes at
+* Floors per trip: the busiest XCD's L2 requests at the measured L2 bandwidth (B/clk; the
+  theoretical 2 KiB/clk/XCD is twice what MT4G measured), the MALL bytes at
   the MALL bandwidth and the HBM bytes at the achieved HBM bandwidth (both TB/s, so their floor in
   clk grows with the clock). A trip takes the largest of the CU's own time and these floors.
 
@@ -119,7 +120,7 @@ def tbps_to_bytes_per_clk(tbps: float, clock_mhz: float) -> float:
 def memory_floors(params, traffic: dict, clock_mhz: float) -> dict:
     """Least clk one loop trip of a round can take for each level: ``l2`` (the busiest XCD),
     ``mall``, ``hbm``; bandwidths from ``params`` at ``clock_mhz``."""
-    return {"l2": traffic["l2_request_bytes_max"] / params.l2_bytes_per_clk_xcd,
+    return {"l2": traffic["l2_request_bytes_max"] / params.l2_achieved_bytes_per_clk_xcd,
             "mall": traffic["mall_bytes"] / tbps_to_bytes_per_clk(params.mall_tbps, clock_mhz),
             "hbm": traffic["hbm_bytes"] / tbps_to_bytes_per_clk(params.hbm_achieved_tbps, clock_mhz)}
 
