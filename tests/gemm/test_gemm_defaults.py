@@ -19,8 +19,10 @@ def test_large_problem_gets_the_pingpong(arch, depth):
 
 def test_size_classes():
     # 4096^2: 256 tiles of 256x256 < 304 CUs: no ping-pong on gfx942, but 1024 of 128x128
-    assert [c["schedule"] for c in candidates(4096, 4096, "gfx942")] == ["pgr2", "pgr1"]
-    assert [c["schedule"] for c in candidates(4096, 4096, "gfx950")] == ["pingpong", "pgr2", "pgr1"]
+    assert [c["schedule"] for c in candidates(4096, 4096, "gfx942")] == ["pgr1", "pgr1"]
+    assert [c["tile"] for c in candidates(4096, 4096, "gfx942")] == [(128, 128, 32), (64, 64, 32)]
+    assert [c["schedule"] for c in candidates(4096, 4096, "gfx950")] == ["pingpong", "interleave",
+                                                                          "pgr1"]
     assert [c["tile"] for c in candidates(256, 256, "gfx942")] == [(64, 64, 32)]
     with pytest.raises(ConfigError, match="gfx90a"):
         candidates(64, 64, "gfx90a")
@@ -31,11 +33,11 @@ def test_falls_back_when_the_generator_refuses():
 
     def gemm(m, n, k, **kw):
         calls.append(kw["schedule"])
-        if kw["schedule"] == "pgr2":
+        if kw["tile"] == (128, 128, 32):
             raise ConfigError("refused")
         return "kernel"
     assert build_default(gemm, 4096, 4096, 512, "gfx942") == ("kernel", candidates(4096, 4096, "gfx942")[1])
-    assert calls == ["pgr2", "pgr1"]
+    assert calls == ["pgr1", "pgr1"]
 
 
 def test_cli_without_tuning_flags_prints_the_default(tmp_path, capsys):
