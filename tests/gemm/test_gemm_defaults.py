@@ -17,12 +17,20 @@ def test_large_problem_gets_the_pingpong(arch, depth):
     assert first["waves"] == (2, 4) and first["direct_to_lds"] and first["lds_swizzle"]
 
 
+def test_other_layouts_get_the_interleave():
+    for arch in ("gfx942", "gfx950"):
+        first = candidates(8192, 8192, arch, "NN")[0]
+        assert first["schedule"] == "interleave" and first["waves"] == (2, 2)
+        assert first["tile"][:2] == (256, 256)
+
+
 def test_size_classes():
     # 4096^2: 256 tiles of 256x256 < 304 CUs: no ping-pong on gfx942, but 1024 of 128x128
     assert [c["schedule"] for c in candidates(4096, 4096, "gfx942")] == ["pgr1", "pgr1"]
     assert [c["tile"] for c in candidates(4096, 4096, "gfx942")] == [(128, 128, 32), (64, 64, 32)]
     assert [c["schedule"] for c in candidates(4096, 4096, "gfx950")] == ["pingpong", "interleave",
                                                                           "pgr1"]
+    assert [c["tile"] for c in candidates(4096, 4096, "gfx950")][1] == (128, 128, 64)
     assert [c["tile"] for c in candidates(256, 256, "gfx942")] == [(64, 64, 32)]
     with pytest.raises(ConfigError, match="gfx90a"):
         candidates(64, 64, "gfx90a")

@@ -1,14 +1,17 @@
 """The GEMM configuration ``asmgen gemm`` builds when no tuning flag is given: a small table keyed
-by how many workgroups the problem gives the device, ranked by the calibrated cycle model
+by layout and by how many workgroups the problem gives the device, ranked by the calibrated cycle model
 (``benchmarks/schedules.py`` and ``benchmarks/calibration.py``; the ranking and its numbers are
 in the cycle-model notes of issue 14). Not a search: the first entry the generator accepts wins.
 
-* Enough 256x256 tiles to fill every CU at least once: the 8-wave ping-pong (HipKittens' schedule,
-  2x4 waves, two per SIMD) with loads straight to LDS and XOR-swizzled LDS, DepthU 32 on gfx942
+* Enough 256x256 tiles to fill every CU at least once, layout NT (both operands K-contiguous):
+  the 8-wave ping-pong (HipKittens' schedule, 2x4 waves, two per SIMD) with loads straight to
+  LDS and XOR-swizzled LDS, DepthU 32 on gfx942
   (two 256x256x32 bf16 buffers are its 64 KiB of LDS) and 64 on gfx950 (160 KiB). The model ranks
   it first at 8192^3 on both arches (708 TF at 1447 MHz on MI325X, 1610 TF at 1704 MHz on
   MI355X): MFMA bound, 0.84 of the CUs busy on gfx942 (1024 tiles over 304 CUs = 4 rounds), all
   of them on gfx950 (1024 over 256).
+* Other layouts: the 4-wave ``interleave`` at 256x256 (the ping-pong's operand staging costs it
+  registers and LDS time when an operand is not K-contiguous).
 * Enough 128x128 tiles to fill the CUs: the 4-wave recipe the model ranks best at that tile.
 * Smaller problems: 64x64x32 ``pgr1`` with 2x2 waves (more workgroups than CUs sooner).
 """
@@ -19,39 +22,48 @@ import math
 from ...errors import ConfigError
 
 CUS = {"gfx942": 304, "gfx950": 256}
+DMA_SWZ = {"direct_to_lds": True, "lds_swizzle": True}
+DEPTH = {"gfx942": 32, "gfx950": 64}       # DepthU that fills LDS with two 256x256 bf16 buffers
 
-# (tile, waves, schedule, extra knobs) per size class and arch, best first
-LARGE = {"gfx942": ((256, 256, 32), (2, 4), "pingpong", {"direct_to_lds": True, "lds_swizzle": True,
-                                                         "prefetch": 1}),
-         "gfx950": ((256, 256, 64), (2, 4), "pingpong", {"direct_to_lds": True, "lds_swizzle": True,
-                                                         "prefetch": 1})}
-# 128x128 (two workgroups per CU): the model's best 4-wave recipe at that tile per arch
-# (benchmarks/schedules.py 8192^3, LDS-DMA + swizzle: gfx942 pgr1 635 TF@1447 MHz ahead of
-# ck_v4 555 / interleave 548 / pgr2 343; gfx950 interleave 1602 TF@1704 MHz ahead of pgr1 1334)
-MEDIUM = {"gfx942": ((128, 128, 32), (2, 2), "pgr1", {"direct_to_lds": True, "lds_swizzle": True}),
-          "gfx950": ((128, 128, 64), (2, 2), "interleave", {"direct_to_lds": True,
-                                                            "lds_swizzle": True})}
+# Per layout class, (tile, waves, schedule, knobs) for the 256x256 and the 128x128 size class.
+# Ranked by benchmarks/schedules.py at 8192^3 bf16 (LDS-DMA + swizzle), TF at the sustained clock:
+# NT (both operands K-contiguous): 256x256 pingpong 708 (gfx942) / 1610 (gfx950) first;
+#   128x128: gfx942 pgr1 635 > pingpong 598 > ck_v4 564 > interleave 548; gfx950 interleave
+#   1602 > pgr1 1334 > pingpong 1322.
+# NN (B not K-contiguous; TN and TT were not ranked and use this row): 256x256 interleave 492
+#   (gfx942) / 654 (gfx950) > pingpong 448 / refused (registers); 128x128: pgr1 304 / 350.
+TABLE = {
+    "NT": {arch: (((256, 256, DEPTH[arch]), (2, 4), "pingpong", {**DMA_SWZ, "prefetch": 1}),
+                  ((128, 128, DEPTH[arch]), (2, 2), "pgr1" if arch == "gfx942" else "interleave",
+                   DMA_SWZ))
+           for arch in CUS},
+    "other": {arch: (((256, 256, DEPTH[arch]), (2, 2), "interleave", DMA_SWZ),
+                     ((128, 128, DEPTH[arch]), (2, 2), "pgr1", DMA_SWZ))
+              for arch in CUS},
+}
 SMALL = ((64, 64, 32), (2, 2), "pgr1", {})
 
 
-def candidates(m: int, n: int, arch: str) -> list[dict]:
-    """Configurations to try for an m x n output on ``arch``, best first."""
+def candidates(m: int, n: int, arch: str, layout: str = "NT") -> list[dict]:
+    """Configurations to try for an m x n output on ``arch`` in ``layout``, best first: a size
+    class is offered when its tiles fill every CU at least once; the small class always."""
     if arch not in CUS:
         raise ConfigError(f"no GEMM defaults for arch {arch!r} (know {sorted(CUS)})")
+    rows = TABLE["NT" if layout == "NT" else "other"][arch]
     out = []
-
-    def tiles(t):
-        return math.ceil(m / t[0]) * math.ceil(n / t[1])
-    for tile, waves, schedule, extra in (LARGE[arch], MEDIUM[arch], SMALL):
-        if tile is SMALL[0] or tiles(tile) >= CUS[arch]:
+    for tile, waves, schedule, extra in rows:
+        if math.ceil(m / tile[0]) * math.ceil(n / tile[1]) >= CUS[arch]:
             out.append({"tile": tile, "waves": waves, "schedule": schedule, **extra})
+    tile, waves, schedule, extra = SMALL
+    out.append({"tile": tile, "waves": waves, "schedule": schedule, **extra})
     return out
 
 
 def build_default(gemm, m: int, n: int, k: int, arch: str, **kw):
-    """The first candidate ``gemm`` (``asmgen.api.gemm``) accepts; the last error if none does."""
+    """(kernel, config) of the first candidate ``gemm`` (``asmgen.api.gemm``) accepts; the last
+    error if none does."""
     last = None
-    for cfg in candidates(m, n, arch):
+    for cfg in candidates(m, n, arch, kw.get("layout", "NT")):
         try:
             return gemm(m, n, k, arch=arch, **cfg, **kw), cfg
         except ConfigError as exc:     # e.g. a layout the ping-pong's LDS-DMA cannot load
