@@ -77,7 +77,7 @@ def hipblaslt_contract(out_dir: Path, which: str, m: int, n: int, k: int) -> Pat
         "profile": {"dims": {"M": tile[0], "N": tile[1]}, "trips": 4},
         "check": {"dims": {"M": 2 * tile[0], "N": tile[1], "K": 2 * HIPBLASLT_TRIP_K}},
         "tiles": {"tile": list(tile), "order": "m_fastest"},
-        "emulator": {"check_hazards": False,
+        "emulator": {"allow_hazards": ["valu_sgpr_valu"],
                      "why": "the judge reports valu_sgpr_valu (2 wait states) for a v_cmp writing "
                             "VCC read as carry-in by v_addc two instructions on; rocRoller's "
                             "VALUWriteSGPRVCC94x says a carry-in read needs 0 (cdna-facts §3)"}}

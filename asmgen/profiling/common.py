@@ -171,6 +171,9 @@ def format_text(out: dict) -> str:
         lines.append("  uncertainty            : " + (
             f"median {100 * u['median']:.0f} %, worst {100 * u['worst']:.0f} % over {u['figures']} "
             f"published figures ({u['run']})" if u.get("median") is not None else u["run"]))
+    if out.get("allowed_hazards"):
+        lines.append("  allowed hazards        : " + ", ".join(
+            f"{k} x{n}" for k, n in out["allowed_hazards"].items()) + " (the contract allows them)")
     if out.get("hazard_checked") is False:
         lines.append("  note                   : emulated with the hazard judge off (contract says so)")
     return "\n".join(lines)

@@ -12,7 +12,7 @@ can run any kernel (README "Foreign kernels"). Format ``asmgen.launch/1``::
      "flops": "2 * M * N * K", "loop": {"dim": "K", "per_trip": 64},
      "profile": {"dims": {"M": 256, "N": 256}, "trips": 6},
      "tiles": {"tile": [256, 256, 64], "order": "m_fastest"},
-     "emulator": {"check_hazards": false, "why": "..."}}
+     "emulator": {"allow_hazards": ["valu_sgpr_valu"], "why": "..."}}
 
 Sizes, shapes, scalar values, the grid and ``flops`` may be integers or expressions over
 ``dims`` (``+ - * // %``, parentheses). ``args`` lists the explicit arguments in the code
@@ -21,8 +21,9 @@ kernels whose metadata does not describe their layout. ``loop``: the dimension t
 loop walks and how much of it one trip consumes (the profiler extrapolates over the trips).
 ``profile``: the small problem one workgroup runs on the emulator (dims overridden, ``trips``
 loop trips). ``tiles``: the GEMM tile grid for the XCD / L2 / MALL / HBM model (optional).
-``emulator.check_hazards: false`` runs without the emulator's hazard judge (a foreign kernel
-that the judge rejects can still be timed; the report says so).
+``emulator.allow_hazards`` lets named hazard rules of the emulator's judge (``isa.hazards``) run on,
+counted and reported (a foreign kernel the judge rejects can still be timed);
+``emulator.check_hazards: false`` turns the judge off altogether (reported too).
 """
 from __future__ import annotations
 
@@ -189,8 +190,13 @@ def run(meta: dict, hsaco: bytes, dims: dict, *, grid=None, seed: int = 0, trace
     """Run the kernel at ``dims`` (whole grid, or ``grid``) on the emulator; (emulator, buffers)."""
     from isa.emu import Emulator
     emu_opts = meta.get("emulator") or {}
-    emu = Emulator(arch=meta["arch"], seed=seed, trace=trace,
-                   check_hazards=bool(emu_opts.get("check_hazards", True)))
+    from isa.errors import IsaError
+    try:
+        emu = Emulator(arch=meta["arch"], seed=seed, trace=trace,
+                       check_hazards=bool(emu_opts.get("check_hazards", True)),
+                       allow_hazards=tuple(emu_opts.get("allow_hazards", ())))
+    except IsaError as exc:       # an unknown hazard rule name, an unknown arch
+        raise LaunchContractError(f"emulator options: {exc}") from None
     bufs = buffers(meta, dims, seed)
     address = {name: emu.alloc(arr, name) for name, arr in bufs.items()}
     ka = kernargs(meta, hsaco, dims, address)

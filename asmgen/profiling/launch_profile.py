@@ -27,7 +27,8 @@ def _streams(meta, hsaco, trips: int, seed: int):
         emu, _ = lc.run(meta, hsaco, dims, grid=(1, 1, 1), seed=seed, trace=True)
     except EmulatorError as exc:
         raise ProfileError(f"{meta['kernel']} failed on the emulator, no stream to model: {exc}") from None
-    return streams_from_trace(emu.trace)
+    allowed = {f"{r} ({k})": n for (r, k), n in sorted(emu.allowed_hazards.items())}
+    return streams_from_trace(emu.trace), allowed
 
 
 def profile_launch(path, iters: int | None = None, device: str | None = None,
@@ -56,7 +57,7 @@ def profile_launch(path, iters: int | None = None, device: str | None = None,
         traffic, latency = tile_traffic(params, m, n, k, tiles["tile"], copies,
                                         tiles.get("order", "m_fastest"), int(tiles.get("group", 8)),
                                         int(tiles.get("in_bytes", 2)))
-    streams = _streams(meta, hsaco, trips, seed)
+    streams, allowed = _streams(meta, hsaco, trips, seed)
     copies, res, summ = model_cu(mm, params, streams, copies, 0.0, loop, latency)
     cpi = summ["cycles_per_iter"]
     extra = full - trips
@@ -65,8 +66,8 @@ def profile_launch(path, iters: int | None = None, device: str | None = None,
                            "trips to extrapolate); raise profile.trips")
     step, extrapolation = cpi, "cycles_per_iter_wave"
     if copies > 1 and extra >= 2:
-        _, res2, _ = model_cu(mm, params, _streams(meta, hsaco, trips + 2, seed), copies, 0.0,
-                              loop, latency)
+        _, res2, _ = model_cu(mm, params, _streams(meta, hsaco, trips + 2, seed)[0], copies,
+                              0.0, loop, latency)
         growth = (res2.cycles - res.cycles) / 2
         if cpi is None or growth > cpi:
             step, extrapolation = growth, "cycles_per_iter_cu"
@@ -82,6 +83,7 @@ def profile_launch(path, iters: int | None = None, device: str | None = None,
            "problem": {"n_wg": n_wg, "flops": flops, "loop_trips": full},
            "wgs_per_cu": copies, "perf": perf, "resources": mm["resources"],
            "hazard_checked": bool((meta.get("emulator") or {}).get("check_hazards", True)),
+           "allowed_hazards": allowed,
            "emulated": {"loop_trips": trips, "cycles": res.cycles, "loop": summ["loop"],
                         "iterations": summ["iterations"], "instructions": summ["instructions"],
                         "waves": len(streams)},
@@ -107,12 +109,15 @@ def check_launch(path, seed: int = 0) -> tuple[bool, str]:
         raise ConfigError(f"check grid {grid} has more than {chk.get('max_workgroups', 64)} "
                           "workgroups: give smaller check.dims")
     try:
-        _, bufs = lc.run(meta, hsaco, dims, seed=seed)
+        emu, bufs = lc.run(meta, hsaco, dims, seed=seed)
     except EmulatorError as exc:
         return False, f"emulator: {exc}"
+    allowed = "".join(f"; allowed hazard {r} ({k}) x{n}" for (r, k), n in
+                      sorted(emu.allowed_hazards.items()))
     bad = [n for n, a in bufs.items() if a.dtype.kind == "f" and not np.isfinite(
         a.astype(np.float64)).all()]
-    note = "" if meta.get("emulator", {}).get("check_hazards", True) else " (hazard judge off)"
+    note = ("" if meta.get("emulator", {}).get("check_hazards", True) else " (hazard judge off)")
+    note += allowed
     if bad:
         return False, f"ran {math.prod(grid)} workgroups; non-finite values in {bad}{note}"
     return True, f"ran {math.prod(grid)} workgroups at {dims}, no reference compared{note}"
