@@ -41,6 +41,12 @@ def test_profile_json_trace_svg(gemm_dir, tmp_path, capsys):
     assert 0 < out["tflops"] < out["perf"]["peak_tflops"]
     assert out["emulated"]["waves"] == 4 and out["emulated"]["iterations"] >= 2
     assert out["problem"]["n_wg"] == 4 and out["perf"]["rounds"] == 1
+    # the bound breakdown: each resource's share, the largest named; MFMA's share is the busy
+    b = out["bound"]
+    assert b["bound"] == max(b["shares"], key=b["shares"].get)
+    assert b["shares"]["mfma"] == pytest.approx(max(out["mfma_busy_per_simd"].values()), abs=0.02)
+    assert set(b["memory_floors_clk"]) == {"l2", "mall", "hbm"} and 0 <= b["l2_hit"] <= 1
+    assert out["uncertainty"]["worst"] >= out["uncertainty"]["median"] > 0
     assert json.loads(trace.read_text())["traceEvents"]
     assert svg.read_text().startswith("<svg")
 

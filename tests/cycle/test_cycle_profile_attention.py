@@ -38,6 +38,7 @@ def test_profile_attention_json_and_trace(arch, tmp_path_factory, tmp_path, caps
         for cat in ("waitcnt_vmcnt", "waitcnt_lgkmcnt", "dependency", "issue"):
             assert cat in out["stalls"]
         assert out["emulated"]["iterations"] == out["emulated"]["kv_iters"] == 4
+        assert out["bound"]["bound"] == max(out["bound"]["shares"], key=out["bound"]["shares"].get)
         assert out["problem"]["n_wg"] == 16 * 4 * 2
         events = json.loads(trace.read_text())["traceEvents"]
         assert events and all("ph" in e for e in events[:50])

@@ -22,6 +22,7 @@ import numpy as np
 
 from ...errors import AsmgenError
 from ...profiling.common import ProfileError, arch_params, cu_trip_cycles, emulate_streams, model_cu
+from ...profiling.device import trip_and_bound, uncertainty
 from .config import BLOCK_K, BLOCK_Q
 
 # dealing workgroups one by one to slots costs O(n log slots); past this many the profile refuses
@@ -147,8 +148,11 @@ def profile_attention(meta: dict, hsaco: bytes, iters: int, device: str | None,
     problem = {k: prob[k] for k in ("batch", "heads", "kv_heads", "seqlen_q", "seqlen_k",
                                     "head_dim", "causal", "n_wg", "flops")}
     problem["kv_iters_mean"] = float(trips.mean())
+    # what bounds the KV loop (no tile-grid device model for attention: no L2/MALL/HBM floors)
+    _, bound = trip_and_bound(params, res, summ, cpi, None, clock_mhz or params.clock_mhz)
     out = {"kernel": meta["kernel"], "arch": meta["arch"], "device": params.device,
            "schedule": meta.get("schedule"), "kind": "attention", "iter_name": "KV block",
+           "bound": bound, "uncertainty": uncertainty(meta["arch"]),
            "cycles": total, "cycles_per_iter": cpi, "cycles_per_round": total / rounds,
            "cycles_per_iter_wave": cpi_wave, "extrapolation": extrapolation,
            "mfma_busy": summ["mfma_busy"], "mfma_busy_per_simd": summ["mfma_busy_per_simd"],
