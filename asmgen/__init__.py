@@ -7,9 +7,9 @@ extension types of ml_dtypes, nor networkx, nor the emulator.
 
 __version__ = "0.1.0"
 
-_LAZY = {"Kernel": ".api", "gemm": ".api", "load": ".api", "attention": ".kinds.attention.api"}
+_LAZY = {"Kernel": ".api", "gemm": ".api", "load": ".api", "attention": ".api", "generate": ".api"}
 
-__all__ = ["Kernel", "__version__", "attention", "gemm", "load"]
+__all__ = ["Kernel", "__version__", "attention", "gemm", "generate", "load"]
 
 
 def __getattr__(name: str):

@@ -257,30 +257,41 @@ def cached_kernel(parts: Mapping[str, Any], build: Callable[[], Any], config: An
     return kernel_from_artifacts(arts, config), hit
 
 
+def cached_generate(kind: Any, *, schedule: str | None = None, schedule_params: dict | None = None,
+                    root: str | Path | None = None, assemble: bool = True, toolchain: Any = None,
+                    **config: Any) -> tuple[Any, bool]:
+    """``(Kernel, hit)`` for ``asmgen.api.generate(kind, schedule, schedule_params, **config)``
+    through the cache, for any registered kernel kind. The key holds the kind, its validated
+    config (so two spellings of one config share an entry), the recipe's name and parameters,
+    the arch, the toolchain version line and asmgen's version. A kernel from the cache gets its
+    config back from its contract."""
+    from .api import resolve
+    from .driver import compile as compile_kernel
+    from .kinds import registry
+    from .toolchain import find_toolchain
+    k = registry.get(kind)
+    cfg_kw, recipe = resolve(k, schedule, schedule_params, config)
+    cfg = k.make_config(recipe, **cfg_kw)
+    if not assemble:
+        return compile_kernel(k, cfg, recipe, assemble=False), False
+    tc = toolchain or find_toolchain()
+    parts = key_parts(k.name, k.config_to_dict(cfg), recipe_desc(recipe), cfg.arch, tc.version)
+    kern, hit = cached_kernel(parts, lambda: compile_kernel(k, cfg, recipe, toolchain=tc), root=root)
+    if hit:
+        kern.config = k.config_from_dict(kern.meta["config"])
+    return kern, hit
+
+
 def cached_gemm(*args: Any, root: str | Path | None = None, **kwargs: Any) -> tuple[Any, bool]:
-    """``(Kernel, hit)`` for ``asmgen.api.gemm(*args, **kwargs)`` through the cache. The key holds
-    every argument of the call after defaults are applied (the config and the recipe's name and
-    parameters), the arch, the toolchain version line and asmgen's version. A kernel from the cache
-    gets its ``GemmConfig`` back from its contract."""
+    """``(Kernel, hit)`` for ``asmgen.api.gemm(*args, **kwargs)`` through the cache
+    (``cached_generate`` of the GEMM kind, positional arguments as ``gemm`` takes them)."""
     import inspect
 
     from . import api
-    from .kinds.gemm.config import GemmConfig
-    from .toolchain import find_toolchain
     bound = inspect.signature(api.gemm).bind(*args, **kwargs)
-    bound.apply_defaults()
     call = dict(bound.arguments)
     call.update(call.pop("tuning", {}) or {})
-    if not call.get("assemble", True):
-        return api.gemm(*args, **kwargs), False
-    recipe = {"name": call.pop("schedule"), "prefetch": call.pop("prefetch"),
-              "params": call.pop("schedule_params") or {}}
-    tc = find_toolchain()
-    parts = key_parts("gemm", call, recipe, call["arch"], tc.version)
-    kern, hit = cached_kernel(parts, lambda: api.gemm(*args, **kwargs), root=root)
-    if hit:
-        kern.config = GemmConfig(**{k: v for k, v in kern.meta["config"].items() if k != "kind"})
-    return kern, hit
+    return cached_generate("gemm", root=root, **call)
 
 
 # --- housekeeping -------------------------------------------------------------------------------

@@ -129,6 +129,27 @@ def layout(args: Iterable[ArgLike]) -> tuple[ArgSlot, ...]:
     return tuple(out)
 
 
+def offsets(args: Iterable[ArgLike]) -> dict[str, int]:
+    """Byte offset of each argument in the kernarg segment, by name: what a template's prologue
+    loads from (one layout for the contract, the metadata, the runners and the template)."""
+    return {s.arg.name: s.offset for s in layout(args)}
+
+
+def contiguous(args: Iterable[ArgLike], names: Sequence[str]) -> int:
+    """The offset of ``names[0]`` when ``names`` are consecutive 4-byte arguments (one wide
+    ``s_load_dwordxN`` reads them all); a ``KernargError`` naming the break otherwise."""
+    slots = {s.arg.name: s for s in layout(args)}
+    missing = [n for n in names if n not in slots]
+    if missing:
+        raise KernargError(f"the contract has no argument {missing[0]!r} (needs {list(names)})")
+    base = slots[names[0]].offset
+    for i, n in enumerate(names):
+        if slots[n].size != 4 or slots[n].offset != base + 4 * i:
+            raise KernargError(f"arguments {list(names)} are not consecutive dwords in the "
+                               f"kernarg segment ({n} at {slots[n].offset}, expected {base + 4 * i})")
+    return base
+
+
 def kernarg_size(args: Iterable[ArgLike]) -> int:
     """Bytes of the explicit kernarg segment: the end of the last argument (0 with no arguments)."""
     slots = layout(args)

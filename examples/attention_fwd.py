@@ -12,7 +12,7 @@ import collections
 import time
 
 from asmgen.api import load
-from asmgen.kinds.attention.api import attention
+from asmgen.api import attention
 from asmgen.kinds.attention.reference import attention_random_inputs, compare_attention
 
 

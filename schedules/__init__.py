@@ -5,29 +5,13 @@
 "epilogue"), an object with ``groups`` (SchedGroups), ``repeat``, ``seed`` and ``priority(node)``,
 plus ``name``, ``params`` and the template knobs it implies (``prefetch``, ``staging``). Unknown names raise
 ``UnknownRecipe`` listing the valid ones.
+
+The registry itself is ``asmgen.recipes`` (asmgen never imports this package; it imports it by
+name as a recipe provider): importing ``schedules`` registers every recipe of its modules there.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from asmgen.errors import ConfigError
-
-
-class UnknownRecipe(ConfigError):
-    """A schedule name that is not registered (the message lists the valid names)."""
-
-
-_REGISTRY: dict[str, Callable] = {}
-
-
-def register(name: str):
-    """Decorator: register a recipe factory under ``name``."""
-    def deco(fn: Callable) -> Callable:
-        if name in _REGISTRY:
-            raise ValueError(f"recipe {name!r} registered twice")
-        _REGISTRY[name] = fn
-        return fn
-    return deco
+from asmgen.recipes import UnknownRecipe, get, names, register
 
 
 def _load_builtin() -> None:
@@ -40,17 +24,14 @@ def _load_builtin() -> None:
 
 
 def recipe_names() -> list[str]:
-    _load_builtin()
-    return sorted(_REGISTRY)
+    return names()
 
 
 def get_recipe(name: str, **params):
     """The recipe ``name`` built with ``params`` (each factory checks its own parameters)."""
-    _load_builtin()
-    fn = _REGISTRY.get(name)
-    if fn is None:
-        raise UnknownRecipe(f"unknown schedule {name!r}; valid schedules: {', '.join(sorted(_REGISTRY))}")
-    return fn(**params)
+    return get(name, **params)
 
+
+_load_builtin()
 
 __all__ = ["UnknownRecipe", "get_recipe", "recipe_names", "register"]

@@ -10,7 +10,7 @@ cluster): the loop body carries four ``s_setprio`` nodes, pinned by one SchedGro
   PV MFMAs | setprio_lo (0)
 
 The QK and PV group sizes are exact (the MFMA counts of the config), so ``bind(cfg)`` completes
-the recipe once the config is known (``asmgen.kinds.attention.api.compile_attention`` calls it). The drop
+the recipe once the config is known (``asmgen.api.compile_attention`` calls it). The drop
 after the QK cluster ranks first (it issues as soon as the last QK MFMA did); the raise before
 the PV cluster ranks last (it issues once nothing else is ready, i.e. when the PV MFMAs wait
 for it), so the softmax and the memory ops of the next block run at priority 0 and the other
@@ -70,7 +70,7 @@ class ClusterRecipe(AttnRecipe):
     def for_block(self, name: str):
         if name == "loop" and not self.bound:
             raise ConfigError(f"recipe {self.name} needs bind(config) before scheduling "
-                              f"(asmgen.kinds.attention.api.compile_attention does it)")
+                              f"(asmgen.api.compile_attention does it)")
         return super().for_block(name)
 
 

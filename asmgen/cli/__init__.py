@@ -2,6 +2,9 @@
 
 Each subcommand lives in its own module exposing ``register(subparsers)``, which adds a parser
 whose ``func(args) -> int`` is the exit code; this file only collects them (``COMMAND_MODULES``).
+The generator subcommands (``asmgen gemm``, ``asmgen attention``, ...) are made by ``generate``,
+one per kind of ``asmgen.kinds.registry``; ``check``, ``profile`` and ``fuzz`` dispatch on the
+registry too.
 Errors of asmgen are printed as one line on stderr with exit code 2 (bad input), never a
 traceback; ``sys.exit`` is called only here.
 """
@@ -14,9 +17,9 @@ from collections.abc import Sequence
 
 from ..errors import AsmgenError
 
-# modules that add subcommands
-COMMAND_MODULES = ("asmgen.kinds.gemm.cli", "asmgen.cli.check", "asmgen.cli.runtime",
-                   "asmgen.cli.profile", "asmgen.cli.fuzz", "asmgen.kinds.attention.cli")
+# modules that add subcommands (``generate``: one per registered kernel kind)
+COMMAND_MODULES = ("asmgen.cli.generate", "asmgen.cli.check", "asmgen.cli.runtime",
+                   "asmgen.cli.profile", "asmgen.cli.fuzz")
 
 
 def build_parser() -> argparse.ArgumentParser:

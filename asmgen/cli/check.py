@@ -1,5 +1,6 @@
 """CLI subcommand ``check``: run a kernel contract on seeded random inputs against the NumPy
-reference of its kind (``config.kind``): exit 0 match, 1 mismatch, 2 bad input (design.md
+reference of its kind (``config.kind``, looked up in ``asmgen.kinds.registry``; the kind's
+``check`` hook draws the inputs and compares): exit 0 match, 1 mismatch, 2 bad input (design.md
 "Command line")."""
 from __future__ import annotations
 
@@ -27,13 +28,6 @@ def register(sub) -> None:
     c.set_defaults(func=cmd_check)
 
 
-def checkers() -> dict:
-    """kernel kind (contract "config"."kind") -> checker(meta, runner, seed) -> (ok, message)."""
-    from ..kinds.attention.cli import check_attention
-    from ..kinds.gemm.cli import check_gemm
-    return {"gemm": check_gemm, "attention": check_attention}
-
-
 def cmd_check(args: argparse.Namespace) -> int:
     from ..api import load
     path = Path(args.contract)
@@ -48,12 +42,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     from ..profiling.launch import is_launch_contract
     if is_launch_contract(meta):
         return _check_launch(path, args)
-    kind = (meta.get("config") or {}).get("kind") if isinstance(meta, dict) else None
-    known = checkers()
-    checker = known.get(kind)
-    if checker is None:
-        print(f"asmgen check: error: {path}: kernel kind {kind!r} has no checker "
-              f"(known: {sorted(known)})", file=sys.stderr)
+    from ..kinds import registry
+    try:
+        kind = registry.of_contract(meta)
+    except registry.UnknownKind:
+        name = (meta.get("config") or {}).get("kind") if isinstance(meta, dict) else None
+        print(f"asmgen check: error: {path}: kernel kind {name!r} has no checker "
+              f"(known: {registry.names()})", file=sys.stderr)
         return EXIT_BAD_INPUT
     from isa.emu.errors import EmulatorError
     from isa.hazards import RULES
@@ -65,15 +60,15 @@ def cmd_check(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     try:
         run = load(path, backend=args.backend, seed=args.seed, allow_hazards=args.allow_hazard)
-        ok, msg = checker(meta, run, args.seed)
+        ok, msg = kind.check(meta, run, args.seed)
     except AsmgenError as exc:
         print(f"asmgen check: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except EmulatorError as exc:   # the kernel misbehaved (race, unwaited load, hazard, ...)
         print(f"FAILED {meta.get('kernel')} seed={args.seed}: emulator: {exc}")
         return EXIT_MISMATCH
-    for (rule, kind), n in sorted(getattr(run, "allowed_hazards", {}).items()):
-        print(f"allowed hazard {rule} ({kind}): {n} violation(s) let through by --allow-hazard")
+    for (rule, how), n in sorted(getattr(run, "allowed_hazards", {}).items()):
+        print(f"allowed hazard {rule} ({how}): {n} violation(s) let through by --allow-hazard")
     if args.no_reference:      # an asmgen contract always has its kind's NumPy reference
         msg += " (--no-reference ignored: asmgen contracts are compared with their reference)"
     print(f"{'OK' if ok else 'MISMATCH'} {meta.get('kernel')} seed={args.seed}: {msg}")

@@ -1,4 +1,4 @@
-"""CLI subcommand ``fuzz``: ``asmgen fuzz gemm|attention [--budget S] [--seed N] [-o DIR]
+"""CLI subcommand ``fuzz``: ``asmgen fuzz KIND [--budget S] [--seed N] [-o DIR]
 [--examples N] [--mutate] [--replay repro.json]`` (design.md "Command line", issue #5).
 
 ``--mutate`` runs the mutation proof (``asmgen.fuzz.mutate_campaign``) over the kind's proof
@@ -16,8 +16,9 @@ import sys
 
 
 def register(sub) -> None:
+    from ..kinds import registry
     f = sub.add_parser("fuzz", help="random configs x random legal schedules on the emulator")
-    f.add_argument("kind", choices=("gemm", "attention"))
+    f.add_argument("kind", choices=registry.names())
     f.add_argument("--budget", type=float, default=None, help="seconds (default 60 unless --examples)")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--examples", type=int, default=None,

@@ -30,16 +30,9 @@ from ..profiling.common import (
     svg,
 )
 
-__all__ = ["DEFAULT_ITERS", "KINDS", "ProfileError", "format_text", "profile", "register", "run"]
+__all__ = ["DEFAULT_ITERS", "ProfileError", "format_text", "profile", "register", "run"]
 
 
-def _kinds() -> dict:
-    from ..kinds.attention.profile import profile_attention
-    from ..kinds.gemm.profile import profile_gemm
-    return {"gemm": profile_gemm, "attention": profile_attention}
-
-
-KINDS = ("gemm", "attention")
 
 
 def register(sub) -> None:
@@ -114,12 +107,14 @@ def profile(src, iters: int = DEFAULT_ITERS, device: str | None = None,
         out["tflops_sustained"] = sustained_tflops(out)
         return out
     meta, hsaco = read_contract(src)
-    kind = meta.get("config", {}).get("kind")
-    if kind not in KINDS:
-        raise ConfigError(f"profile supports contracts of kind {' or '.join(map(repr, KINDS))} "
-                          f"(config.kind); this one has kind {kind!r}")
-    out = _kinds()[kind](meta, hsaco, iters=iters, device=device, wgs_per_cu=wgs_per_cu,
-                         clock_mhz=clock_mhz, seed=seed, keep_result=keep_result, loop=loop)
+    from ..kinds import registry
+    kind = registry.of_contract(meta)
+    if kind.profile is None:
+        with_profile = [k.name for k in registry.all_kinds() if k.profile is not None]
+        raise ConfigError(f"kernel kind {kind.name!r} has no profile hook (kinds with one: "
+                          f"{with_profile})")
+    out = kind.profile(meta, hsaco, iters=iters, device=device, wgs_per_cu=wgs_per_cu,
+                       clock_mhz=clock_mhz, seed=seed, keep_result=keep_result, loop=loop)
     out["sustained_clock_mhz"] = sustained_clock(out)
     out["tflops_sustained"] = sustained_tflops(out)
     return out

@@ -80,9 +80,9 @@ class Result:
 
 
 def kernel_kind(kernel) -> str:
-    """``gemm`` or ``attention``: the launch contract's ``config.kind`` (GEMM contracts predate
-    the key, so a missing one means GEMM)."""
-    return kernel.meta.get("config", {}).get("kind", "gemm")
+    """The launch contract's ``config.kind`` (a registered kernel kind)."""
+    from ..kinds import registry
+    return registry.of_contract(kernel.meta).name
 
 
 def kernel_waves(kernel) -> int:
@@ -97,11 +97,11 @@ def run_mutant(kernel, prog: Program, mutant: Mutant, seed: int = 0, toolchain=N
     of the kernel's kind: GEMM or attention)."""
     from isa.emu.errors import EmulatorError
 
-    from ..api import EmuRunner
     from ..errors import AsmgenError
+    from ..kinds import registry
+    from ..runtime.emu import EmuRunner
     from ..toolchain import find_toolchain
-    from .cases import _checker
-    check = _checker(kernel_kind(kernel))
+    check = registry.of_contract(kernel.meta).check
     asm = mutant.apply(prog)
     try:
         hsaco = (toolchain or find_toolchain()).assemble(asm, prog.arch)
@@ -240,9 +240,3 @@ def mutate_kernel(kernel, *, per_class: int = 3, seed: int = 0, classes=CLASSES,
             log(f"{m.cls}: {m.description[:160]} -> {r.outcome}")
     report.seconds += time.monotonic() - t0
     return report
-
-
-def mutation_campaign(kind: str = "gemm", **kw) -> Report:
-    """``asmgen fuzz gemm|attention --mutate``; see ``asmgen.fuzz.mutate_campaign``."""
-    from .mutate_campaign import mutation_campaign as run
-    return run(kind, **kw)

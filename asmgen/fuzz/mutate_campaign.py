@@ -13,82 +13,22 @@ from pathlib import Path
 from ..errors import ConfigError
 from .mutate import CLASSES, Report, baseline, plan, run_mutant
 
-# GEMM kernels the proof breaks: several recipes, layouts and arches, 4 or 8 waves (races)
-# and at least 4 K-iterations (so a stale address or value from the previous trip is a wrong one).
-GEMM_PROOF_KERNELS = (
-    {"m": 64, "n": 64, "k": 128, "schedule": "pgr1"},
-    {"m": 64, "n": 64, "k": 256, "schedule": "pgr2", "layout": "NT"},
-    {"m": 48, "n": 40, "k": 256, "schedule": "ck_v4", "layout": "TN", "dtype": "bf16",
-     "arch": "gfx950", "mfma": (16, 16, 32), "tile": (32, 32, 64)},
-    {"m": 64, "n": 64, "k": 128, "schedule": "pgr1", "direct_to_lds": True},
-    {"m": 64, "n": 64, "k": 128, "schedule": "fuzz", "schedule_params": {"seed": 11}},
-    {"m": 64, "n": 64, "k": 128, "schedule": "fuzz", "layout": "TT",
-     "schedule_params": {"seed": 12}},
-    # the split K loops: 8-wave ping-pong (barriers between phases, a conditional barrier per
-    # wave group) over swizzled LDS-DMA tiles, and the 4-wave interleave without a K mask
-    {"m": 64, "n": 128, "k": 160, "schedule": "pingpong", "layout": "NT", "waves": (2, 4),
-     "tile": (64, 128, 32), "direct_to_lds": True, "lds_swizzle": True},
-    {"m": 64, "n": 64, "k": 128, "schedule": "interleave", "layout": "NT", "lds_swizzle": True,
-     "k_multiple": 32, "tile": (64, 64, 32)},
-)
-PROOF_KERNELS = GEMM_PROOF_KERNELS        # the name the GEMM proof always had
 
-# Attention kernels: both arches (ds_bpermute on gfx942, v_permlane32_swap on gfx950), both
-# MFMA K on gfx950, causal and ragged key counts (so a stale mask or a stale row maximum is a
-# wrong one: the last key block is partial, and causal rows see different key counts), GQA,
-# prefetch 0 and 1, and every attention recipe (critical path, interleaved, fuzzed order).
-# Each walks at least 4 key blocks. The config keys are ``AttentionConfig`` fields; ``schedule``
-# and ``schedule_params`` name the recipe.
-SINGLE_WAVE_ATTENTION = (
-    {"seqlen_q": 64, "seqlen_k": 150, "causal": True, "schedule": "attn_basic"},
-    {"seqlen_q": 40, "seqlen_k": 130, "heads": 2, "kv_heads": 1, "dtype": "bf16",
-     "arch": "gfx950", "schedule": "attn_interleave"},
-    {"seqlen_q": 33, "seqlen_k": 140, "head_dim": 128, "prefetch": 0, "causal": True,
-     "schedule": "fuzz", "schedule_params": {"seed": 11}},
-    {"seqlen_q": 64, "seqlen_k": 129, "arch": "gfx950", "mfma_k": 8, "schedule": "fuzz",
-     "schedule_params": {"seed": 12}},
-)
-# Workgroups of several waves sharing K/V through LDS (s_barrier between LDS phases: the
-# delete_barrier and publication sites), with 2 and 3 LDS buffers; used when the attention
-# config has those fields (``waves``, ``kv_buffers``). The first one leads the list, so
-# ``--kernels 1`` proves a kernel with barriers.
-MULTI_WAVE_ATTENTION = (
-    {"seqlen_q": 64, "seqlen_k": 160, "causal": True, "waves": 2, "schedule": "attn_basic"},
-    {"seqlen_q": 100, "seqlen_k": 130, "waves": 4, "kv_buffers": 3, "arch": "gfx950",
-     "dtype": "bf16", "schedule": "fuzz", "schedule_params": {"seed": 5}},
-)
-
-
-def attention_proof_kernels() -> tuple[dict, ...]:
-    """The attention proof kernels the current ``AttentionConfig`` can express."""
-    from ..kinds.attention.config import AttentionConfig
-    fields = set(AttentionConfig.__dataclass_fields__)
-    multi = tuple(spec for spec in MULTI_WAVE_ATTENTION
-                  if {"waves", "kv_buffers"} & set(spec) <= fields)
-    if not multi:
-        return SINGLE_WAVE_ATTENTION
-    return multi[:1] + SINGLE_WAVE_ATTENTION[:2] + multi[1:] + SINGLE_WAVE_ATTENTION[2:]
-
-
-ATTENTION_PROOF_KERNELS = attention_proof_kernels()
-
-PROOF = {"gemm": GEMM_PROOF_KERNELS, "attention": ATTENTION_PROOF_KERNELS}
+def proof_kernels(kind: str) -> tuple[dict, ...]:
+    """The proof kernels of ``kind`` (its ``KernelKind.proof_kernels``: config keywords plus
+    ``schedule`` / ``schedule_params``; e.g. ``asmgen.kinds.gemm.fuzz.GEMM_PROOF_KERNELS``)."""
+    from ..kinds import registry
+    specs = registry.get(kind).proof_kernels()
+    if not specs:
+        raise ConfigError(f"kernel kind {kind!r} has no mutation-proof kernels")
+    return specs
 
 
 def build_proof_kernel(kind: str, spec: dict):
-    """Compile one proof kernel of ``kind`` from its spec (a dict of the tables above)."""
-    import schedules.fuzz  # noqa: F401  (registers "fuzz")
-    if kind == "gemm":
-        from ..api import gemm
-        return gemm(**spec)
-    if kind == "attention":
-        from ..kinds.attention.api import compile_attention, get_attention_recipe
-        from ..kinds.attention.config import AttentionConfig
-        cfg_kw = {k: v for k, v in spec.items() if k not in ("schedule", "schedule_params")}
-        recipe = get_attention_recipe(spec.get("schedule", "attn_basic"),
-                                      **dict(spec.get("schedule_params") or {}))
-        return compile_attention(AttentionConfig(**cfg_kw), recipe)
-    raise ConfigError(f"mutation proof kind {kind!r} is not one of {tuple(PROOF)}")
+    """Compile one proof kernel of ``kind`` from its spec (``asmgen.api.generate`` keywords)."""
+    from ..api import generate
+    spec = dict(spec)
+    return generate(kind, spec.pop("schedule", None), spec.pop("schedule_params", None), **spec)
 
 
 def mutation_campaign(kind: str = "gemm", *, seed: int = 0, budget: float | None = None,
@@ -97,9 +37,7 @@ def mutation_campaign(kind: str = "gemm", *, seed: int = 0, budget: float | None
     """The proof over the first ``kernels`` (default all) proof kernels of ``kind``, up to
     ``per_class`` sites per class and kernel, interleaved (class-major round robin) until
     ``budget`` seconds (the budget bounds mutant runs; building and the baselines come first)."""
-    if kind not in PROOF:
-        raise ConfigError(f"mutation proof kind {kind!r} is not one of {tuple(PROOF)}")
-    specs = PROOF[kind]
+    specs = proof_kernels(kind)
     if kernels is not None:
         if not 1 <= kernels <= len(specs):
             raise ConfigError(f"--kernels {kernels} is outside 1..{len(specs)} "

@@ -21,8 +21,8 @@ class ProfileError(AsmgenError):
 def read_contract(src) -> tuple[dict, bytes]:
     """(meta, hsaco) of a ``Kernel`` or a ``DIR/<kernel>.json`` contract path (``asmgen.api``'s
     reader: missing file, bad JSON, missing keys or code object raise ``ConfigError``)."""
-    from ..api import _read_meta
-    return _read_meta(src)
+    from ..runtime.emu import read_contract as read
+    return read(src)
 
 
 def arch_params(meta: dict, device: str | None):

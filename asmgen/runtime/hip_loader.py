@@ -212,9 +212,9 @@ class HipRunner:
         self.last_kernargs: bytes | None = None
 
     def _grid(self, scalars: dict) -> tuple:
-        # the emulator runner's rule (GEMM grids follow M and N), one implementation for both
-        from ..api import EmuRunner
-        return tuple(int(x) for x in EmuRunner._grid(self, scalars))  # type: ignore[arg-type]
+        # the contract's grid rule (``grid_from``), one implementation for every runner
+        from .emu import runtime_grid
+        return tuple(int(x) for x in runtime_grid(self.meta, scalars))
 
     def _malloc(self, nbytes: int, owned: list) -> int:
         ptr = hip_call(self.hip, "hipMalloc", max(int(nbytes), 1))
@@ -224,7 +224,8 @@ class HipRunner:
     def __call__(self, seed: int | None = None, **values: Any):
         """Launch once. ``seed`` is accepted for parity with the emulator runner (which seeds its
         interleaving) and has no effect on a GPU."""
-        from ..api import _buffer, _zeros  # the emulator runner's host-buffer rules (dtype, padded rows)
+        from .emu import host_buffer as _buffer  # the host-buffer rules every runner shares
+        from .emu import host_zeros as _zeros
         hip = self.hip
         names = {a.name for a in self.args}
         unknown = set(values) - names

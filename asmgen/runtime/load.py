@@ -1,5 +1,5 @@
 """``load(kernel_or_json, backend=...)`` with a real backend switch: ``emu`` runs the emulator
-runner of ``asmgen.api``, ``hip`` the HIP runner of ``asmgen.runtime.hip_loader``, ``auto`` whichever
+runner of ``asmgen.runtime.emu``, ``hip`` the HIP runner of ``asmgen.runtime.hip_loader``, ``auto`` whichever
 ``select_backend`` picks. The runner gets ``backend`` and ``backend_reason`` attributes saying which
 one runs and why.
 """
@@ -14,10 +14,10 @@ def load(kernel_or_json: Any, backend: str = "emu", seed: int = 0, device: int |
          hip: Any = None, allow_hazards=()):
     """A runner (NumPy in, NumPy out) for a ``Kernel`` or a ``.json`` contract path.
     ``allow_hazards``: hazard rule names the emulator lets run on (counted; isa.emu.hazard_check)."""
-    from ..api import EmuRunner, _read_meta
+    from .emu import EmuRunner, read_contract
     choice = select_backend(backend, hip=hip, device=device,
                             arch=_arch_of(kernel_or_json))
-    meta, hsaco = _read_meta(kernel_or_json)
+    meta, hsaco = read_contract(kernel_or_json)
     if choice.name == "hip":
         from .hip_loader import HipRunner
         runner = HipRunner(meta, hsaco, device=choice.device.index, hip=hip)
@@ -30,7 +30,7 @@ def load(kernel_or_json: Any, backend: str = "emu", seed: int = 0, device: int |
 
 def _arch_of(src: Any) -> str | None:
     """The kernel's arch, read before the backend is chosen (``auto`` must not pick a GPU of
-    another arch); None when the source is unreadable (``_read_meta`` reports that)."""
+    another arch); None when the source is unreadable (``read_contract`` reports that)."""
     meta = getattr(src, "meta", None)
     if isinstance(meta, dict):
         return meta.get("arch")

@@ -8,7 +8,7 @@ from functools import cache
 import numpy as np
 
 from asmgen.api import EmuRunner
-from asmgen.kinds.attention.api import compile_attention, get_attention_recipe
+from asmgen.api import compile_attention, get_attention_recipe
 from asmgen.kinds.attention.config import AttentionConfig
 from asmgen.kinds.attention.reference import attention_random_inputs, compare_attention
 

@@ -94,7 +94,7 @@ def test_loop_shares_kv_through_lds(arch, dma, lane_bytes):
 
 def _no_barrier_kernel(cfg):
     import asmgen.kinds.attention.template as ta
-    from asmgen.kinds.attention.api import compile_attention, get_attention_recipe
+    from asmgen.api import compile_attention, get_attention_recipe
     orig = ta.build_attention
 
     def build(c):
@@ -188,7 +188,7 @@ def test_setprio_per_cluster(schedule):
 
 
 def test_prio_recipe_must_be_bound():
-    from asmgen.kinds.attention.api import get_attention_recipe
+    from asmgen.api import get_attention_recipe
     r = get_attention_recipe("attn_prio_interleave", mem_per_mfma=3)
     with pytest.raises(ConfigError, match="bind"):
         r.for_block("loop")

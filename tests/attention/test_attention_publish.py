@@ -11,7 +11,7 @@ import pytest
 from attn_util import run_case
 
 from asmgen.api import EmuRunner
-from asmgen.kinds.attention.api import compile_attention, get_attention_recipe
+from asmgen.api import compile_attention, get_attention_recipe
 from asmgen.kinds.attention.config import AttentionConfig
 from asmgen.kinds.attention.reference import attention_random_inputs
 from isa.emu.errors import LdsRaceError, PendingReadError

@@ -91,7 +91,7 @@ def test_cli_bad_head_dim_is_exit_2(tmp_path):
 
 def test_recipes_registered_and_validated():
     from asmgen.errors import ConfigError as CE
-    from asmgen.kinds.attention.api import get_attention_recipe
+    from asmgen.api import get_attention_recipe
     for name in ("attn_basic", "attn_interleave"):
         r = get_attention_recipe(name, seed=3)
         assert r.name == name and r.params["seed"] == 3
@@ -105,7 +105,7 @@ def test_recipes_registered_and_validated():
 @pytest.mark.parametrize("schedule", ["attn_basic", "attn_interleave"])
 def test_setprio_brackets_the_mfmas(schedule):
     """The recipes put s_setprio 1 before the first MFMA and s_setprio 0 after the last."""
-    from asmgen.kinds.attention.api import attention
+    from asmgen.api import attention
     k = attention(head_dim=128, schedule=schedule, assemble=False)
     body = [n.instr for n in k.compiled.stream.body]
     ops = [i.op for i in body]

@@ -13,7 +13,7 @@ from asmgen.kinds.attention.profile import makespan, trips_per_qblock
 
 
 def _contract(tmp_path_factory, arch: str, causal: bool):
-    from asmgen.kinds.attention.api import attention
+    from asmgen.api import attention
     k = attention(batch=2, heads=4, seqlen_q=512, seqlen_k=512, head_dim=64, dtype="bf16",
                   causal=causal, arch=arch)
     return k.save(tmp_path_factory.mktemp(f"attn_{arch}_{causal}"))

@@ -73,7 +73,7 @@ def test_cu_trip_cycles_takes_the_slower_measure(monkeypatch):
 
 
 def test_attention_profile_reports_its_extrapolation():
-    from asmgen.kinds.attention.api import attention
+    from asmgen.api import attention
     k = attention(batch=1, heads=2, seqlen_q=256, seqlen_k=512, head_dim=64, dtype="bf16",
                   arch="gfx950")
     out = profile(k, iters=4)

@@ -4,7 +4,8 @@ kernels pass on the emulator; swizzled LDS and the K-multiple contract are drawn
 import pytest
 
 from asmgen.errors import ConfigError
-from asmgen.fuzz.cases import FuzzCase, case_config, fuzz_arrangement, run_case
+from asmgen.fuzz.cases import FuzzCase, case_config, run_case
+from asmgen.kinds.gemm.fuzz import fuzz_arrangement
 from asmgen.kinds.gemm.config import GemmConfig
 from schedules import get_recipe
 

@@ -22,8 +22,10 @@ from asmgen.fuzz.mutate import (
     kernel_waves,
     run_mutant,
 )
-from asmgen.fuzz.mutate_campaign import ATTENTION_PROOF_KERNELS, build_proof_kernel
+from asmgen.fuzz.mutate_campaign import build_proof_kernel, proof_kernels
 from asmgen.fuzz.mutate_sites import setprio_hazard_sites, sites_setprio, sites_swap
+
+ATTENTION_PROOF_KERNELS = proof_kernels("attention")
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from asmgen.api import gemm
-from asmgen.kinds.attention.api import attention
+from asmgen.api import attention
 
 HERE = Path(__file__).parent / "data"
 

@@ -30,8 +30,8 @@ GEMMS = [
 
 
 def _checker(kind):
-    from asmgen.cli.check import checkers
-    return checkers()[kind]
+    from asmgen.kinds import registry
+    return registry.get(kind).check
 
 
 @pytest.fixture(scope="module")
@@ -66,10 +66,10 @@ def test_gemm_gpu_equals_emulator(gpu):
 
 @pytest.mark.parametrize("causal", [False, True])
 def test_attention_on_gpu_matches_reference(gpu, causal):
-    from asmgen.kinds.attention.api import attention
-    from asmgen.kinds.attention.cli import check_attention
+    from asmgen.api import attention
+    from asmgen.kinds import registry
     from asmgen.runtime import load
     kern = attention(batch=1, heads=2, seqlen_q=128, seqlen_k=128, head_dim=64, dtype="f16",
                      causal=causal, arch=gpu.arch)
-    ok, msg = check_attention(kern.meta, load(kern, backend="hip", device=gpu.index), 0)
+    ok, msg = registry.get("attention").check(kern.meta, load(kern, backend="hip", device=gpu.index), 0)
     assert ok, f"{kern.name} on {gpu.describe()}: {msg}"

@@ -16,10 +16,9 @@ from dataclasses import asdict, dataclass
 
 from ...errors import ConfigError
 from ...target import ARCHES, IN_DTYPES, LDS_LIMIT
+from .lds import BLOCK_K, BLOCK_Q, kv_buffer_bytes, v_bytes
 
 HEAD_DIMS = (64, 128)
-BLOCK_Q = 32           # query rows per wave: the N of the 32x32x8 MFMA (cdna-facts section 2.2)
-BLOCK_K = 32           # keys per loop iteration: the M of the 32x32x8 MFMA
 # seqlen * head_dim * 2 bytes must fit the 32-bit num_records of a buffer resource
 # (cdna-facts section 5); 2**20 keeps every SALU offset product below 2**31 for D <= 128.
 SEQ_MAX = 1 << 20
@@ -138,9 +137,7 @@ class AttentionConfig:
 
     @property
     def lds_bytes(self) -> int:
-        """LDS of the kernel (kinds.attention.vtile / ktile layouts)."""
-        from .ktile import kv_buffer_bytes
-        from .vtile import lds_bytes as v_bytes
+        """LDS of the kernel (kinds.attention.vtile / ktile layouts, ``lds``)."""
         if self.kv_buffers == 1:
             return v_bytes(self.head_dim)
         return self.kv_buffers * kv_buffer_bytes(self.head_dim)

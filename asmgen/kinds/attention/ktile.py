@@ -35,8 +35,7 @@ from isa.instr import Instr
 from isa.operands import Imm, Special
 
 from ...ir import VReg
-from .config import BLOCK_K
-from .vtile import SWZ_ROW_BYTES
+from .lds import BLOCK_K, k_region_bytes, kv_buffer_bytes  # noqa: F401  (re-exported)
 
 # bytes per lane of one LDS-DMA: buffer_load_dword ... lds on gfx942, buffer_load_dwordx4 ... lds
 # on gfx950 (cdna-facts section 6: CDNA4 widens LDS-DMA to 128 bits per lane; LDS address
@@ -50,15 +49,6 @@ def lane_bytes(cfg) -> int:
     return 16 if cfg.arch == "gfx950" and cfg.mfma_k == 16 else 4
 MUBUF_OFFSET_MAX = 4095        # 12-bit instruction offset (cdna-facts section 5)
 OFFEN = (("offen", True),)
-
-
-def k_region_bytes(head_dim: int) -> int:
-    return BLOCK_K * 2 * head_dim
-
-
-def kv_buffer_bytes(head_dim: int) -> int:
-    """One LDS buffer: the K region, then the V^T region (``attention_vtile``, swizzled)."""
-    return k_region_bytes(head_dim) + head_dim * SWZ_ROW_BYTES
 
 
 def swizzle_mask(cfg) -> int:

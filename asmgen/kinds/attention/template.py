@@ -49,25 +49,18 @@ from __future__ import annotations
 from isa.instr import Instr
 from isa.operands import Imm, Special, s, v
 
+from ... import kernarg
 from ...ir import KernelIR, VReg
 from ..common.buffers import OOB_OFFSET, SRD_DWORD3
 from . import ktile, vtile
 from . import pipe as pipeline
 from . import softmax as sm
 from .config import BLOCK_K, AttentionConfig
+from .contract import attention_args
 
 OFFEN = (("offen", True),)
 NEG_INF = 0xFF800000
 ARG_NAMES = ("Q", "K", "V", "O", "LSE")
-SCALAR_NAMES = ("batch", "heads", "kv_heads", "seqlen_q", "seqlen_k", "scale")
-
-
-def kernarg_offsets() -> tuple[dict[str, int], int]:
-    """Byte offsets of the arguments (design.md order Q K V O LSE, then the six scalars)."""
-    offs = {n: 8 * i for i, n in enumerate(ARG_NAMES)}
-    for i, n in enumerate(SCALAR_NAMES):
-        offs[n] = 40 + 4 * i
-    return offs, 64
 
 
 class AttnBuild:
@@ -108,15 +101,18 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
     vcc = Special("vcc")
 
     # ---- arguments
-    offs, _ = kernarg_offsets()
+    args = attention_args(cfg)     # the launch contract: offsets computed once, from its ArgSpecs
+    offs = kernarg.offsets(args)
     srd = {}
     for n in ARG_NAMES:
         srd[n] = k.vreg("s", 4, name=f"srd_{n}")
         p.add(Instr("s_load_dwordx2", (srd[n].sub(0, 2), ab.kernarg, Imm(offs[n]))), ("addr", "karg"))
     sc4 = k.vreg("s", 4, name="sc_a")
-    p.add(Instr("s_load_dwordx4", (sc4, ab.kernarg, Imm(offs["batch"]))), ("addr", "karg"))
+    first = kernarg.contiguous(args, ("batch", "heads", "kv_heads", "seqlen_q"))
+    p.add(Instr("s_load_dwordx4", (sc4, ab.kernarg, Imm(first))), ("addr", "karg"))
     sc2 = k.vreg("s", 2, name="sc_b")
-    p.add(Instr("s_load_dwordx2", (sc2, ab.kernarg, Imm(offs["seqlen_k"]))), ("addr", "karg"))
+    p.add(Instr("s_load_dwordx2", (sc2, ab.kernarg, Imm(kernarg.contiguous(args, ("seqlen_k", "scale"))))),
+          ("addr", "karg"))
     heads, kvh_n, sq = sc4.sub(1), sc4.sub(2), sc4.sub(3)
     sk, scale = sc2.sub(0), sc2.sub(1)
 

@@ -31,16 +31,15 @@ from isa.instr import Instr
 from isa.operands import Imm
 
 from ...ir import VReg
+from .lds import ROW_BYTES, SWZ_ROW_BYTES, v_bytes
 
-ROW_BYTES = 80
-SWZ_ROW_BYTES = 64
 OFFEN = (("offen", True),)
 SEL_LO, SEL_HI = 0x05040100, 0x07060302    # v_perm_b32: low / high halves of src1 | src0 << 16
 REGION = "Vt"
 
 
 def lds_bytes(head_dim: int) -> int:
-    return head_dim * ROW_BYTES
+    return v_bytes(head_dim)
 
 
 def keys_per_item(head_dim: int, threads: int) -> int:

@@ -1,17 +1,19 @@
-"""CLI subcommand ``gemm`` (generate .s/.hsaco/.json into a folder, design.md "Command line")
-and ``check_gemm``, the GEMM checker of ``asmgen check`` (``asmgen.cli.check``)."""
+"""The GEMM kind's CLI pieces: the arguments of ``asmgen gemm`` (``add_arguments``; the command
+itself, ``-o`` included, is the generic one of ``asmgen.cli.generate``, design.md "Command
+line"), their translation into ``asmgen.api.generate`` keywords (``cli_kwargs``), and
+``cli_generate``: with no tuning flag, the configuration the calibrated model ranks best
+(``defaults``)."""
 from __future__ import annotations
 
 import argparse
 
 from ...errors import ConfigError
+from ...target import ARCHES
 
-EXIT_OK = 0
 
 
-def register(sub) -> None:
-    g = sub.add_parser("gemm", help="generate a GEMM kernel (C = alpha op(A) op(B) + beta C)")
-    g.add_argument("--arch", default="gfx942", choices=("gfx942", "gfx950"))
+def add_arguments(g: argparse.ArgumentParser) -> None:
+    g.add_argument("--arch", default=ARCHES[0], choices=ARCHES)
     g.add_argument("--m", type=int, required=True)
     g.add_argument("--n", type=int, required=True)
     g.add_argument("--k", type=int, required=True)
@@ -40,8 +42,6 @@ def register(sub) -> None:
     g.add_argument("--k-multiple", type=int, default=1,
                    help="promise runtime K is a multiple of this (checked at launch); a multiple "
                         "of DepthU drops the per-tile K mask")
-    g.add_argument("-o", "--output", required=True, help="output folder")
-    g.set_defaults(func=cmd_gemm)
 
 
 def _shape(text: str, n: int, what: str) -> tuple[int, ...]:
@@ -58,39 +58,32 @@ TUNING = ("schedule", "tile", "waves", "prefetch", "mfma", "staging", "direct_to
           "lds_swizzle")
 
 
-def cmd_gemm(args: argparse.Namespace) -> int:
-    from ...api import gemm
-    common = {"dtype": args.dtype, "layout": args.layout, "out_dtype": args.out_dtype,
-                  "activation": args.activation, "bias": args.bias, "nontemporal": args.nontemporal,
-                  "bake_sizes": args.bake_sizes, "k_multiple": args.k_multiple}
+def _common(args: argparse.Namespace) -> dict:
+    return {"dtype": args.dtype, "layout": args.layout, "out_dtype": args.out_dtype,
+            "activation": args.activation, "bias": args.bias, "nontemporal": args.nontemporal,
+            "bake_sizes": args.bake_sizes, "k_multiple": args.k_multiple}
+
+
+def cli_kwargs(args: argparse.Namespace) -> dict:
+    """Keywords of ``asmgen.api.generate`` for ``asmgen gemm``'s arguments (tuning flags given)."""
+    return dict(m=args.m, n=args.n, k=args.k, arch=args.arch, schedule=args.schedule or "pgr1",
+                tile=_shape(args.tile or "64x64x32", 3, "tile"),
+                waves=_shape(args.waves or "2x2", 2, "waves"), prefetch=args.prefetch,
+                mfma=_shape(args.mfma, 3, "mfma") if args.mfma else None,
+                direct_to_lds=args.direct_to_lds, lds_swizzle=args.lds_swizzle,
+                **({"staging": args.staging} if args.staging else {}), **_common(args))
+
+
+def cli_generate(args: argparse.Namespace, generate):
+    """The kernel of ``asmgen gemm``: with no tuning flag, the configuration the calibrated model
+    ranks best for the size (``defaults.build_default``, printed), else the flags' one."""
+    def gemm(m, n, k, schedule=None, schedule_params=None, **kw):
+        return generate("gemm", schedule, schedule_params, m=m, n=n, k=k, **kw)
+
     if not any(getattr(args, t) for t in TUNING):
-        # no tuning flag: the configuration the calibrated model ranks best for the size
         from .defaults import build_default
-        kern, cfg = build_default(gemm, args.m, args.n, args.k, args.arch, **common)
+        kern, cfg = build_default(gemm, args.m, args.n, args.k, args.arch, **_common(args))
         print("default configuration: " + " ".join(
             f"{k}={'x'.join(map(str, v)) if isinstance(v, tuple) else v}" for k, v in cfg.items()))
-    else:
-        kern = gemm(args.m, args.n, args.k, arch=args.arch, schedule=args.schedule or "pgr1",
-                    tile=_shape(args.tile or "64x64x32", 3, "tile"),
-                    waves=_shape(args.waves or "2x2", 2, "waves"), prefetch=args.prefetch,
-                    mfma=_shape(args.mfma, 3, "mfma") if args.mfma else None,
-                    direct_to_lds=args.direct_to_lds, lds_swizzle=args.lds_swizzle,
-                    **({"staging": args.staging} if args.staging else {}), **common)
-    path = kern.save(args.output)
-    r = kern.resources
-    print(f"{path}  vgpr={r['vgpr']} agpr={r['agpr']} sgpr={r['sgpr']} lds={r['lds']} "
-          f"waves/simd={r['waves_per_simd']}")
-    return EXIT_OK
-
-
-def check_gemm(meta: dict, run, seed: int) -> tuple[bool, str]:
-    from .config import GemmConfig
-    from .reference import compare, gemm_random_inputs
-    cfg_d = {k: v for k, v in meta["config"].items() if k != "kind"}
-    try:
-        cfg = GemmConfig(**cfg_d)
-    except TypeError as exc:
-        raise ConfigError(f"the contract's config is not a GEMM config: {exc}") from None
-    inp = gemm_random_inputs(cfg, seed)
-    out = run(**inp)
-    return compare(cfg, out, inp["A"], inp["B"], inp["C"], inp["alpha"], inp["beta"], inp.get("bias"))
+        return kern
+    return gemm(**cli_kwargs(args))

@@ -1,5 +1,5 @@
 """The GEMM launch contract: the argument list (``gemm_args``), the runtime-size promises
-(``size_multiples``) and the kernel's symbol name (``kernel_name``), design.md "Contracts"."""
+(``size_multiples``), design.md "Contracts"."""
 from __future__ import annotations
 
 from ...kernarg import ArgSpec
@@ -8,7 +8,7 @@ from .config import GemmConfig
 
 def gemm_args(cfg: GemmConfig) -> list[ArgSpec]:
     """The GEMM argument contract (design.md: names A, B, C, [bias], M, N, K, lda, ldb, ldc,
-    alpha, beta), in kernarg order (must match ``kinds.gemm.prologue.kernarg_offsets``)."""
+    alpha, beta), in kernarg order; the prologue reads its kernarg offsets from it."""
     ta, tb = cfg.layout[0] == "T", cfg.layout[1] == "T"
     a_shape = (cfg.k, cfg.m) if ta else (cfg.m, cfg.k)
     b_shape = (cfg.n, cfg.k) if tb else (cfg.k, cfg.n)
@@ -44,9 +44,3 @@ def size_multiples(cfg: GemmConfig) -> dict[str, int]:
             need("M" if op == "a" else "N", vec)
         need(ld, vec)
     return out
-
-
-def kernel_name(cfg: GemmConfig, recipe) -> str:
-    """The symbol and file stem: the config's name plus the schedule's (kernels of one config
-    under two schedules are different code and must not overwrite each other)."""
-    return cfg.name if recipe is None else f"{cfg.name}_{recipe.name}"

@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from isa.instr import Instr
 from isa.operands import Imm, Special
 
+from ... import kernarg
 from ...ir import VReg
 from ...target import DTYPE_BYTES
 from ..common.buffers import OOB_OFFSET, SRD_DWORD3, log2
+from .contract import gemm_args
 from .layout import lds_swizzle
 
 OFFEN = (("offen", True),)
@@ -49,21 +51,11 @@ class Scalars:
     nrem: VReg = None     # N - col0 (> 0)
 
 
-def kernarg_offsets(bias: bool) -> tuple[dict[str, int], int]:
-    """Byte offsets of the GEMM arguments in the kernarg segment (design.md order: A, B, C,
-    [bias], M, N, K, lda, ldb, ldc, alpha, beta; each aligned to its size) and the total size."""
-    names = ["A", "B", "C"] + (["bias"] if bias else [])
-    offs = {n: 8 * i for i, n in enumerate(names)}
-    base = 8 * len(names)
-    for i, n in enumerate(("M", "N", "K", "lda", "ldb", "ldc", "alpha", "beta")):
-        offs[n] = base + 4 * i
-    return offs, base + 32
-
-
 def load_arguments(gb) -> tuple[dict[str, VReg], Scalars]:
     """s_load the pointers into the first two words of each SRD and the eight scalars."""
     cfg, p = gb.cfg, gb.k.prologue
-    offs, _ = kernarg_offsets(cfg.bias)
+    args = gemm_args(cfg)      # the launch contract: offsets computed once, from its ArgSpecs
+    offs = kernarg.offsets(args)
     srds = {}
     for name in ("A", "B", "C") + (("bias",) if cfg.bias else ()):
         srd = gb.k.vreg("s", 4, name=f"srd_{name}")
@@ -71,11 +63,13 @@ def load_arguments(gb) -> tuple[dict[str, VReg], Scalars]:
         srds[name] = srd
     sc = gb.k.vreg("s", 8, name="scalars")
     if cfg.bake_sizes:   # sizes are constants of this kernel; only alpha and beta are read
-        p.add(Instr("s_load_dwordx2", (sc.sub(6, 2), gb.kernarg, Imm(offs["alpha"]))), ("addr", "karg"))
+        alpha = kernarg.contiguous(args, ("alpha", "beta"))
+        p.add(Instr("s_load_dwordx2", (sc.sub(6, 2), gb.kernarg, Imm(alpha))), ("addr", "karg"))
         for i, name in enumerate(("m", "n", "k", "lda", "ldb", "ldc")):
             p.add(Instr("s_mov_b32", (sc.sub(i), Imm(getattr(cfg, name)))), ("addr", "karg"))
     else:
-        p.add(Instr("s_load_dwordx8", (sc, gb.kernarg, Imm(offs["M"]))), ("addr", "karg"))
+        first = kernarg.contiguous(args, ("M", "N", "K", "lda", "ldb", "ldc", "alpha", "beta"))
+        p.add(Instr("s_load_dwordx8", (sc, gb.kernarg, Imm(first))), ("addr", "karg"))
     return srds, Scalars(*(sc.sub(i) for i in range(8)))
 
 

@@ -2,9 +2,9 @@
 .amdhsa_code_object_version 5
 .text
 .p2align 8
-.globl attn_fwd_gfx942_f16_d128_k8_causal_g2
-.type attn_fwd_gfx942_f16_d128_k8_causal_g2,@function
-attn_fwd_gfx942_f16_d128_k8_causal_g2:
+.globl attn_fwd_gfx942_f16_d128_k8_causal_g2_attn_basic
+.type attn_fwd_gfx942_f16_d128_k8_causal_g2_attn_basic,@function
+attn_fwd_gfx942_f16_d128_k8_causal_g2_attn_basic:
   s_load_dwordx4 s[8:11], s[0:1], 40
   s_load_dwordx2 s[12:13], s[0:1], 0
   s_load_dwordx2 s[16:17], s[0:1], 24
@@ -765,11 +765,11 @@ loop_kv:
   buffer_store_dwordx2 v[94:95], v6, s[16:19], 0 offen offset:224
   buffer_store_dwordx2 v[96:97], v6, s[16:19], 0 offen offset:240
   s_endpgm
-.Lattn_fwd_gfx942_f16_d128_k8_causal_g2_end:
-.size attn_fwd_gfx942_f16_d128_k8_causal_g2, .Lattn_fwd_gfx942_f16_d128_k8_causal_g2_end-attn_fwd_gfx942_f16_d128_k8_causal_g2
+.Lattn_fwd_gfx942_f16_d128_k8_causal_g2_attn_basic_end:
+.size attn_fwd_gfx942_f16_d128_k8_causal_g2_attn_basic, .Lattn_fwd_gfx942_f16_d128_k8_causal_g2_attn_basic_end-attn_fwd_gfx942_f16_d128_k8_causal_g2_attn_basic
 .rodata
 .p2align 6
-.amdhsa_kernel attn_fwd_gfx942_f16_d128_k8_causal_g2
+.amdhsa_kernel attn_fwd_gfx942_f16_d128_k8_causal_g2_attn_basic
   .amdhsa_group_segment_fixed_size 10240
   .amdhsa_private_segment_fixed_size 0
   .amdhsa_kernarg_size 64
@@ -800,8 +800,8 @@ loop_kv:
 amdhsa.version: [1, 2]
 amdhsa.target: amdgcn-amd-amdhsa--gfx942
 amdhsa.kernels:
-  - .name: attn_fwd_gfx942_f16_d128_k8_causal_g2
-    .symbol: attn_fwd_gfx942_f16_d128_k8_causal_g2.kd
+  - .name: attn_fwd_gfx942_f16_d128_k8_causal_g2_attn_basic
+    .symbol: attn_fwd_gfx942_f16_d128_k8_causal_g2_attn_basic.kd
     .args:
       - .name: Q
         .offset: 0

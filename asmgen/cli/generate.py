@@ -1,0 +1,29 @@
+"""CLI subcommands that generate kernels, one per registered kernel kind (``asmgen gemm``,
+``asmgen attention``, ...; design.md "Command line"): the kind adds its arguments
+(``KernelKind.add_arguments``) and turns them into ``asmgen.api.generate`` keywords
+(``cli_kwargs``); this module adds ``-o`` and writes ``<kernel>.s/.hsaco/.json`` there.
+"""
+from __future__ import annotations
+
+import argparse
+
+EXIT_OK = 0
+
+
+def register(sub) -> None:
+    from ..kinds import registry
+    for kind in registry.all_kinds():
+        p = sub.add_parser(kind.name, help=kind.help)
+        kind.add_arguments(p)
+        p.add_argument("-o", "--output", required=True, help="output folder")
+        p.set_defaults(func=cmd_generate, kind=kind)
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from ..api import generate
+    kern = args.kind.cli_generate(args, generate)
+    path = kern.save(args.output)
+    r = kern.resources
+    print(f"{path}  vgpr={r['vgpr']} agpr={r['agpr']} sgpr={r['sgpr']} lds={r['lds']} "
+          f"waves/simd={r['waves_per_simd']}")
+    return EXIT_OK

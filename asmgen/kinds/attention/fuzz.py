@@ -1,0 +1,121 @@
+"""Fuzzing the attention kind: the hypothesis strategy of valid ``AttentionConfig``s
+(``attention_configs``: seqlens 1..130 aligned to the 32-row blocks, one off, or any; GQA/MQA
+head counts, D 64/128, causal, both dtypes and arches, every ``mfma_k`` and ``prefetch`` the
+config takes, multi-wave workgroups), the shrink moves of a failing config (``to_raw`` /
+``candidates``) and the kernels of the mutation proof (``proof_kernels``).
+"""
+from __future__ import annotations
+
+from hypothesis import reject
+from hypothesis import strategies as st
+
+from ...errors import ConfigError
+from ...target import ARCHES
+from .config import BLOCK_K, BLOCK_Q, HEAD_DIMS, MFMA_K, AttentionConfig
+
+
+def _seqlen(draw, block: int, hi: int) -> int:
+    """A sequence length in 1..hi: a multiple of the block, one off, or anything."""
+    kind = draw(st.sampled_from(("aligned", "off_by_one", "any")))
+    if kind == "aligned":
+        return block * draw(st.integers(1, hi // block))
+    if kind == "off_by_one":
+        return block * draw(st.integers(1, hi // block)) + draw(st.sampled_from((-1, 1)))
+    return draw(st.integers(1, hi))
+
+
+@st.composite
+def attention_configs(draw, small: bool = True, arches=ARCHES) -> AttentionConfig:
+    """A valid AttentionConfig: seqlens up to 130 (``small``) or 260, unaligned ones included."""
+    arch = draw(st.sampled_from(tuple(arches)))
+    heads = draw(st.integers(1, 4))
+    kv_heads = draw(st.sampled_from([d for d in range(1, heads + 1) if heads % d == 0]))
+    hi = 130 if small else 260
+    seq_q = _seqlen(draw, BLOCK_Q, hi)
+    seq_k = _seqlen(draw, BLOCK_K, hi)
+    waves = draw(st.sampled_from((1, 2, 4)))
+    extras = {} if waves == 1 else {"waves": waves, "kv_buffers": draw(st.sampled_from((2, 3)))}
+    if seq_k % BLOCK_K == 0 and draw(st.booleans()):
+        extras["seqlen_k_multiple"] = BLOCK_K     # whole key blocks: no key mask unless causal
+    try:
+        return AttentionConfig(**extras,
+            batch=draw(st.integers(1, 2)), heads=heads, kv_heads=kv_heads, seqlen_q=seq_q,
+            seqlen_k=seq_k, head_dim=draw(st.sampled_from(HEAD_DIMS)),
+            dtype=draw(st.sampled_from(("f16", "bf16"))), causal=draw(st.booleans()), arch=arch,
+            mfma_k=draw(st.sampled_from(MFMA_K[arch])), prefetch=draw(st.sampled_from((0, 1))))
+    except ConfigError:
+        reject()
+
+
+def to_raw(cfg: AttentionConfig) -> dict:
+    """The attention config as drawn: the default scale (1/sqrt(D)) and the arch's native
+    ``mfma_k`` back to None so they follow a shrunk head_dim / arch; explicit values are kept."""
+    d = cfg.to_dict()
+    if d["scale"] == 1.0 / cfg.head_dim ** 0.5:
+        d["scale"] = None
+    if d["mfma_k"] == MFMA_K[cfg.arch][0]:
+        d["mfma_k"] = None
+    return d
+
+
+def candidates(raw: dict):
+    """Smaller attention variants, most aggressive first: shorter sequences (one block, one
+    row, one block off), fewer heads (keeping kv_heads | heads), batch 1, D 64, then simpler
+    features (no causal mask, MHA, f16, gfx942 with its native MFMA, the default prefetch)."""
+    for key in ("seqlen_q", "seqlen_k"):
+        val0 = raw[key]
+        for val in sorted({1, 32, 33, val0 // 2, val0 - 32, val0 - 1}):
+            if 1 <= val < val0:
+                yield {**raw, key: val}
+    if raw["heads"] > 1:
+        yield {**raw, "heads": 1, "kv_heads": 1}
+        if raw["kv_heads"] < raw["heads"]:
+            yield {**raw, "heads": raw["kv_heads"]}                 # MHA with the kv head count
+            yield {**raw, "heads": raw["heads"] // raw["kv_heads"], "kv_heads": 1}   # MQA
+    if raw["batch"] > 1:
+        yield {**raw, "batch": 1}
+    if raw["head_dim"] != 64:
+        yield {**raw, "head_dim": 64}
+    simpler = (("causal", False), ("kv_heads", raw["heads"]), ("dtype", "f16"),
+               ("mfma_k", None), ("prefetch", 1), ("scale", None))
+    for key, val in simpler:
+        if raw.get(key) != val:
+            yield {**raw, key: val}
+    if raw["arch"] != "gfx942":
+        yield {**raw, "arch": "gfx942", "mfma_k": None}
+
+
+# Attention kernels: both arches (ds_bpermute on gfx942, v_permlane32_swap on gfx950), both
+# MFMA K on gfx950, causal and ragged key counts (so a stale mask or a stale row maximum is a
+# wrong one: the last key block is partial, and causal rows see different key counts), GQA,
+# prefetch 0 and 1, and every attention recipe (critical path, interleaved, fuzzed order).
+# Each walks at least 4 key blocks. The config keys are ``AttentionConfig`` fields; ``schedule``
+# and ``schedule_params`` name the recipe.
+SINGLE_WAVE_ATTENTION = (
+    {"seqlen_q": 64, "seqlen_k": 150, "causal": True, "schedule": "attn_basic"},
+    {"seqlen_q": 40, "seqlen_k": 130, "heads": 2, "kv_heads": 1, "dtype": "bf16",
+     "arch": "gfx950", "schedule": "attn_interleave"},
+    {"seqlen_q": 33, "seqlen_k": 140, "head_dim": 128, "prefetch": 0, "causal": True,
+     "schedule": "fuzz", "schedule_params": {"seed": 11}},
+    {"seqlen_q": 64, "seqlen_k": 129, "arch": "gfx950", "mfma_k": 8, "schedule": "fuzz",
+     "schedule_params": {"seed": 12}},
+)
+# Workgroups of several waves sharing K/V through LDS (s_barrier between LDS phases: the
+# delete_barrier and publication sites), with 2 and 3 LDS buffers; used when the attention
+# config has those fields (``waves``, ``kv_buffers``). The first one leads the list, so
+# ``--kernels 1`` proves a kernel with barriers.
+MULTI_WAVE_ATTENTION = (
+    {"seqlen_q": 64, "seqlen_k": 160, "causal": True, "waves": 2, "schedule": "attn_basic"},
+    {"seqlen_q": 100, "seqlen_k": 130, "waves": 4, "kv_buffers": 3, "arch": "gfx950",
+     "dtype": "bf16", "schedule": "fuzz", "schedule_params": {"seed": 5}},
+)
+
+
+def proof_kernels() -> tuple[dict, ...]:
+    """The attention proof kernels the current ``AttentionConfig`` can express."""
+    fields = set(AttentionConfig.__dataclass_fields__)
+    multi = tuple(spec for spec in MULTI_WAVE_ATTENTION
+                  if {"waves", "kv_buffers"} & set(spec) <= fields)
+    if not multi:
+        return SINGLE_WAVE_ATTENTION
+    return multi[:1] + SINGLE_WAVE_ATTENTION[:2] + multi[1:] + SINGLE_WAVE_ATTENTION[2:]

@@ -1,0 +1,73 @@
+"""The flash-attention forward kernel kind (O and LSE): the ``KernelKind`` the registry knows as
+``attention``, wiring this folder's config, template, contract, reference, profile, fuzz and
+CLI modules into the hooks of ``asmgen.kinds.base``."""
+from __future__ import annotations
+
+from ...errors import ConfigError
+from ..base import KernelKind, Launch
+from ..registry import register
+from .config import AttentionConfig
+
+
+class AttentionKind(KernelKind):
+    name = "attention"
+    config_type = AttentionConfig
+    help = "generate a flash-attention forward kernel (O and LSE)"
+    default_schedule = "attn_basic"
+
+    # -- generation -----------------------------------------------------------------------------
+    def build(self, cfg: AttentionConfig, recipe):
+        from .template import build_attention
+        return build_attention(cfg)
+
+    def args(self, cfg: AttentionConfig) -> list:
+        from .contract import attention_args
+        return attention_args(cfg)
+
+    def launch(self, cfg: AttentionConfig) -> Launch:
+        return Launch(cfg.grid, cfg.threads, (True, True, True))
+
+    # -- checking -------------------------------------------------------------------------------
+    def random_inputs(self, cfg: AttentionConfig, seed: int) -> dict:
+        from .reference import attention_random_inputs
+        return attention_random_inputs(cfg, seed)
+
+    def compare(self, cfg: AttentionConfig, out, inputs: dict) -> tuple[bool, str]:
+        from .reference import compare_attention
+        if not isinstance(out, dict) or "O" not in out or "LSE" not in out:
+            raise ConfigError("the runner did not return the O and LSE outputs")
+        return compare_attention(cfg, out, inputs)
+
+    @staticmethod
+    def profile(meta: dict, hsaco: bytes, **kw) -> dict:
+        from .profile import profile_attention
+        return profile_attention(meta, hsaco, **kw)
+
+    # -- fuzzing --------------------------------------------------------------------------------
+    def fuzz_configs(self, small: bool, arches):
+        from .fuzz import attention_configs
+        return attention_configs(small, arches)
+
+    def shrink_moves(self):
+        from .fuzz import candidates, to_raw
+        return to_raw, self.config_from_dict, candidates
+
+    def describe(self, cfg: AttentionConfig) -> str:
+        return (f"b{cfg.batch} h{cfg.heads}/{cfg.kv_heads} sq{cfg.seqlen_q} sk{cfg.seqlen_k} "
+                f"d{cfg.head_dim}")
+
+    def proof_kernels(self) -> tuple[dict, ...]:
+        from .fuzz import proof_kernels
+        return proof_kernels()
+
+    # -- CLI ------------------------------------------------------------------------------------
+    def add_arguments(self, parser) -> None:
+        from .cli import add_arguments
+        add_arguments(parser)
+
+    def cli_kwargs(self, args) -> dict:
+        from .cli import cli_kwargs
+        return cli_kwargs(args)
+
+
+ATTENTION = register(AttentionKind())

@@ -1,0 +1,24 @@
+"""LDS geometry of the attention kernel, shared by the config (its LDS budget check) and the
+tiles that lay the data out: the block sizes, the K region and V^T rows of one buffer.
+It imports nothing of this kind, so ``config`` and ``ktile`` / ``vtile`` both read it."""
+from __future__ import annotations
+
+BLOCK_Q = 32           # query rows per wave: the N of the 32x32x8 MFMA (cdna-facts section 2.2)
+BLOCK_K = 32           # keys per loop iteration: the M of the 32x32x8 MFMA
+ROW_BYTES = 80         # one padded V^T row of the single-buffer layout (``vtile``)
+SWZ_ROW_BYTES = 64     # one unpadded, XOR-swizzled V^T row of the multi-buffer layout
+
+
+def k_region_bytes(head_dim: int) -> int:
+    """The K block of one buffer: BLOCK_K keys x head_dim elements of 2 bytes."""
+    return BLOCK_K * 2 * head_dim
+
+
+def kv_buffer_bytes(head_dim: int) -> int:
+    """One LDS buffer: the K region, then the V^T region (``vtile``, swizzled)."""
+    return k_region_bytes(head_dim) + head_dim * SWZ_ROW_BYTES
+
+
+def v_bytes(head_dim: int) -> int:
+    """The single-buffer layout: V^T only (padded rows)."""
+    return head_dim * ROW_BYTES

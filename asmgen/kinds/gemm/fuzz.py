@@ -1,0 +1,158 @@
+"""Fuzzing the GEMM kind: the hypothesis strategy of valid ``GemmConfig``s (``gemm_configs``),
+the loop arrangement a schedule seed picks (``fuzz_arrangement``), the shrink moves of a failing
+config (``to_raw`` / ``from_raw`` / ``candidates``) and the kernels of the mutation proof
+(``PROOF_KERNELS``).
+
+Draws are shaped to be mostly valid (MFMA shapes of the drawn arch, tiles that are multiples of
+waves x MFMA), and whatever ``GemmConfig`` still rejects with ``ConfigError`` (LDS or register
+budget, vector widths, DMA constraints) is *filtered* (``hypothesis.reject``), never a failure.
+Sizes include unaligned ones (M, N, K not multiples of the tile, odd K), so edge masking and
+partial K-tiles are exercised. ``small=True`` keeps every case cheap enough for CI.
+"""
+from __future__ import annotations
+
+from hypothesis import reject
+from hypothesis import strategies as st
+
+from ...errors import ConfigError
+from ...target import ARCHES, MFMA_SHAPES
+from .config import LAYOUTS, GemmConfig
+
+
+def _size(draw, tile: int, max_tiles: int) -> int:
+    """A problem size: aligned to the tile, one off, or anything from 1 up."""
+    kind = draw(st.sampled_from(("aligned", "off_by_one", "any")))
+    if kind == "aligned":
+        return tile * draw(st.integers(1, max_tiles))
+    if kind == "off_by_one":
+        return max(1, tile * draw(st.integers(1, max_tiles)) + draw(st.sampled_from((-1, 1))))
+    return draw(st.integers(1, tile * max_tiles))
+
+
+@st.composite
+def gemm_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
+    """A valid GemmConfig (ConfigError rejections are filtered)."""
+    arch = draw(st.sampled_from(tuple(arches)))
+    mfma = draw(st.sampled_from(MFMA_SHAPES[arch]))
+    wm = draw(st.sampled_from((1, 2) if small else (1, 2, 4)))
+    wn = draw(st.sampled_from((1, 2) if small else (1, 2, 4)))
+    # tile = waves x MFMA x blocks-per-wave (power of two), DepthU = MFMA K x steps
+    bm = draw(st.sampled_from((1, 2) if small else (1, 2, 4)))
+    bn = draw(st.sampled_from((1, 2) if small else (1, 2, 4)))
+    steps = draw(st.sampled_from((1, 2, 4) if small else (1, 2, 4, 8)))
+    tile = (wm * mfma[0] * bm, wn * mfma[1] * bn, mfma[2] * steps)
+    if small and tile[0] * tile[1] > 64 * 64:
+        reject()
+    max_tiles = 2 if small else 3
+    m = _size(draw, tile[0], max_tiles)
+    n = _size(draw, tile[1], max_tiles)
+    k = _size(draw, tile[2], 3 if small else 6)
+    layout = draw(st.sampled_from(LAYOUTS))
+    dtype = draw(st.sampled_from(("f16", "bf16")))
+    out_dtype = draw(st.sampled_from((None, "f32", "f16", "bf16")))
+    prefetch = draw(st.sampled_from((1, 2, 3)))
+    extras = {}
+    if draw(st.booleans()):
+        extras["activation"] = draw(st.sampled_from(("none", "silu", "gelu")))
+        extras["bias"] = draw(st.booleans())
+    if draw(st.integers(0, 3)) == 0:
+        extras["direct_to_lds"] = True
+    if draw(st.integers(0, 3)) == 0:
+        extras["lds_swizzle"] = True
+    if k % tile[2] == 0 and draw(st.booleans()):
+        extras["k_multiple"] = tile[2]        # no K-tail mask in the loop
+    if draw(st.integers(0, 3)) == 0:
+        extras["lda"] = (m if layout[0] == "T" else k) + draw(st.sampled_from((1, 2, 8)))
+    try:
+        return GemmConfig(m=m, n=n, k=k, dtype=dtype, arch=arch, layout=layout,
+                          out_dtype=out_dtype, tile=tile, waves=(wm, wn), mfma=mfma,
+                          prefetch=prefetch, **extras)
+    except ConfigError:
+        reject()
+
+
+def fuzz_arrangement(cfg, sched_seed: int) -> str:
+    """The GEMM loop arrangement a case's schedule seed picks among those its config allows (the
+    split loops need prefetch 1 and staging 1; pingpong 8 waves): a function of the case alone,
+    so reproducers replay it."""
+    if cfg.prefetch != 1 or cfg.staging != 1:
+        return "default"
+    options = ["default", "interleave"]
+    if cfg.waves[0] * cfg.waves[1] == 8:
+        options.append("pingpong")
+    return options[(sched_seed >> 3) % len(options)]
+
+
+def to_raw(cfg: GemmConfig) -> dict:
+    """The config as drawn: derived fields (vectors, packed leading dims) back to None, the
+    leading-dimension padding kept as an offset so shrinking M/N/K keeps it meaningful."""
+    d = cfg.to_dict()
+    ta, tb = cfg.layout[0] == "T", cfg.layout[1] == "T"
+    rows = {"lda": cfg.m if ta else cfg.k, "ldb": cfg.k if tb else cfg.n, "ldc": cfg.n}
+    for key, row in rows.items():
+        d[key + "_pad"] = d.pop(key) - row
+    for key in ("vec_a", "vec_b", "lds_pad"):
+        d[key] = None
+    return d
+
+
+def from_raw(raw: dict) -> GemmConfig:
+    d = dict(raw)
+    pads = {k: d.pop(k + "_pad") for k in ("lda", "ldb", "ldc")}
+    ta, tb = d["layout"][0] == "T", d["layout"][1] == "T"
+    rows = {"lda": d["m"] if ta else d["k"], "ldb": d["k"] if tb else d["n"], "ldc": d["n"]}
+    for key, pad in pads.items():
+        d[key] = rows[key] + pad if pad else None
+    for key in ("tile", "waves", "mfma"):
+        if d.get(key) is not None:
+            d[key] = tuple(d[key])
+    return GemmConfig(**d)
+
+
+def candidates(raw: dict):
+    """Smaller variants of a raw config, most aggressive first."""
+    tile, waves = list(raw["tile"]), list(raw["waves"])
+    for key, t in (("m", tile[0]), ("n", tile[1]), ("k", tile[2])):
+        for val in sorted({1, t, raw[key] // 2, raw[key] - t, raw[key] - 1}):
+            if 1 <= val < raw[key]:
+                yield {**raw, key: val}
+    for i in range(2):
+        if waves[i] > 1:
+            w = list(waves)
+            w[i] //= 2
+            t = list(tile)
+            t[i] //= 2
+            yield {**raw, "waves": w, "tile": t}
+            yield {**raw, "waves": w}
+    for i in range(3):
+        t = list(tile)
+        t[i] //= 2
+        yield {**raw, "tile": t}
+    if raw["prefetch"] > 1:
+        yield {**raw, "prefetch": raw["prefetch"] - 1}
+    simpler = (("activation", "none"), ("bias", False), ("direct_to_lds", False),
+               ("lda_pad", 0), ("ldb_pad", 0), ("ldc_pad", 0), ("out_dtype", None),
+               ("layout", "NN"), ("dtype", "f16"), ("arch", "gfx942"), ("mfma", None))
+    for key, val in simpler:
+        if raw.get(key) != val:
+            yield {**raw, key: val}
+
+
+# GEMM kernels the proof breaks: several recipes, layouts and arches, 4 or 8 waves (races)
+# and at least 4 K-iterations (so a stale address or value from the previous trip is a wrong one).
+GEMM_PROOF_KERNELS = (
+    {"m": 64, "n": 64, "k": 128, "schedule": "pgr1"},
+    {"m": 64, "n": 64, "k": 256, "schedule": "pgr2", "layout": "NT"},
+    {"m": 48, "n": 40, "k": 256, "schedule": "ck_v4", "layout": "TN", "dtype": "bf16",
+     "arch": "gfx950", "mfma": (16, 16, 32), "tile": (32, 32, 64)},
+    {"m": 64, "n": 64, "k": 128, "schedule": "pgr1", "direct_to_lds": True},
+    {"m": 64, "n": 64, "k": 128, "schedule": "fuzz", "schedule_params": {"seed": 11}},
+    {"m": 64, "n": 64, "k": 128, "schedule": "fuzz", "layout": "TT",
+     "schedule_params": {"seed": 12}},
+    # the split K loops: 8-wave ping-pong (barriers between phases, a conditional barrier per
+    # wave group) over swizzled LDS-DMA tiles, and the 4-wave interleave without a K mask
+    {"m": 64, "n": 128, "k": 160, "schedule": "pingpong", "layout": "NT", "waves": (2, 4),
+     "tile": (64, 128, 32), "direct_to_lds": True, "lds_swizzle": True},
+    {"m": 64, "n": 64, "k": 128, "schedule": "interleave", "layout": "NT", "lds_swizzle": True,
+     "k_multiple": 32, "tile": (64, 64, 32)},
+)
