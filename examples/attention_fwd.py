@@ -11,8 +11,7 @@ import argparse
 import collections
 import time
 
-from asmgen.api import load
-from asmgen.api import attention
+from asmgen.api import attention, load
 from asmgen.kinds.attention.reference import attention_random_inputs, compare_attention
 
 

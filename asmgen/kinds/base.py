@@ -25,7 +25,8 @@ A kind is one object (a subclass instance, registered once) with:
 * CLI: ``add_arguments(parser)``, ``cli_kwargs(args) -> dict`` (keywords of
   ``asmgen.api.generate``) and ``cli_generate(args, generate)`` (default: generate of those).
 
-Hooks without a sensible default raise ``NotImplementedError`` naming the kind and the hook.
+Hooks without a sensible default raise ``MissingHook`` (a ``ConfigError``, so the CLI reports it
+as a user error, exit 2) naming the kind and the hook.
 """
 from __future__ import annotations
 
@@ -33,6 +34,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError
+
+
+class MissingHook(ConfigError, NotImplementedError):
+    """A kind was asked for something it does not implement (e.g. fuzzing a kind with no fuzz
+    strategy)."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +67,7 @@ class KernelKind:
     default_schedule: str = ""
 
     def _missing(self, hook: str):
-        return NotImplementedError(f"kernel kind {self.name!r} does not implement {hook}")
+        return MissingHook(f"kernel kind {self.name!r} does not implement {hook}")
 
     # -- config ---------------------------------------------------------------------------------
     def recipe_knobs(self, kw: dict) -> tuple[dict, dict]:

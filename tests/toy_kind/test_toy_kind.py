@@ -50,6 +50,11 @@ def test_toy_kind_on_the_cli_and_in_the_cache(tmp_path, capsys):
     assert (hit1, hit2) == (False, True) and k2.asm == k1.asm and k2.config == k1.config
 
 
+def test_a_hook_the_toy_lacks_is_a_user_error(tmp_path, capsys):
+    assert main(["fuzz", "scale", "--examples", "1", "-o", str(tmp_path)]) == 2
+    assert "kernel kind 'scale' does not implement fuzz_configs" in capsys.readouterr().err
+
+
 def test_duplicate_kind_registration_is_an_error():
     with pytest.raises(registry.DuplicateKind, match="'scale' is registered twice"):
         registry.register(toykind.ScaleKind())
