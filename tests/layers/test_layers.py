@@ -47,9 +47,22 @@ def _ours(g):
             if not m.startswith("isa")}
 
 
+# Cycles owned by another piece of work, named so every other cycle fails: the CFG IR package
+# (branch cfg, issue 12 "A CFG IR") has nodes -> kernel under TYPE_CHECKING. Remove the entry
+# when it is gone (test_known_cycles_still_exist fails then, so the list cannot go stale).
+KNOWN_ELSEWHERE = (("asmgen.ir.cfg", "asmgen.ir.kernel", "asmgen.ir.nodes"),)
+
+
 def test_no_import_cycle_in_asmgen_or_schedules():
-    found = import_graph.cycles(_ours(project_graph()), "")
+    found = [c for c in import_graph.cycles(_ours(project_graph()), "")
+             if tuple(c) not in KNOWN_ELSEWHERE]
     assert not found, "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
+
+
+def test_known_cycles_still_exist():
+    found = {tuple(c) for c in import_graph.cycles(_ours(project_graph()), "")}
+    gone = [c for c in KNOWN_ELSEWHERE if c not in found]
+    assert not gone, f"these cycles are gone, drop them from KNOWN_ELSEWHERE: {gone}"
 
 
 def test_asmgen_never_imports_schedules():
