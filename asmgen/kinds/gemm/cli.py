@@ -11,7 +11,6 @@ from ...errors import ConfigError
 from ...target import ARCHES
 
 
-
 def add_arguments(g: argparse.ArgumentParser) -> None:
     g.add_argument("--arch", default=ARCHES[0], choices=ARCHES)
     g.add_argument("--m", type=int, required=True)
