@@ -88,16 +88,18 @@ def assemble(text: str, arch: str, tmp: Path) -> bytes:
 
 
 def layout_header(names: tuple):
-    """``f(n_workgroups) -> bytes`` of the internal-argument header of a known UserArgs layout
-    (module docstring), or Skip. v0: [count|type, GSU|WGM<<8|StaggerU<<16] then M, N, batch, K
-    (its metadata names the six dwords SizesFree0..SizesSum0, Gemm info, kernel info); v1:
-    [count|type, GSU|StaggerU<<16, WGM, numWG] then M, N, batch, K (names as read)."""
+    """(``f(n_workgroups) -> bytes`` of the internal-argument header, 1-D grid?) of a known
+    UserArgs layout (module docstring), or Skip. v0: [count|type, GSU|WGM<<8|StaggerU<<16] then
+    M, N, batch, K (its metadata names the six dwords SizesFree0..SizesSum0, Gemm info, kernel
+    info), a 3-D grid; v1: [count|type, GSU|StaggerU<<16, WGM, numWG] then M, N, batch, K (names
+    as read), launched as a 1-D grid that the prologue remaps ("remap wg from 1D(idxWG012) to
+    3D(wg2,wg1,wg0)")."""
     if names in (USERARGS_V0_NAMES[:6] + COMMON_NAMES, USERARGS_V0_NAMES[:6] + COMMON_NAMES[:14]):
-        return lambda nwg: struct.pack("<II", 1, 1 | 1 << 8)      # 1 GEMM, kernel args; GSU 1, WGM 1
+        return (lambda nwg: struct.pack("<II", 1, 1 | 1 << 8)), False   # 1 GEMM, kernel args; GSU 1, WGM 1
     v1 = ("Gemm info", "kernel info0", "kernel info1", "numWG", "SizesFree0", "SizesFree1", "SizesFree2",
           "SizesSum0")
     if names in (v1 + COMMON_NAMES, v1 + COMMON_NAMES[:14]):
-        return lambda nwg: struct.pack("<IIii", 1, 1, 1, nwg)     # GSU 1, StaggerU 0, WGM 1
+        return (lambda nwg: struct.pack("<IIii", 1, 1, 1, nwg)), True   # GSU 1, StaggerU 0, WGM 1
     if names[:5] == ("SizesFree0", "SizesFree1", "SizesFree2", "SizesSum0", "D"):
         raise Skip("grouped / non-UserArgs kernarg layout (no internal-argument header): not built by "
                    "this script")
@@ -111,7 +113,19 @@ def _index_order(kernel: str) -> tuple[str, str]:
     return m[1], m[2]
 
 
-def run_custom(arch: str, hsaco: bytes, kernel: str, size, seed: int, allow) -> tuple[float, object]:
+def _padded(x: np.ndarray, pad: int) -> np.ndarray:
+    """``x`` itself (pad 0), or a copy of its bytes ``pad`` bytes longer (zeros after the
+    tensor): for kernels that read past a tensor's end through soffset, which the ISA's range
+    check does not cover (``--pad``)."""
+    if not pad:
+        return x
+    raw = np.zeros(x.nbytes + pad, np.uint8)
+    raw[:x.nbytes] = x.reshape(-1).view(np.uint8)
+    return raw
+
+
+def run_custom(arch: str, hsaco: bytes, kernel: str, size, seed: int, allow,
+               pad: int = 0) -> tuple[float, object]:
     """(worst error / tolerance, the Emulator) of one UserArgs-v0 kernel on an MxNxK problem."""
     import ml_dtypes
 
@@ -119,7 +133,7 @@ def run_custom(arch: str, hsaco: bytes, kernel: str, size, seed: int, allow) -> 
     from isa.emu import Emulator
     ki = CodeObject.from_bytes(hsaco).kernels[kernel]
     names = tuple(a.get(".name") for a in ki.args)
-    header = layout_header(names)
+    header, grid_1d = layout_header(names)
     types = {a[".name"]: a.get(".value_type") for a in ki.args}
     if types["A"] != types["B"] or types["A"] not in DTYPES or types["D"] not in DTYPES:
         raise Skip(f"data types A {types['A']}, B {types['B']}, D {types['D']} not handled")
@@ -144,7 +158,8 @@ def run_custom(arch: str, hsaco: bytes, kernel: str, size, seed: int, allow) -> 
     a_buf = np.ascontiguousarray(a_mk if a_ord == "lik" else a_mk.T)
     b_buf = np.ascontiguousarray(b_nk if b_ord == "ljk" else b_nk.T)
     emu = Emulator(arch=arch, seed=seed, allow_hazards=allow)
-    pd, pc, pa, pb = (emu.alloc(x, nm) for x, nm in ((d_nm, "D"), (c_nm, "C"), (a_buf, "A"), (b_buf, "B")))
+    bufs = {nm: _padded(x, pad) for nm, x in (("D", d_nm), ("C", c_nm), ("A", a_buf), ("B", b_buf))}
+    pd, pc, pa, pb = (emu.alloc(bufs[nm], nm) for nm in ("D", "C", "A", "B"))
     grid = (-(-m // mt0), -(-n // mt1), 1)
     sa = (k, m * k) if a_ord == "lik" else (m, m * k)       # A0I (or AL) stride, batch stride
     sb = (k, n * k) if b_ord == "ljk" else (n, n * k)
@@ -154,9 +169,13 @@ def run_custom(arch: str, hsaco: bytes, kernel: str, size, seed: int, allow) -> 
     # no bias), bias type 0, no activation
     args += struct.pack("<QQIIffI", 0, 0, 0, 0, 0.0, 0.0, 0)
     args = args.ljust(ki.kernarg_segment_size, b"\0")[:ki.kernarg_segment_size]
+    if grid_1d:
+        grid = (grid[0] * grid[1], 1, 1)
     emu.launch(hsaco, kernel, grid=grid, block=block, kernargs=args)
     a64, b64 = a_mk.astype(np.float64), b_nk.astype(np.float64)
     ref = alpha * (a64 @ b64.T) + beta * c_nm.astype(np.float64).T        # [i, j]
+    if pad:
+        d_nm = bufs["D"][:d_nm.nbytes].view(tout).reshape(n, m)
     got = d_nm.astype(np.float64).T
     mag = np.maximum(np.abs(ref), np.finfo(np.float32).tiny)
     ulp_out = np.exp2(np.floor(np.log2(mag)) - (7 if types["D"] == "bf16" else 10))
@@ -178,6 +197,7 @@ def triton_lines(size, seed: int, allow) -> list[str]:
     import importlib.util
     spec = importlib.util.spec_from_file_location("triton_calibration", _HERE / "triton_calibration.py")
     tc = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = tc
     spec.loader.exec_module(tc)
 
     from asmgen.profiling import foreign as pf
@@ -216,6 +236,9 @@ def main(argv=None) -> int:
     ap.add_argument("--match", default="", help="only custom kernels whose file name matches REGEX")
     ap.add_argument("--size", type=_size, default=(256, 256, 128), help="GEMM problem MxNxK")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--pad", type=int, default=0, metavar="BYTES",
+                    help="allocate every tensor BYTES longer (zeros) for kernels that read past its "
+                         "end through soffset (not range-checked by the hardware); default 0")
     ap.add_argument("--no-triton", action="store_true")
     ap.add_argument("--no-hipblaslt", action="store_true")
     ap.add_argument("--allow-hazard", action="append", default=[], metavar="RULE",
@@ -244,7 +267,8 @@ def main(argv=None) -> int:
                         raise Skip(f"target {arch}: the emulator runs gfx942/gfx950")
                     hs = assemble(text, arch, Path(tmpd))
                     kname = re.search(r"\.amdhsa_kernel (\S+)", text)[1]
-                    ratio, emu = run_custom(arch, hs, kname, args.size, args.seed, args.allow_hazard)
+                    ratio, emu = run_custom(arch, hs, kname, args.size, args.seed, args.allow_hazard,
+                                            args.pad)
                 except Skip as exc:
                     print(f"{name[:90]:<90} SKIP  {exc}")
                     continue
