@@ -92,6 +92,9 @@ def mnemonics(arch: str) -> frozenset[str]:
     return frozenset(e["name"] for e in opcode_table(arch).values())
 
 
+_MEMO: dict[str, dict[bytes, DecodedInstr]] = {}   # arch -> the 12 bytes at an instruction -> it
+
+
 def decode(code: bytes, arch: str) -> list[DecodedInstr]:
     """Decode machine code (e.g. a kernel's .text) into instructions; offsets are from ``code[0]``.
 
@@ -99,7 +102,10 @@ def decode(code: bytes, arch: str) -> list[DecodedInstr]:
     """
     table = opcode_table(arch)
     out: list[DecodedInstr] = []
-    memo: dict[bytes, DecodedInstr] = {}  # unrolled kernels repeat words: decode each shape once
+    # unrolled kernels and the fuzzer's schedules repeat words: decode each shape once per arch
+    memo = _MEMO.setdefault(arch, {})
+    if len(memo) > 200_000:
+        memo.clear()
     pos, n = 0, len(code)
     while pos < n:
         if n - pos < 4:

@@ -8,8 +8,11 @@ source text, and a mnemonic registered twice is an error at import (isa.emu.regi
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
 from ..instr import Instr
+from ..spec import ARCHES
+from ..tables import spec_table
 from . import (  # noqa: F401  (imported for their registrations)
     branch,
     control,
@@ -36,10 +39,10 @@ from . import (  # noqa: F401  (imported for their registrations)
     valu_scale_cvt,
 )
 from .errors import EmulatorError, UnknownInstructionError
-from .operand_io import AluError, AluOperandError
+from .operand_io import AluError, AluOperandError, group_binding
 from .registry import REGISTRIES, RW_SETS, HandlerFormatError, format_of
 
-__all__ = ["REGISTRIES", "RW_SETS", "bind", "execute", "has_semantics"]
+__all__ = ["REGISTRIES", "RW_SETS", "bind", "bind_group", "execute", "groupable", "has_semantics"]
 
 
 def has_semantics(mnemonic: str) -> bool:
@@ -63,6 +66,51 @@ def bind(ins: Instr, spec, arch: str) -> Callable[[object, object], None]:
     if fn is None:
         return _raiser(UnknownInstructionError, f"no emulator semantics for mnemonic {ins.op!r}")
     return fn
+
+
+def groupable(mnemonic: str) -> bool:
+    """May ``mnemonic`` step for a group of waves at once (isa.emu.group)?"""
+    try:
+        return (REGISTRIES[format_of(mnemonic)].groupable(mnemonic) and mnemonic not in PER_WAVE
+                and mnemonic in _spec_names())
+    except HandlerFormatError:
+        return False
+
+
+@cache
+def _spec_names() -> frozenset:
+    """Mnemonics of the spec tables: the group forms tests/emu/test_group_step.py compares."""
+    return frozenset(sp.name for a in ARCHES for sp in spec_table(a).values())
+
+
+def bind_group(ins: Instr, spec, arch: str) -> Callable[[object, object], None] | None:
+    """The group-bound function ``(machine, WaveGroup) -> None`` of ``ins``, or None when its operand
+    form steps per wave (GroupUnsupported) or its binder rejects it (the per-wave binding reports)."""
+    if not groupable(ins.op) or ins.mods or ins.encoding in ("dpp", "sdwa"):
+        return None      # only the forms tests/emu/test_group_step.py compares step per group
+    try:
+        with group_binding():
+            return REGISTRIES[format_of(ins.op)].bind(ins, spec, arch)
+    except Exception:  # noqa: BLE001 - GroupUnsupported, or an operand form the per-wave path rejects
+        return None
+
+
+# VALU binders built on operand_io's factories whose own code is per wave (lane permutes, 64-lane
+# reshapes, per-lane Python): they step wave by wave. tests/emu/test_group_step.py runs every other
+# VALU mnemonic of the spec tables both ways and requires the same bits.
+PER_WAVE = frozenset((
+    "v_bfrev_b32", "v_ceil_f64", "v_cvt_f64_f32", "v_cvt_f64_i32", "v_cvt_f64_u32",
+    "v_cvt_pk_f32_bf8", "v_cvt_pk_f32_fp8", "v_div_fmas_f32", "v_div_fmas_f64", "v_dot2_f32_bf16",
+    "v_dot2_f32_f16", "v_floor_f64", "v_fma_f16", "v_fma_f32", "v_fma_f64", "v_fma_legacy_f16",
+    "v_fmac_f32", "v_fmac_f64", "v_fract_f64", "v_frexp_mant_f64", "v_mov_b64", "v_msad_u8",
+    "v_perm_b32", "v_permlane16_swap_b32", "v_permlane32_swap_b32", "v_pk_add_f16", "v_pk_add_f32",
+    "v_pk_add_i16", "v_pk_add_u16", "v_pk_ashrrev_i16", "v_pk_fma_f16", "v_pk_fma_f32",
+    "v_pk_lshlrev_b16", "v_pk_lshrrev_b16", "v_pk_mad_i16", "v_pk_mad_u16", "v_pk_max_f16",
+    "v_pk_max_i16", "v_pk_max_u16", "v_pk_min_f16", "v_pk_min_i16", "v_pk_min_u16", "v_pk_mov_b32",
+    "v_pk_mul_f16", "v_pk_mul_f32", "v_pk_mul_lo_u16", "v_pk_sub_i16", "v_pk_sub_u16", "v_rcp_f64",
+    "v_rndne_f64", "v_rsq_f64", "v_sad_hi_u8", "v_sad_u16", "v_sad_u8", "v_sat_pk_u8_i16",
+    "v_sqrt_f64", "v_trig_preop_f64", "v_trunc_f64",
+))
 
 
 def _raiser(cls, what: str):

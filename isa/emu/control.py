@@ -16,6 +16,8 @@ from ..spec import ARCHES
 from ..tables import spec_table
 from . import pending
 from .errors import EmulatorError
+from .mfma_fast import fdpa as fast_fdpa
+from .operand_io import GroupUnsupported, group_mode
 from .registry import MAI, SOP
 
 VM_MAX = 63
@@ -77,7 +79,7 @@ _MFMA_NAMES = sorted(set(MFMA_TABLE) | {n for a in ARCHES for n, sp in spec_tabl
                                         if sp.mfma is not None})
 
 
-@MAI.binder(*_MFMA_NAMES, context=True)
+@MAI.binder(*_MFMA_NAMES, context=True, group=True)
 def bind_mfma(ins, spec, arch: str):
     """MFMA: D = A x B + C for all 64 lanes, computed by isa.emu.mfma (EMU-MFMA). D is written at
     issue; reading it too early is caught by the hazard check (cdna-facts section 3), not timed.
@@ -121,6 +123,8 @@ def bind_mfma(ins, spec, arch: str):
         fast = None
     need = fast.need_a if fast is not None else 0
     full = (1 << 64) - 1
+    if group_mode():
+        return _group_mfma(ins, name, arch, vdst, (sa, sb, sc), cd, (cbsz, abid, blgp), fast)
 
     def fn(m, w):
         if w._exec != full:
@@ -138,4 +142,43 @@ def bind_mfma(ins, spec, arch: str):
                 return
         d = mfma_fn(name, arch, a, b, c, cbsz=cbsz, abid=abid, blgp=blgp)
         (w.vgpr if dfile_v else w.agpr)[d0:d0 + cd] = d
+    return fn
+
+
+def _group_mfma(ins, name, arch, vdst, srcs, cd, mods, fast):
+    """The MFMA for a group of waves (isa.emu.group): the members' A, B, C rows as [W, n, 64] into
+    one batched fast-path call (isa.emu.mfma_fast.fdpa), or the model for all of them when any
+    member needs its special-value branch (both give the same bits per wave)."""
+    from .mfma import mfma as mfma_fn
+    cbsz, abid, blgp = mods
+
+    def rows(op, n):
+        if isinstance(op, Reg) and op.file in ("v", "a"):
+            i, j = op.index, op.index + op.count
+            if op.file == "v":
+                return lambda g: g.V[g.sel, i:j]
+            return lambda g: g.A[g.sel, i:j]
+        if isinstance(op, Imm):
+            const = np.full((n, 64), op.bits32(), np.uint32)
+            return lambda g: np.broadcast_to(const, (g.n, n, 64))
+        raise GroupUnsupported(f"'{ins}': MFMA operand {op} for a group")
+
+    get_a, get_b, get_c = rows(srcs[0], 1), rows(srcs[1], 1), rows(srcs[2], cd)
+    if not isinstance(vdst, Reg) or vdst.file not in ("v", "a"):
+        raise GroupUnsupported(f"'{ins}': MFMA destination {vdst}")
+    dfile_v, d0 = vdst.file == "v", vdst.index
+    need = fast.need_a if fast is not None else 0
+
+    def fn(m, g):
+        if not g.full_exec():
+            bad = next(w for w in g.members if w._exec != (1 << 64) - 1)
+            raise m.error(EmulatorError, f"MFMA with EXEC {bad.exec:#018x}: only a full EXEC is "
+                          "modelled", bad)
+        a, b, c = get_a(g), get_b(g), get_c(g)
+        d = None
+        if fast is not None and a.shape[1] >= need and b.shape[1] >= need and c.shape[1] == cd:
+            d = fast_fdpa(fast, a, b, np.ascontiguousarray(c))
+        if d is None:
+            d = mfma_fn(name, arch, a, b, c, cbsz=cbsz, abid=abid, blgp=blgp)
+        (g.V if dfile_v else g.A)[g.sel, d0:d0 + cd] = d
     return fn

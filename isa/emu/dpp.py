@@ -24,6 +24,8 @@ from .operand_io import (
     WIDE,
     AluModifierError,
     AluOperandError,
+    GroupUnsupported,
+    group_mode,
     split64,
     vector_getter,
     vector_getter64,
@@ -247,6 +249,8 @@ def plain_reader(ins: Instr, pos: int, n: int, typ: str) -> Callable:
         sel = sdwa_src(ins, n, pos) if is_sdwa(ins) and n < 2 else None
         hi = bool(sel_bit(ins, "op_sel", n)) and typ in HALF and not is_sdwa(ins)
         if sel is not None:
+            if group_mode():
+                raise GroupUnsupported(f"{ins}: SDWA selects step per wave")
             f = (lambda w: to_type(sel(raw_get(w)), typ))
         elif typ in ("u32", "b32"):
             f = raw_get
@@ -269,6 +273,8 @@ def src_reader(ins: Instr, pos: int, n: int, typ: str, dpp: Dpp | None = None):
     if dpp is None or n != 0:
         f = plain_reader(ins, pos, n, typ)
         return lambda w: (f(w), None)
+    if group_mode():
+        raise GroupUnsupported(f"{ins}: DPP steps per wave")
     if typ in WIDE:
         raise AluModifierError(f"{ins}: DPP on a 64-bit source is not supported by the emulator")
     if is_sdwa(ins):

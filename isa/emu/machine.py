@@ -2,7 +2,10 @@
 
 Each step: land the async results whose time has come, pick a runnable wave at random (seeded),
 run the generic checks on its next instruction (register budget, pending registers, hazard wait
-states), call the bound handler, advance the pc. ``s_barrier`` parks a wave until every live wave
+states), call the bound handler, advance the pc. The waves of the workgroup at the picked wave's pc
+usually step with it (``split``: the probability it steps alone); an instruction with a group
+binding then runs once for all of them as one NumPy operation (isa.emu.group), any other one wave
+after the other, every check per wave either way. ``s_barrier`` parks a wave until every live wave
 of the workgroup is parked (cdna-facts section 4: the barrier counts live waves), then all go on
 in a new barrier epoch. The machine ends when every wave executed ``s_endpgm``.
 """
@@ -20,6 +23,7 @@ from .errors import (
     RegisterBudgetError,
     StepLimitError,
 )
+from .group import WaveGroup, WorkgroupFiles
 from .lds import Lds
 from .program import Program, key_name
 from .state import Wave
@@ -32,7 +36,7 @@ class Machine:
     def __init__(self, program: Program, waves: list[Wave], memory, lds_bytes: int, *,
                  rng: random.Random, wg_id: tuple = (0, 0, 0), step_limit: int = 10_000_000,
                  trace: list | None = None, check_hazards: bool = True,
-                 latency: tuple[int, int, int] = (64, 16, 16)) -> None:
+                 latency: tuple[int, int, int] = (64, 16, 16), split: float = 0.125) -> None:
         self.program = program
         self.arch = program.arch
         self.entries = program.entries
@@ -45,6 +49,10 @@ class Machine:
         self.trace = trace
         self.check_hazards = check_hazards and hazard_check.available()
         self.latency = latency        # max landing delay in steps for (vmem, lds, smem)
+        # Scheduling: a random runnable wave is picked; with probability 1 - split every runnable
+        # wave at its pc steps with it (a group step), else it steps alone (so waves also drift
+        # apart and every interleaving stays reachable).
+        self.split = split
         self._rnd = rng.random
         self.now = 0
         self.seq = 0
@@ -56,6 +64,9 @@ class Machine:
         self._jump = False
         self.wg_index = None        # set by launch when global write races are checked
         self.wg_names: list = []
+        # the waves' register files as one array each, so waves at one pc can step together
+        self.files = WorkgroupFiles(waves)
+        self.group_steps = 0        # group steps taken (each ran >= 2 waves' instruction at once)
 
     # helpers for handlers ------------------------------------------------------------------
     def label_index(self, w: Wave, label) -> int:
@@ -138,11 +149,11 @@ class Machine:
         heap = self.heap
         limit = self.step_limit
         check_hz = self.check_hazards
-        hz = hazard_check.check
         trace = self.trace
         runnable = self._runnable
         over = self._over_budget()
         waves = self.waves
+        split = self.split
         while True:
             if self._dirty:
                 runnable = self._runnable = [w for w in waves if not w.done and not w.at_barrier]
@@ -164,26 +175,76 @@ class Machine:
                 raise self.error(EmulatorError, f"pc {pc} is outside the program (0..{n_entries - 1}); "
                                  "missing s_endpgm?", w, pc=pc)
             e = entries[pc]
-            if over[pc]:
+            if n_run > 1:
+                members = [o for o in runnable if o.pc == pc]
+                if len(members) > 1 and rnd() >= split:
+                    self._group_step(members, e, over[pc], check_hz, trace)
+                    if self.steps > limit:
+                        self._limit_error(w, pc)
+                    continue
+            self._step_one(w, e, over[pc], check_hz, trace)
+            if self.steps > limit:
+                self._limit_error(w, pc)
+
+    def _step_one(self, w: Wave, e, over: bool, check_hz: bool, trace) -> None:
+        """One wave runs its instruction ``e``: the generic checks, the bound handler, the pc."""
+        pc = e.pc
+        if over:
+            raise self.error(RegisterBudgetError, _budget_msg(e, w), w)
+        if w.pending_regs and not w.pending_regs.keys().isdisjoint(e.rw_set):
+            self._check_pending(w, e)
+        if check_hz and e.hz_cons and w.hazard_hist:
+            hazard_check.check(self, w, e)
+        if trace is not None:
+            trace_record(self, w, e)
+        e.fn(self, w)
+        if self._jump:
+            self._jump = False
+        elif w.pc == pc:
+            w.pc = pc + 1
+        w.ws_clock += e.ws
+        if check_hz and e.hz_prod:
+            clk = w.ws_clock
+            w.hazard_hist.append((clk + e.hz_max, clk, e))
+        self.steps += 1
+
+    def _group_step(self, members: list, e, over: bool, check_hz: bool, trace) -> None:
+        """Every wave of ``members`` (all at ``e``'s pc) runs ``e`` in this one scheduling step.
+
+        With a group binding (isa.emu.group) the per-wave checks run for each member, in member
+        order, as if they stepped one after the other, and the instruction runs once for all of
+        them as one NumPy operation; otherwise the members step one after the other."""
+        gfn = None
+        if e.group_ok:
+            gfn = e.gfn if e.gfn is not None else self.program.group_fn(e)
+        if gfn is None:
+            self.rng.shuffle(members)       # the members' order is part of the seeded interleaving
+            for w in members:
+                self._step_one(w, e, over, check_hz, trace)
+            return
+        if trace is not None:
+            self.rng.shuffle(members)
+        for w in members:
+            if over:
                 raise self.error(RegisterBudgetError, _budget_msg(e, w), w)
             if w.pending_regs and not w.pending_regs.keys().isdisjoint(e.rw_set):
                 self._check_pending(w, e)
             if check_hz and e.hz_cons and w.hazard_hist:
-                hz(self, w, e)
+                hazard_check.check(self, w, e)
             if trace is not None:
                 trace_record(self, w, e)
-            e.fn(self, w)
-            if self._jump:
-                self._jump = False
-            elif w.pc == pc:
-                w.pc = pc + 1
-            w.ws_clock += e.ws
-            if check_hz and e.hz_prod:
+        gfn(self, WaveGroup(self.files, members))
+        pc1 = e.pc + 1
+        ws = e.ws
+        prod = check_hz and e.hz_prod
+        for w in members:
+            w.pc = pc1
+            w.ws_clock += ws
+            if prod:
                 clk = w.ws_clock
                 w.hazard_hist.append((clk + e.hz_max, clk, e))
-            self.steps += 1
-            if self.steps > limit:
-                self._limit_error(w, pc)
+        self.steps += len(members)
+        self.group_steps += 1
 
     def _over_budget(self) -> list[bool]:
         """Per pc: does the instruction touch registers beyond the budget (same for all waves of a

@@ -93,6 +93,8 @@ def _sgpr_index(op) -> int | None:
 
 def scalar_getter(op, width: int = 1, typ: str | None = None) -> Callable[[object], int]:
     """A function ``w -> int`` reading ``op`` (``width`` dwords) as an unsigned integer."""
+    if _MODE.group:
+        raise GroupUnsupported(f"scalar read of {op} (one value per wave)")
     if typ is None:
         typ = "b64" if width == 2 else "b32"
     if isinstance(op, Imm):
@@ -129,6 +131,8 @@ def scalar_getter(op, width: int = 1, typ: str | None = None) -> Callable[[objec
 
 def scalar_setter(op, width: int = 1) -> Callable[[object, int], None]:
     """A function ``(w, value)`` writing ``value`` (an int, ``width`` dwords) to ``op``."""
+    if _MODE.group:
+        raise GroupUnsupported(f"scalar write of {op} (one value per wave)")
     idx = _sgpr_index(op)
     if idx is not None:
         if width == 1:
@@ -184,6 +188,8 @@ def vector_getter(op, width: int = 1, typ: str | None = None) -> Callable[[objec
 
     Returned arrays may be views of the register file or shared read-only broadcasts: callers must
     not modify them in place."""
+    if _MODE.group:
+        return _group_getter(op, width, typ)
     if isinstance(op, Reg) and op.file in ("v", "a"):
         f, i = op.file, op.index
         if width == 1:
@@ -221,6 +227,8 @@ def vector_getter(op, width: int = 1, typ: str | None = None) -> Callable[[objec
 
 def vector_getter64(op, typ: str = "b64") -> Callable[[object], np.ndarray]:
     """A function ``w -> uint64[64]`` reading a 64-bit operand (register pair or scalar/constant)."""
+    if _MODE.group:
+        return _group_getter64(op, typ)
     if isinstance(op, Reg) and op.file in ("v", "a"):
         i = op.index
         if op.file == "v":
@@ -231,12 +239,15 @@ def vector_getter64(op, typ: str = "b64") -> Callable[[object], np.ndarray]:
 
 
 def split64(vals: np.ndarray) -> np.ndarray:
-    """uint64[64] -> uint32[2, 64] (lo row, hi row)."""
-    return np.ascontiguousarray(vals.astype(np.uint64, copy=False)).view(np.uint32).reshape(64, 2).T
+    """uint64[..., 64] -> uint32[2, ..., 64] (lo row, hi row)."""
+    v = np.ascontiguousarray(vals.astype(np.uint64, copy=False))
+    return np.moveaxis(v.view(np.uint32).reshape(v.shape + (2,)), -1, 0)
 
 
 def vector_setter(op, width: int = 1) -> Callable[[object, np.ndarray, np.ndarray], None]:
     """A function ``(w, values, mask)`` writing lanes where ``mask`` (bool[64]) is set."""
+    if _MODE.group:
+        return _group_setter(op, width)
     if not (isinstance(op, Reg) and op.file in ("v", "a")):
         raise AluOperandError(f"cannot write {op!r} as a vector destination")
     if op.count < width:
@@ -262,6 +273,112 @@ def write_vector(w, op, values, mask=None) -> None:
 
 
 # ---------------------------------------------------------------------------------------------------
+# Group binding (isa.emu.group): the same binders, bound with these factories, run one instruction for
+# a group of waves of a workgroup that sit at the same pc. ``g`` is an isa.emu.group.WaveGroup:
+# ``g.V``/``g.A`` the workgroup's [n_waves, 256, 64] VGPR/AGPR files, ``g.S`` its [n_waves, 108]
+# SGPRs, ``g.sel`` the member waves (a slice, or an index array), ``g.exec_mask()`` their
+# [n_members, 64] EXEC lanes. Sources read as [n_members, 64] (SGPRs and constants broadcast as
+# [n_members, 1] / [64]), so a lane-wise op computes every member at once. Operand forms with one
+# value per wave (scalar reads and writes: SCC, VCC, EXEC, SGPR destinations) raise GroupUnsupported
+# at bind time and the instruction steps wave by wave.
+# ---------------------------------------------------------------------------------------------------
+class GroupUnsupported(AluError):
+    """The instruction's operand form cannot be bound for a group of waves (it steps per wave)."""
+
+
+class _Mode:
+    group = False
+
+
+_MODE = _Mode()
+
+
+def group_mode() -> bool:
+    """Is a group binding in progress (binders with per-lane or per-wave code refuse it)?"""
+    return _MODE.group
+
+
+class group_binding:
+    """``with group_binding(): binder(ins)`` binds for a WaveGroup instead of a Wave."""
+
+    def __enter__(self):
+        self._old = _MODE.group
+        _MODE.group = True
+        return self
+
+    def __exit__(self, *exc):
+        _MODE.group = self._old
+        return False
+
+
+def _group_getter(op, width: int, typ: str | None):
+    if isinstance(op, Reg) and op.file in ("v", "a"):
+        i = op.index
+        if width == 1:
+            if op.file == "v":
+                return lambda g: g.V[g.sel, i]
+            return lambda g: g.A[g.sel, i]
+        j = i + width
+        # [width, n_members, 64], as a wave's [width, 64] gains the member axis after the row axis
+        if op.file == "v":
+            return lambda g: g.V[g.sel, i:j].swapaxes(0, 1)
+        return lambda g: g.A[g.sel, i:j].swapaxes(0, 1)
+    if width == 1 and isinstance(op, Imm):
+        row = _const_row(imm_for_type(op, typ or "b32") & M32)
+        return lambda g: row
+    idx = _sgpr_index(op)
+    if width == 1 and idx is not None:
+        return lambda g: g.S[g.sel, idx][:, None]
+    raise GroupUnsupported(f"vector read of {op!r} (width {width}) for a group")
+
+
+def _group_getter64(op, typ: str):
+    if isinstance(op, Reg) and op.file in ("v", "a"):
+        i = op.index
+        if op.file == "v":
+            return lambda g: np.ascontiguousarray(g.V[g.sel, i:i + 2].swapaxes(1, 2)).view(np.uint64)[..., 0]
+        return lambda g: np.ascontiguousarray(g.A[g.sel, i:i + 2].swapaxes(1, 2)).view(np.uint64)[..., 0]
+    if isinstance(op, Imm):
+        row = np.full(64, imm_for_type(op, typ), np.uint64)
+        row.flags.writeable = False
+        return lambda g: row
+    raise GroupUnsupported(f"64-bit vector read of {op!r} for a group")
+
+
+def _group_setter(op, width: int):
+    if not (isinstance(op, Reg) and op.file in ("v", "a")):
+        raise GroupUnsupported(f"cannot write {op!r} for a group")
+    if op.count < width:
+        raise AluOperandError(f"destination {op} is narrower than {width} dwords")
+    i, v = op.index, op.file == "v"
+    if width == 1:
+        def set1(g, vals, mask):
+            f = g.V if v else g.A
+            sel = g.sel
+            if g.is_slice:
+                np.copyto(f[sel, i], vals, casting="unsafe", where=mask)
+            else:
+                cur = f[sel, i]
+                np.copyto(cur, vals, casting="unsafe", where=mask)
+                f[sel, i] = cur
+        return set1
+    j = i + width
+
+    def setn(g, vals, mask):
+        # vals [width, n_members, 64] (or a broadcastable form), mask [n_members, 64]
+        f = g.V if v else g.A
+        sel = g.sel
+        vals = np.broadcast_to(np.asarray(vals), (width, g.n, 64)).swapaxes(0, 1)
+        if g.is_slice:
+            np.copyto(f[sel, i:j], vals, casting="unsafe", where=mask[:, None, :])
+        else:
+            cur = f[sel, i:j]
+            np.copyto(cur, vals, casting="unsafe", where=mask[:, None, :])
+            f[sel, i:j] = cur
+    return setn
+
+
+# ---------------------------------------------------------------------------------------------------
 # Registration of the ALU semantics: a binder turns one Instr into a closure ``(m, w) -> None``,
 # registered in its format's registry (isa.emu.registry: SOP for s_*, VOP for v_*; a duplicate is an
 # error). ``isa.emu.catalog.execute`` runs one instruction on a wave (tests, debugging).
@@ -271,8 +388,9 @@ Binder = Callable[[Instr], Bound]
 
 
 def alu(*mnemonics: str):
-    """Decorator registering a binder ``(ins) -> (m, w) -> None`` for the mnemonics."""
-    return binder(*mnemonics)
+    """Decorator registering a binder ``(ins) -> (m, w) -> None`` for the mnemonics. Built only from
+    this module's operand factories, such a binder can also bind for a group of waves (VALU)."""
+    return binder(*mnemonics, group=all(m.startswith("v_") for m in mnemonics))
 
 
 def register(names, make: Callable[[str], Binder]) -> None:

@@ -39,6 +39,8 @@ class Entry:
 
     __slots__ = (
         "fn",
+        "gfn",
+        "group_ok",
         "hz_cons",
         "hz_max",
         "hz_need",
@@ -62,6 +64,8 @@ class Entry:
         self.pc = pc
         self.instr = instr
         self.fn = None
+        self.gfn = None          # the group binding (isa.emu.group), made at its first group step
+        self.group_ok = False    # may this instruction step for a group of waves at one pc?
         self.spec = None
         self.reads: tuple[int, ...] = ()
         self.writes: tuple[int, ...] = ()
@@ -78,6 +82,18 @@ class Entry:
 
     def __str__(self) -> str:
         return str(self.instr)
+
+
+# What decoding an instruction gives depends only on (arch, Instr): its spec, register sets,
+# budget footprint, wait states, hazard rule classes and bound function (a binder sees nothing but
+# the instruction, its spec and the arch; the bound function keeps no state between calls). Kept
+# across programs, so the fuzzer's many schedules of one kernel, and unrolled loops, decode each
+# instruction once. Bounded: cleared when full.
+_CACHED = ("spec", "reads", "writes", "rw_set", "max_s", "max_v", "max_a", "ws", "note", "is_mfma",
+           "fn", "group_ok", "hz_prod", "hz_cons", "hz_max")
+_DECODED: dict = {}
+_GROUPED: dict = {}
+_DECODED_MAX = 100_000
 
 
 class Program:
@@ -103,15 +119,40 @@ class Program:
             e = Entry(pc, ins)
             if offsets is not None:
                 e.offset = offsets[pc]
-            e.spec = _find_spec(get_spec, ins)
-            _rw_sets(e)
-            e.ws = _wait_states(ins)
-            e.is_mfma = e.spec is not None and e.spec.mfma is not None
-            e.fn = catalog.bind(ins, e.spec, arch)
-            hazard_check.classify(arch, e)
+            key = (arch, ins)
+            hit = _DECODED.get(key)
+            if hit is None:
+                e.spec = _find_spec(get_spec, ins)
+                _rw_sets(e)
+                e.ws = _wait_states(ins)
+                e.is_mfma = e.spec is not None and e.spec.mfma is not None
+                e.fn = catalog.bind(ins, e.spec, arch)
+                e.group_ok = catalog.groupable(ins.op)
+                hazard_check.classify(arch, e)
+                if len(_DECODED) >= _DECODED_MAX:
+                    _DECODED.clear()
+                _DECODED[key] = tuple(getattr(e, f) for f in _CACHED)
+            else:
+                for f, v in zip(_CACHED, hit):
+                    setattr(e, f, v)
             self.entries.append(e)
         if offsets is not None:
             self.offset_to_pc = {off: pc for pc, off in enumerate(offsets)}
+
+    def group_fn(self, e: Entry):
+        """``e``'s group binding, made once; None (and ``group_ok`` cleared) when its operand form
+        steps per wave."""
+        if e.gfn is None:
+            key = (self.arch, e.instr)
+            if key in _GROUPED:
+                e.gfn = _GROUPED[key]
+            else:
+                e.gfn = _GROUPED[key] = catalog.bind_group(e.instr, e.spec, self.arch)
+                if len(_GROUPED) >= _DECODED_MAX:
+                    _GROUPED.clear()
+            if e.gfn is None:
+                e.group_ok = False
+        return e.gfn
 
     def reaches_sync(self) -> list[bool]:
         """Per pc: can a wave at this pc still reach an s_barrier or s_endpgm? (Static control flow

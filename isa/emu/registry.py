@@ -67,8 +67,9 @@ class Registry:
             raise RegistryError(f"format {fmt!r} is not one of {FORMATS}")
         self.fmt = fmt
         self._binders: dict[str, tuple[Callable, bool]] = {}
+        self._group: set[str] = set()
 
-    def _add(self, name: str, fn: Callable, context: bool) -> None:
+    def _add(self, name: str, fn: Callable, context: bool, group: bool = False) -> None:
         if format_of(name) != self.fmt:
             raise HandlerFormatError(f"{name} is a {format_of(name)} instruction, registered in the "
                                      f"{self.fmt} registry")
@@ -79,12 +80,17 @@ class Registry:
                 f"{getattr(prev, '__module__', '?')}.{getattr(prev, '__qualname__', '?')} and by "
                 f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', '?')}")
         self._binders[name] = (fn, context)
+        if group:
+            self._group.add(name)
 
-    def binder(self, *mnemonics: str, context: bool = False) -> Callable[[Callable], Callable]:
-        """Decorator: register the binder for each mnemonic."""
+    def binder(self, *mnemonics: str, context: bool = False,
+               group: bool = False) -> Callable[[Callable], Callable]:
+        """Decorator: register the binder for each mnemonic. ``group``: the binder can also bind for
+        a group of waves (isa.emu.group: under ``operand_io.group_binding`` it builds a function
+        of a WaveGroup, or raises ``GroupUnsupported``)."""
         def deco(fn: Callable) -> Callable:
             for m in mnemonics:
-                self._add(m, fn, context)
+                self._add(m, fn, context, group)
             return fn
         return deco
 
@@ -111,6 +117,10 @@ class Registry:
             return None
         fn, context = hit
         return fn(ins, spec, arch) if context else fn(ins)
+
+    def groupable(self, mnemonic: str) -> bool:
+        """Was ``mnemonic``'s binder registered as able to bind for a group of waves?"""
+        return mnemonic in self._group
 
     def get(self, mnemonic: str) -> Callable | None:
         hit = self._binders.get(mnemonic)
@@ -144,13 +154,13 @@ def registry_for(mnemonic: str) -> Registry:
     return REGISTRIES[format_of(mnemonic)]
 
 
-def binder(*mnemonics: str, context: bool = False) -> Callable[[Callable], Callable]:
+def binder(*mnemonics: str, context: bool = False, group: bool = False) -> Callable[[Callable], Callable]:
     """Register in the registry of each mnemonic's own format (``format_of``); for table-driven
     groups that span formats (d16 loads of MUBUF, FLAT and SCRATCH). Still one registry each, and
     a duplicate is an error."""
     def deco(fn: Callable) -> Callable:
         for m in mnemonics:
-            registry_for(m)._add(m, fn, context)
+            registry_for(m)._add(m, fn, context, group)
         return fn
     return deco
 

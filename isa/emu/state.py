@@ -37,6 +37,7 @@ class Wave:
     """One wavefront: registers, EXEC/SCC/M0/PC, its budgets and the machine's per-wave bookkeeping."""
 
     __slots__ = (
+        "_em_row",
         "_exec",
         "_exec_lanes",
         "_exec_mask",
@@ -64,6 +65,7 @@ class Wave:
         "vgpr_budget",
         "vm_queue",
         "wave_id",
+        "wg_slot",
         "ws_clock",
     )
 
@@ -75,10 +77,12 @@ class Wave:
         self._exec = 0
         self._exec_mask = np.zeros(WAVE_SIZE, dtype=bool)
         self._exec_lanes = np.zeros(0, dtype=np.int64)
+        self._em_row = None         # this wave's row of the workgroup's EXEC-lane array (isa.emu.group)
         self.scc = 0
         self.m0 = 0
         self.pc = 0
         self.wave_id = wave_id
+        self.wg_slot = 0            # index in its workgroup's stacked files (isa.emu.group)
         self.lane_ids = _LANES
         # Budgets from the kernel descriptor (registers a kernel may touch); checked by the machine.
         self.sgpr_budget = sgpr_budget
@@ -119,6 +123,8 @@ class Wave:
             self._exec = value
             self._exec_mask = mask_to_bools(value)
             self._exec_lanes = ALL_LANES if value == MASK64 else np.flatnonzero(self._exec_mask)
+            if self._em_row is not None:
+                self._em_row[:] = self._exec_mask
 
     def exec_mask(self) -> np.ndarray:
         """bool[64] of active lanes (cached until EXEC changes). Do not modify it in place."""

@@ -1,0 +1,76 @@
+"""Waves of one workgroup stepping together: the workgroup's register files as one array each, and
+the ``WaveGroup`` an instruction bound for a group runs on.
+
+``stack_files(waves)`` gives the workgroup [n_waves, 256, 64] VGPR and AGPR files, [n_waves, 108]
+SGPRs and [n_waves, 64] EXEC lanes, and makes every wave's own files views of them (a wave's
+``vgpr`` stays a C-contiguous [256, 64] array, so per-wave handlers are unchanged). When the machine
+picks a wave whose instruction has a group binding (isa.emu.program ``Entry.group_ok``), every
+runnable wave at the same pc steps with it as one NumPy operation over [n_members, ..., 64]
+(docs/design.md "Correctness without hardware"). Which instructions may: lane-wise VALU ops whose
+operands are VGPRs, AGPRs, SGPR or constant sources (isa.emu.operand_io ``group_binding``), and the
+dense MFMAs (isa.emu.control). Every generic check (budget, pending registers, hazards, trace) still
+runs per member wave, before the group executes, exactly as if the members had stepped one after
+the other; VALU and MFMA touch only their own wave's registers, so the group's result is the
+result of any order of those single steps.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .state import N_AGPR, N_SGPR_SLOTS, N_VGPR, WAVE_SIZE
+
+
+class WorkgroupFiles:
+    """The stacked register files of one workgroup (owned by the machine)."""
+
+    __slots__ = ("A", "EM", "S", "V", "full", "n")
+
+    def __init__(self, waves: list) -> None:
+        n = self.n = len(waves)
+        self.V = np.empty((n, N_VGPR, WAVE_SIZE), np.uint32)
+        self.A = np.empty((n, N_AGPR, WAVE_SIZE), np.uint32)
+        self.S = np.empty((n, N_SGPR_SLOTS), np.uint32)
+        self.EM = np.empty((n, WAVE_SIZE), bool)
+        for k, w in enumerate(waves):
+            self.V[k] = w.vgpr
+            self.A[k] = w.agpr
+            self.S[k] = w.sgpr
+            self.EM[k] = w.exec_mask()
+            w.vgpr = self.V[k]
+            w.agpr = self.A[k]
+            w.sgpr = self.S[k]
+            w._em_row = self.EM[k]
+            w.wg_slot = k
+        self.full = slice(None)
+
+
+class WaveGroup:
+    """What a group-bound instruction runs on: the member waves of one workgroup at one pc.
+
+    ``V``/``A``/``S`` are the workgroup's files, ``sel`` the members (a slice when they are a
+    contiguous run of waves, else an index array; ``is_slice`` says which), ``n`` their number."""
+
+    __slots__ = ("A", "S", "V", "_em", "is_slice", "members", "n", "pc", "sel", "wave_id")
+
+    def __init__(self, files: WorkgroupFiles, members: list) -> None:
+        self.V, self.A, self.S = files.V, files.A, files.S
+        self.members = members
+        self.n = len(members)
+        ids = sorted(w.wg_slot for w in members)
+        lo = ids[0]
+        if ids == list(range(lo, lo + self.n)):
+            self.sel = slice(lo, lo + self.n)
+            self.is_slice = True
+        else:
+            self.sel = np.array(ids, np.intp)
+            self.is_slice = False
+        self._em = files.EM
+        self.wave_id = members[0].wave_id
+        self.pc = members[0].pc
+
+    def exec_mask(self) -> np.ndarray:
+        """bool [n_members, 64]: each member's EXEC lanes."""
+        return self._em[self.sel]
+
+    def full_exec(self) -> bool:
+        return all(w._exec == 0xFFFFFFFFFFFFFFFF for w in self.members)
