@@ -218,12 +218,15 @@ class Machine:
         if e.group_ok:
             gfn = e.gfn if e.gfn is not None else self.program.group_fn(e)
         if gfn is None:
-            self.rng.shuffle(members)       # the members' order is part of the seeded interleaving
-            for w in members:
+            # the members' order is part of the seeded interleaving: a random rotation (any wave
+            # may go first; full shuffles cost more than the instruction)
+            k = int(self._rnd() * len(members))
+            for w in members[k:] + members[:k]:
                 self._step_one(w, e, over, check_hz, trace)
             return
         if trace is not None:
-            self.rng.shuffle(members)
+            k = int(self._rnd() * len(members))
+            members = members[k:] + members[:k]
         for w in members:
             if over:
                 raise self.error(RegisterBudgetError, _budget_msg(e, w), w)

@@ -332,6 +332,25 @@ def _group_getter(op, width: int, typ: str | None):
     raise GroupUnsupported(f"vector read of {op!r} (width {width}) for a group")
 
 
+_LANE_BITS = np.uint64(1) << np.arange(64, dtype=np.uint64)
+
+
+def group_mask_getter(op):
+    """For a group: ``g -> bool [n_members, 64]`` of a 64-bit lane-mask source (an SGPR pair, VCC or
+    a constant), each member's own value."""
+    idx = _sgpr_index(op)
+    if idx is not None:
+        def get(g):
+            s = g.S[g.sel]
+            v = s[:, idx].astype(np.uint64) | (s[:, idx + 1].astype(np.uint64) << np.uint64(32))
+            return (v[:, None] & _LANE_BITS) != 0
+        return get
+    if isinstance(op, Imm):
+        row = (np.uint64(imm_for_type(op, "b64")) & _LANE_BITS) != 0
+        return lambda g: row
+    raise GroupUnsupported(f"lane mask {op!r} for a group")
+
+
 def _group_getter64(op, typ: str):
     if isinstance(op, Reg) and op.file in ("v", "a"):
         i = op.index

@@ -58,9 +58,8 @@ def fma_round(a, b, c, out):
     ``out`` values, or when the result is subnormal in ``out`` (the halfway position moves); those
     lanes are redone with s made round-to-odd from its TwoSum error, which makes the second rounding
     exact (Boldo-Melquiond)."""
-    p = a.astype(F64, order="C")
-    p *= b
-    s = p + c
+    p = a.astype(F64, order="C") * b     # (a new array: a may be a broadcast [n, 1] group source)
+    s = np.ascontiguousarray(p + c)
     res = s.astype(out)
     words = s.view(_U32)                 # little endian: even = low word, odd = high word
     if out is F32:

@@ -15,6 +15,8 @@ from .dpp import bind_vop, dpp_of, plain_reader, reject_mods
 from .operand_io import (
     AluOperandError,
     alu,
+    group_mask_getter,
+    group_mode,
     imm_for_type,
     ops,
     register,
@@ -87,13 +89,21 @@ _PERM_LANE = (np.arange(64, dtype=np.intp) * 16)[:, None]
 def _perm(s0, s1, sel):
     """v_perm_b32 (ISA guide V_PERM_B32 byte_permute): each selector byte picks a byte of {S0, S1}
     (0-7, S1 = bytes 0-3), the sign of byte 1/3/5/7 replicated (8-11), 0x00 (12) or 0xFF (13-15).
-    One flat gather from a [lane, 16 candidate bytes] table."""
-    data = _PERM_BYTES.copy()
-    data[:, 0:4] = s1.view(np.uint8).reshape(64, 4)
-    data[:, 4:8] = s0.view(np.uint8).reshape(64, 4)
+    One flat gather from a [lane, 16 candidate bytes] table (any number of lanes: one wave's 64,
+    or a group's [n_members, 64])."""
+    s0, s1, sel = np.broadcast_arrays(np.asarray(s0, U32), np.asarray(s1, U32), np.asarray(sel, U32))
+    shape, n = s0.shape, s0.size
+    if n == 64:
+        data, lane = _PERM_BYTES.copy(), _PERM_LANE
+    else:
+        data = np.zeros((n, 16), np.uint8)
+        data[:, 13:16] = 0xFF
+        lane = (np.arange(n, dtype=np.intp) * 16)[:, None]
+    data[:, 0:4] = np.ascontiguousarray(s1).view(np.uint8).reshape(n, 4)
+    data[:, 4:8] = np.ascontiguousarray(s0).view(np.uint8).reshape(n, 4)
     data[:, 8:12] = data[:, 1:8:2].view(np.int8) >> 7          # 0xFF where the sign bit is set
-    idx = np.minimum(np.ascontiguousarray(sel).view(np.uint8).reshape(64, 4), 15) + _PERM_LANE
-    return data.ravel()[idx].view(U32)[:, 0]
+    idx = np.minimum(np.ascontiguousarray(sel).view(np.uint8).reshape(n, 4), 15) + lane
+    return data.ravel()[idx].view(U32)[:, 0].reshape(shape)
 
 
 def _ffbh(a):
@@ -277,7 +287,7 @@ def _bind_perm(ins):
     if not isinstance(sel, Imm) or dpp_of(ins) is not None or ins.mods:
         return bind_vop(ins, _perm, ("u32",) * 3, "u32")
     selb = [(imm_for_type(sel, "b32") >> (8 * k)) & 0xFF for k in range(4)]
-    if any(8 <= b <= 11 for b in selb):
+    if any(8 <= b <= 11 for b in selb) or group_mode():
         return bind_vop(ins, _perm, ("u32",) * 3, "u32")
     g0, g1 = plain_reader(ins, 1, 0, "u32"), plain_reader(ins, 2, 1, "u32")
     put = vector_setter(d)
@@ -297,7 +307,7 @@ def _bind_perm(ins):
 def _cndmask(ins):
     sm = ops(ins, 4)[3]
     typ = "f32" if (ins.mod("neg") or ins.mod("abs")) else "b32"  # float modifiers make it an f32 select
-    get_mask = mask_reader(scalar_getter(sm, 2))
+    get_mask = group_mask_getter(sm) if group_mode() else mask_reader(scalar_getter(sm, 2))
 
     mask_box = [None]
 
