@@ -50,7 +50,7 @@ class WaveGroup:
     ``V``/``A``/``S`` are the workgroup's files, ``sel`` the members (a slice when they are a
     contiguous run of waves, else an index array; ``is_slice`` says which), ``n`` their number."""
 
-    __slots__ = ("A", "S", "V", "_em", "is_slice", "members", "n", "pc", "sel", "wave_id")
+    __slots__ = ("A", "S", "V", "_em", "fp_mode", "is_slice", "members", "n", "pc", "sel", "wave_id")
 
     def __init__(self, files: WorkgroupFiles, members: list) -> None:
         self.V, self.A, self.S = files.V, files.A, files.S
@@ -67,6 +67,8 @@ class WaveGroup:
         self._em = files.EM
         self.wave_id = members[0].wave_id
         self.pc = members[0].pc
+        # the MODE register's float fields (isa.emu.denorm); the machine groups only waves that agree
+        self.fp_mode = members[0].fp_mode
 
     def exec_mask(self) -> np.ndarray:
         """bool [n_members, 64]: each member's EXEC lanes."""

@@ -217,6 +217,9 @@ class Machine:
         gfn = None
         if e.group_ok:
             gfn = e.gfn if e.gfn is not None else self.program.group_fn(e)
+            mode = members[0].fp_mode
+            if gfn is not None and any(w.fp_mode != mode for w in members):
+                gfn = None          # waves in different float modes (s_setreg MODE) step per wave
         if gfn is None:
             # the members' order is part of the seeded interleaving: a random rotation (any wave
             # may go first; full shuffles cost more than the instruction)

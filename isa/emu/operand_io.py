@@ -351,6 +351,19 @@ def group_mask_getter(op):
     raise GroupUnsupported(f"lane mask {op!r} for a group")
 
 
+def group_mask_setter(op):
+    """For a group: ``(g, bools [n_members, 64])`` writing each member's 64-bit lane mask to an SGPR
+    pair or VCC (bit i = lane i)."""
+    idx = _sgpr_index(op)
+    if idx is None:
+        raise GroupUnsupported(f"lane-mask destination {op!r} for a group")
+
+    def put(g, bools):
+        words = np.packbits(bools, axis=-1, bitorder="little").view(np.uint32)   # [n, 2]
+        g.S[g.sel, idx:idx + 2] = words
+    return put
+
+
 def _group_getter64(op, typ: str):
     if isinstance(op, Reg) and op.file in ("v", "a"):
         i = op.index

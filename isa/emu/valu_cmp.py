@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .dpp import dpp_of, src_reader
-from .operand_io import alu, ops, scalar_setter
+from .operand_io import GroupUnsupported, alu, group_mask_setter, group_mode, ops, scalar_setter
 from .valu_int import lane_bits
 
 FLOAT_PRED = {
@@ -58,6 +58,16 @@ def _bind_cmp(pred, types: tuple[str, str], cmpx: bool):
         dpp = dpp_of(ins)
         ra = src_reader(ins, 1, 0, types[0], dpp)
         rb = src_reader(ins, 2, 1, types[1], dpp)
+        if group_mode():
+            if cmpx:
+                raise GroupUnsupported(f"{ins}: v_cmpx writes each wave's EXEC")
+            gput = group_mask_setter(sd)
+
+            def run_group(m, g):
+                a, _ = ra(g)
+                b, _ = rb(g)
+                gput(g, np.broadcast_to(pred(a, b), g.exec_mask().shape) & g.exec_mask())
+            return run_group
         put = scalar_setter(sd, 2)
 
         def run(m, w):

@@ -15,6 +15,7 @@ from isa.operands import Imm, Reg
 from isa.spec import ARCHES
 from isa.tables import spec_table
 
+MODE = {"bits": 0x2F0}      # the MODE float bits the waves run with (isa.emu.denorm)
 EXECS = ((1 << 64) - 1, 0x00FF00FF12345678, (1 << 64) - 1, 0xFFFFFFFF00000001, (1 << 64) - 1)
 
 
@@ -71,6 +72,7 @@ def _waves(seed: int, n: int):
         w.agpr[:] = rng.integers(0, 1 << 32, w.agpr.shape, dtype=np.uint32)
         w.sgpr[:100] = rng.integers(0, 1 << 32, 100, dtype=np.uint32)
         w.set_exec(EXECS[k % len(EXECS)])
+        w.fp_mode = MODE["bits"]
         waves.append(w)
     return waves
 
@@ -105,8 +107,11 @@ def _compare(ins, spec, arch, members_slots, n=5, seed=0):
     return True
 
 
+@pytest.mark.parametrize("mode", [0x2F0, 0x200])
 @pytest.mark.parametrize("arch", ARCHES)
-def test_every_group_bound_valu_op_matches_the_per_wave_op(arch):
+def test_every_group_bound_valu_op_matches_the_per_wave_op(arch, mode, monkeypatch):
+    """In the default MODE (no flushing) and with every denormal flushed (FLOAT_DENORM 0/0)."""
+    monkeypatch.setitem(MODE, "bits", mode)
     ran = 0
     errors = []
     for name, sp, ins in _cases(arch):
