@@ -40,6 +40,8 @@ class ArgSpec:
     io: str = "in"
     value: Any = None                # a scalar's value when the contract fixes it
     multiple_of: int | None = None   # a scalar's runtime value must be a multiple of this
+    ld: str | None = None            # a 2-D buffer's row pitch is this scalar's runtime value
+    rows: str | None = None          # a 2-D output's runtime row count is this scalar's value
 
     def __post_init__(self) -> None:
         if not self.name or not self.name.replace("_", "a").isalnum() or self.name[0].isdigit():
@@ -56,6 +58,11 @@ class ArgSpec:
                 or not isinstance(self.multiple_of, int) or self.multiple_of < 1):
             raise KernargError(f"argument {self.name}: multiple_of {self.multiple_of!r} needs a "
                                f"scalar argument and an integer >= 1")
+        for attr in ("ld", "rows"):
+            val = getattr(self, attr)
+            if val is not None and (self.kind != "buffer" or not isinstance(val, str)):
+                raise KernargError(f"argument {self.name}: {attr} {val!r} needs a buffer argument "
+                                   f"and a scalar's name")
         for attr in ("shape", "strides"):
             val = getattr(self, attr)
             if val is not None:
@@ -73,13 +80,14 @@ class ArgSpec:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> ArgSpec:
         unknown = set(d) - {"name", "kind", "dtype", "shape", "strides", "io", "value",
-                            "multiple_of"}
+                            "multiple_of", "ld", "rows"}
         if unknown:
             raise KernargError(f"argument {d.get('name')!r}: unknown keys {sorted(unknown)}")
         if "name" not in d:
             raise KernargError(f"argument entry {dict(d)!r} has no name")
         return cls(d["name"], d.get("kind", "scalar"), d.get("dtype", "u32"), d.get("shape"),
-                   d.get("strides"), d.get("io", "in"), d.get("value"), d.get("multiple_of"))
+                   d.get("strides"), d.get("io", "in"), d.get("value"), d.get("multiple_of"),
+                   d.get("ld"), d.get("rows"))
 
     def to_dict(self) -> dict:
         out: dict[str, Any] = {"name": self.name, "kind": self.kind, "dtype": self.dtype}
@@ -93,6 +101,9 @@ class ArgSpec:
             out["value"] = self.value
         if self.multiple_of is not None:
             out["multiple_of"] = self.multiple_of
+        for attr in ("ld", "rows"):
+            if getattr(self, attr) is not None:
+                out[attr] = getattr(self, attr)
         return out
 
 

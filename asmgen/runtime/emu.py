@@ -36,14 +36,14 @@ def read_contract(src) -> tuple[dict, bytes]:
 
 def host_buffer(arg: ArgSpec, value, scalars: dict) -> np.ndarray:
     """A contiguous copy of ``value`` in the argument's dtype, rows padded to its leading
-    dimension when the contract has one (the kernel addresses row r at r * ld)."""
+    dimension when the contract has one (the kernel addresses row r at r * ld; ``ArgSpec.ld``
+    names the scalar holding it at run time)."""
     arr = np.asarray(value)
     want = np_dtype(arg.dtype) if arg.dtype in ("f32", "f16", "bf16") else None
     if want is not None and arr.dtype != want:
         arr = arr.astype(want)
     if arg.shape is not None and len(arg.shape) == 2 and arg.strides is not None:
-        ld_name = {"A": "lda", "B": "ldb", "C": "ldc"}.get(arg.name)
-        ld = int(scalars.get(ld_name, arg.strides[0])) if ld_name else arg.strides[0]
+        ld = int(scalars.get(arg.ld, arg.strides[0])) if arg.ld else arg.strides[0]
         if arr.ndim != 2:
             raise KernargError(f"buffer {arg.name} must be 2-D, got shape {arr.shape}")
         if arr.shape[1] < ld:
@@ -59,11 +59,10 @@ def host_zeros(arg: ArgSpec, scalars: dict) -> np.ndarray:
                            f"shape/float dtype to allocate it from")
     shape = list(arg.shape)
     if len(shape) == 2:
-        if arg.name in ("A", "B", "C"):     # runtime sizes and leading dimension
-            rows = {"C": "M"}.get(arg.name)
-            if rows and rows in scalars:
-                shape[0] = int(scalars[rows])
-            shape[1] = int(scalars.get({"A": "lda", "B": "ldb", "C": "ldc"}[arg.name], shape[1]))
+        if arg.rows is not None and scalars.get(arg.rows) is not None:   # the contract's runtime sizes
+            shape[0] = int(scalars[arg.rows])
+        if arg.ld is not None:
+            shape[1] = int(scalars.get(arg.ld, shape[1]))
         elif arg.strides:
             shape[1] = max(shape[1], arg.strides[0])
     return np.zeros(shape, dtype=np_dtype(arg.dtype))

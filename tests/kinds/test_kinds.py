@@ -125,3 +125,22 @@ def test_unknown_schedule_lists_the_registered_ones():
     from asmgen.recipes import UnknownRecipe
     with pytest.raises(UnknownRecipe, match="valid schedules: .*attn_basic.*pgr1"):
         api.generate("gemm", schedule="pgr9", m=64, n=64, k=64)
+
+
+def test_runtime_buffer_rules_come_from_the_contract_not_argument_names():
+    """Row pitch and runtime rows of a 2-D buffer are the contract's ``ld`` / ``rows`` scalars
+    (a GEMM's A/B/C carry lda/ldb/ldc and C's M), so the runners know no kind's names."""
+    import numpy as np
+
+    from asmgen.runtime.emu import host_buffer, host_zeros
+    x = ArgSpec("X", "buffer", "f32", (3, 5), (5, 1), "in", ld="pitch")
+    y = ArgSpec("Y", "buffer", "f32", (3, 5), (5, 1), "out", ld="pitch", rows="r")
+    buf = host_buffer(x, np.ones((3, 5), np.float32), {"pitch": 8})
+    assert buf.shape == (3, 8) and buf[:, 5:].sum() == 0 and buf[:, :5].sum() == 15
+    assert host_zeros(y, {"pitch": 8, "r": 4}).shape == (4, 8)
+    assert ArgSpec.from_dict(y.to_dict()) == y and y.to_dict()["ld"] == "pitch"
+    with pytest.raises(KernargError, match="needs a buffer argument"):
+        ArgSpec("n", "scalar", "u32", ld="pitch")
+    args = {a["name"]: a for a in api.gemm(64, 64, 64, assemble=False).meta["args"]}
+    assert (args["A"]["ld"], args["B"]["ld"], args["C"]["ld"], args["C"]["rows"]) == \
+        ("lda", "ldb", "ldc", "M")

@@ -12,9 +12,10 @@ def gemm_args(cfg: GemmConfig) -> list[ArgSpec]:
     ta, tb = cfg.layout[0] == "T", cfg.layout[1] == "T"
     a_shape = (cfg.k, cfg.m) if ta else (cfg.m, cfg.k)
     b_shape = (cfg.n, cfg.k) if tb else (cfg.k, cfg.n)
-    args = [ArgSpec("A", "buffer", cfg.dtype, a_shape, (cfg.lda, 1), "in"),
-            ArgSpec("B", "buffer", cfg.dtype, b_shape, (cfg.ldb, 1), "in"),
-            ArgSpec("C", "buffer", cfg.out_dtype, (cfg.m, cfg.n), (cfg.ldc, 1), "inout")]
+    args = [ArgSpec("A", "buffer", cfg.dtype, a_shape, (cfg.lda, 1), "in", ld="lda"),
+            ArgSpec("B", "buffer", cfg.dtype, b_shape, (cfg.ldb, 1), "in", ld="ldb"),
+            ArgSpec("C", "buffer", cfg.out_dtype, (cfg.m, cfg.n), (cfg.ldc, 1), "inout", ld="ldc",
+                    rows="M")]
     if cfg.bias:
         args.append(ArgSpec("bias", "buffer", "f32", (cfg.n,), (1,), "in"))
     mult = size_multiples(cfg)
