@@ -170,7 +170,7 @@ def _step_reads(gb, block, lr_base, addr: dict, kb: int, regs: dict, sets: int) 
             off = ib * mf * rb + (0 if per_step else kb * cfg.mfma[2] * 2)
             mods = (("offset", off),) if off else ()
             block.add(Instr(DS_READ[nbytes], (f, addr[op, kb if per_step else 0]), mods),
-                      (f"lr_{op}",), lds_read=f"{op.upper()}_r")
+                      (f"lr_{op}",), lds_read=f"{op.upper()}_r", comment=f"kstep {kb}")
             frags[op, kb, ib] = f
     return frags
 
@@ -204,7 +204,8 @@ def _step_mfmas(gb, block, frags: dict, acc, kb: int) -> None:
     for ib in range(bm):
         for jb in range(bn):
             c = acc[ib][jb]
-            block.add(Instr(name, (c, frags["a", kb, ib], frags["b", kb, jb], c)), ("mfma",))
+            block.add(Instr(name, (c, frags["a", kb, ib], frags["b", kb, jb], c)), ("mfma",),
+                      comment=f"kstep {kb}")
 
 
 def emit_mfmas(gb, block, frags: dict, acc, setprio: int | None = 1) -> None:
