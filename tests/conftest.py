@@ -1,9 +1,11 @@
-"""Suite-wide test options: ``--runslow`` selects long matrices and fuzz campaigns, ``--update-golden``
+"""Suite-wide test options: ``--runslow`` selects long matrices and fuzz campaigns (without it one
+fixed shard of them runs, ``ASMGEN_SLOW_SHARD=i/n``, default 0/8), ``--update-golden``
 rewrites the golden ``.s`` files; the kernel
 cache goes to a per-session temporary folder so test runs never touch ``~/.cache``."""
 from __future__ import annotations
 
 import os
+import zlib
 
 import pytest
 
@@ -19,14 +21,48 @@ def pytest_addoption(parser):
                      help="rewrite the golden .s files of tests/golden instead of comparing")
 
 
+SLOW_SHARD_ENV = "ASMGEN_SLOW_SHARD"
+DEFAULT_SLOW_SHARD = (0, 8)
+
+
+def slow_shard() -> tuple[int, int] | None:
+    """(i, n) of ``ASMGEN_SLOW_SHARD=i/n`` (default 0/8); ``off`` (or 0/0) runs no slow case."""
+    text = os.environ.get(SLOW_SHARD_ENV, "").strip()
+    if not text:
+        return DEFAULT_SLOW_SHARD
+    if text.lower() in ("off", "0/0"):
+        return None
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise pytest.UsageError(f"{SLOW_SHARD_ENV}={text!r} is not i/n (e.g. 3/8) or off") from None
+    if not 0 <= i < n:
+        raise pytest.UsageError(f"{SLOW_SHARD_ENV}={text!r}: need 0 <= i < n")
+    return i, n
+
+
+def in_shard(nodeid: str, shard: tuple[int, int]) -> bool:
+    """Whether a test belongs to shard i of n: a fixed hash of its node id (crc32, the same in
+    every run and on every machine), so a shard is reproducible and the n shards together are
+    the whole slow matrix."""
+    i, n = shard
+    return zlib.crc32(nodeid.encode()) % n == i
+
+
 def pytest_collection_modifyitems(config, items):
-    """Tests marked ``slow`` are deselected (not skipped) unless --runslow is given."""
+    """Tests marked ``slow`` are deselected (not skipped) unless --runslow is given, except one
+    shard of them (``slow_shard``: one case in eight by default, ``ASMGEN_SLOW_SHARD=i/n`` picks
+    another), so every default run also exercises a fixed sample of the long matrices and the
+    shards 0..n-1 cover all of them."""
     if config.getoption("--runslow"):
         return
-    slow = [item for item in items if item.get_closest_marker("slow")]
-    if slow:
-        config.hook.pytest_deselected(items=slow)
-        items[:] = [item for item in items if not item.get_closest_marker("slow")]
+    shard = slow_shard()
+    drop = [item for item in items if item.get_closest_marker("slow")
+            and (shard is None or not in_shard(item.nodeid, shard))]
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        dropped = set(map(id, drop))
+        items[:] = [item for item in items if id(item) not in dropped]
 
 
 @pytest.fixture(autouse=True, scope="session")
