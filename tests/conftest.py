@@ -1,6 +1,6 @@
 """Suite-wide test options: ``--runslow`` selects long matrices and fuzz campaigns (without it one
 fixed shard of them runs, ``ASMGEN_SLOW_SHARD=i/n``, default 0/8), ``--update-golden``
-rewrites the golden ``.s`` files; the kernel
+rewrites the per-stage goldens of tests/golden; the kernel
 cache goes to a per-session temporary folder so test runs never touch ``~/.cache``."""
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", default=False,
                      help="also run tests marked slow (wide GEMM/attention matrices, long fuzz runs)")
     parser.addoption("--update-golden", action="store_true", default=False,
-                     help="rewrite the golden .s files of tests/golden instead of comparing")
+                     help="rewrite the per-stage golden files of tests/golden instead of comparing")
 
 
 SLOW_SHARD_ENV = "ASMGEN_SLOW_SHARD"

@@ -31,16 +31,13 @@ def _value(text: str):
         return text
 
 
-def stage_text(kind: str, stage: str = "hazards", blocks: tuple[str, ...] = (),
-               only: frozenset[str] = frozenset(), brief: bool = False, **kw) -> str:
-    """The listing of ``blocks`` (all when empty) of the kernel ``kind``/``kw`` after ``stage``
-    (``only``/``brief``: see the module docstring)."""
+def snapshots(kind: str, **kw) -> dict[str, list[tuple]]:
+    """Per stage, the kernel ``kind``/``kw`` as ``[(block, label, [(text, op, tags, comment)])]``
+    (a copy taken when the pass manager's ``dump`` hook reports the stage)."""
     from asmgen.api import resolve
     from asmgen.kinds import registry
     from asmgen.passes.manager import compile_kernel
 
-    if stage not in STAGES:
-        raise ValueError(f"stage {stage!r} is not one of {STAGES}")
     k = registry.get(kind)
     schedule = kw.pop("schedule", None)
     params = kw.pop("schedule_params", None)
@@ -51,33 +48,43 @@ def stage_text(kind: str, stage: str = "hazards", blocks: tuple[str, ...] = (),
     if hasattr(recipe, "bind"):
         recipe = recipe.bind(cfg)
     ir = k.build(cfg, recipe)
-    seen: dict[str, str] = {}
+    seen: dict[str, list[tuple]] = {}
 
     def dump(name, prog) -> None:
-        if name == stage:
-            seen[name] = _listing(prog, blocks, only, brief)
+        seen[name] = [(b.name, b.label, [(str(n.instr), n.instr.op, n.tags, n.comment)
+                                         for n in b.nodes]) for b in prog.blocks]
     compile_kernel(ir, recipe, dump=dump)
-    return seen[stage]
+    return seen
 
 
-def _listing(prog, blocks: tuple[str, ...], only: frozenset[str], brief: bool) -> str:
+def stage_text(kind: str, stage: str = "hazards", blocks: tuple[str, ...] = (),
+               only: frozenset[str] = frozenset(), brief: bool = False, **kw) -> str:
+    """The listing of ``blocks`` (all when empty) of the kernel ``kind``/``kw`` after ``stage``
+    (``only``/``brief``: see the module docstring)."""
+    if stage not in STAGES:
+        raise ValueError(f"stage {stage!r} is not one of {STAGES}")
+    return listing(snapshots(kind, **kw)[stage], blocks, only, brief)
+
+
+def listing(snap: list[tuple], blocks: tuple[str, ...] = (), only: frozenset[str] = frozenset(),
+            brief: bool = False) -> str:
+    """The text of one ``snapshots`` stage (see the module docstring)."""
     lines = []
-    for b in prog.blocks:
-        if blocks and b.name not in blocks:
+    for name, label, nodes in snap:
+        if blocks and name not in blocks:
             continue
-        lines.append(f"; -- block {b.name}")
-        if b.label is not None:
-            lines.append(f"{b.label}:")
-        for n in b.nodes:
-            if only and only.isdisjoint(n.tags):
+        lines.append(f"; -- block {name}")
+        if label is not None:
+            lines.append(f"{label}:")
+        for text, op, tags, comment in nodes:
+            if only and only.isdisjoint(tags):
                 continue
-            wait = "wait" in n.tags
-            text = str(n.instr)
-            if brief:
-                text = text if wait else n.instr.op
-            tags = " ".join(sorted(n.tags - HIDDEN_TAGS))
+            wait = "wait" in tags
+            if brief and not wait:
+                text = op
+            shown = " ".join(sorted(tags - HIDDEN_TAGS))
             # an inserted wait's comment names virtual register ids: noise in a listing
-            note = "; ".join(x for x in (tags, "" if wait else n.comment) if x)
+            note = "; ".join(x for x in (shown, "" if wait else comment) if x)
             lines.append(f"  {text}" + (f"  ; {note}" if note else ""))
     return "\n".join(lines) + "\n"
 
