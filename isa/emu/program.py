@@ -41,6 +41,7 @@ class Entry:
         "fn",
         "gfn",
         "group_ok",
+        "group_seen",
         "hz_cons",
         "hz_max",
         "hz_need",
@@ -66,6 +67,7 @@ class Entry:
         self.fn = None
         self.gfn = None          # the group binding (isa.emu.group), made at its first group step
         self.group_ok = False    # may this instruction step for a group of waves at one pc?
+        self.group_seen = 0      # group steps that reached it before it was bound (Program.group_fn)
         self.spec = None
         self.reads: tuple[int, ...] = ()
         self.writes: tuple[int, ...] = ()
@@ -94,6 +96,7 @@ _CACHED = ("spec", "reads", "writes", "rw_set", "max_s", "max_v", "max_a", "ws",
 _DECODED: dict = {}
 _GROUPED: dict = {}
 _DECODED_MAX = 100_000
+GROUP_BIND_AFTER = 3
 
 
 class Program:
@@ -141,9 +144,16 @@ class Program:
 
     def group_fn(self, e: Entry):
         """``e``'s group binding, made once; None (and ``group_ok`` cleared) when its operand form
-        steps per wave."""
+        steps per wave. Binding costs about as much as a dozen per-wave steps, so an instruction is
+        bound for groups only when groups reach it the ``GROUP_BIND_AFTER``-th time (a straight-line
+        prologue runs per wave; loop bodies go to groups). Either way gives the same bits
+        (tests/emu/test_group_step.py), so this is a speed choice only."""
         if e.gfn is None:
             key = (self.arch, e.instr)
+            if key not in _GROUPED:
+                e.group_seen += 1
+                if e.group_seen < GROUP_BIND_AFTER:
+                    return None
             if key in _GROUPED:
                 e.gfn = _GROUPED[key]
             else:

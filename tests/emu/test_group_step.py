@@ -157,3 +157,46 @@ def test_group_mfma_matches_per_wave(name):
     catalog.bind_group(ins, sp, "gfx942")(m, WaveGroup(WorkgroupFiles(got), got))
     for a, b in zip(ref, got):
         assert np.array_equal(a.agpr[:cd], b.agpr[:cd])
+
+
+LOOP = """
+      s_mov_b32 s1, 0
+    L:
+      v_add_u32 v1, v1, v0
+      v_mul_lo_u32 v2, v1, 3
+      v_xor_b32 v3, v2, v1
+      s_add_u32 s1, s1, 1
+      s_cmp_lt_u32 s1, 20
+      s_cbranch_scc1 L
+      s_endpgm"""
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_workgroup_in_one_instruction_stream_takes_group_steps(seed):
+    from core_util import run
+    m = run(LOOP, n_waves=4, seed=seed, vgprs={0: lambda i: np.arange(64) + 100 * i, 1: 0})
+    assert m.group_steps > 20                 # the loop body runs as group operations
+    for w in m.waves:
+        v0 = np.arange(64, dtype=np.uint32) + np.uint32(100 * w.wave_id)
+        v1 = v0 * np.uint32(20)
+        assert np.array_equal(w.vgpr[1], v1)
+        assert np.array_equal(w.vgpr[3], (v1 * np.uint32(3)) ^ v1)
+
+
+def test_checks_stay_on_in_group_steps(monkeypatch):
+    """An unwaited LDS load read by a group-bound VALU op is still a PendingReadError, for every
+    seed, raised inside the group step (the per-wave checks run for each member of the group).
+    Waves kept in lockstep (split 0) and bound for groups at once, so the op does run as a group."""
+    from core_util import run
+
+    from isa.emu import program
+    from isa.emu.errors import PendingReadError
+    from isa.emu.machine import Machine
+    monkeypatch.setattr(program, "GROUP_BIND_AFTER", 1)
+    monkeypatch.setitem(Machine.__init__.__kwdefaults__, "split", 0.0)
+    text = LOOP.replace("v_add_u32 v1, v1, v0", "ds_read_b32 v5, v4\n      s_waitcnt lgkmcnt(0)\n"
+                        "      v_add_u32 v1, v1, v0\n      ds_read_b32 v6, v4\n      v_add_u32 v7, v6, v1")
+    for seed in range(4):
+        with pytest.raises(PendingReadError, match="v6") as info:
+            run(text, n_waves=4, seed=seed, lds=256, vgprs={4: np.arange(64) * 4})
+        assert any(entry.name == "_group_step" for entry in info.traceback)
