@@ -12,6 +12,7 @@ The recipe is an object here, never a name: names are resolved by the entry poin
 """
 from __future__ import annotations
 
+import hashlib
 import time
 
 from . import __version__
@@ -32,7 +33,7 @@ def check_occupancy(waves: int, res) -> None:
                             f"waves, a smaller tile or direct_to_lds")
 
 
-def compile(kind, cfg, recipe, toolchain=None, assemble: bool = True,  # noqa: A001
+def compile(kind, cfg, recipe, toolchain=None, assemble: bool = True,
             limits: dict | None = None) -> Kernel:
     """The ``Kernel`` of ``cfg`` (a config of ``kind``, a ``KernelKind`` or its name) under the
     recipe object ``recipe``; ``limits`` caps the register files (tests)."""
@@ -90,6 +91,8 @@ def compile(kind, cfg, recipe, toolchain=None, assemble: bool = True,  # noqa: A
                       "lds": ir.lds_bytes, "waves_per_simd": res.waves_per_simd},
         "toolchain": tc_version, "asmgen": __version__,
     })
+    if hsaco:     # lets a reader refuse a truncated, altered or swapped code object
+        meta["hsaco_sha256"] = hashlib.sha256(hsaco).hexdigest()
     return Kernel(name, asm, hsaco, meta, cfg,
                   {"template": t1 - t0, "passes": t2 - t1, "emit": t3 - t2, "assemble": t4 - t3},
                   compiled)

@@ -40,8 +40,12 @@ class ArgSpec:
     io: str = "in"
     value: Any = None                # a scalar's value when the contract fixes it
     multiple_of: int | None = None   # a scalar's runtime value must be a multiple of this
+    # Launch-time rules (checked by ``asmgen.runtime.launch``, every backend):
     ld: str | None = None            # a 2-D buffer's row pitch is this scalar's runtime value
     rows: str | None = None          # a 2-D output's runtime row count is this scalar's value
+    dims: tuple[int | str, ...] | None = None   # a buffer's logical shape: ints or scalar names
+    range: tuple[Any, Any] | None = None        # a scalar's inclusive [lo, hi] (None: open)
+    divides: str | None = None       # a scalar that must divide the named scalar (kv_heads | heads)
 
     def __post_init__(self) -> None:
         if not self.name or not self.name.replace("_", "a").isalnum() or self.name[0].isdigit():
@@ -58,15 +62,38 @@ class ArgSpec:
                 or not isinstance(self.multiple_of, int) or self.multiple_of < 1):
             raise KernargError(f"argument {self.name}: multiple_of {self.multiple_of!r} needs a "
                                f"scalar argument and an integer >= 1")
-        for attr in ("ld", "rows"):
-            val = getattr(self, attr)
-            if val is not None and (self.kind != "buffer" or not isinstance(val, str)):
-                raise KernargError(f"argument {self.name}: {attr} {val!r} needs a buffer argument "
-                                   f"and a scalar's name")
         for attr in ("shape", "strides"):
             val = getattr(self, attr)
             if val is not None:
+                if not isinstance(val, (list, tuple)) or not all(
+                        isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in val):
+                    raise KernargError(f"argument {self.name}: {attr} {val!r} is not a list of "
+                                       "non-negative integers")
                 object.__setattr__(self, attr, tuple(int(x) for x in val))
+        if self.dims is not None:
+            if self.kind != "buffer" or not isinstance(self.dims, (list, tuple)) or not all(
+                    (isinstance(x, int) and not isinstance(x, bool) and x >= 1)
+                    or isinstance(x, str) for x in self.dims):
+                raise KernargError(f"argument {self.name}: dims {self.dims!r} must be a buffer's "
+                                   "list of positive integers and scalar names")
+            object.__setattr__(self, "dims", tuple(self.dims))
+        for attr in ("ld", "rows"):
+            if getattr(self, attr) is not None and not isinstance(getattr(self, attr), str):
+                raise KernargError(f"argument {self.name}: {attr} {getattr(self, attr)!r} is not "
+                                   "a scalar's name")
+        if self.ld is not None and self.dims is not None and len(self.dims) != 2:
+            raise KernargError(f"argument {self.name}: ld {self.ld!r} needs 2-D dims")
+        if self.range is not None:
+            if (self.kind != "scalar" or not isinstance(self.range, (list, tuple))
+                    or len(self.range) != 2 or any(x is not None and (isinstance(x, bool) or
+                                                   not isinstance(x, (int, float)))
+                                                   for x in self.range)):
+                raise KernargError(f"argument {self.name}: range {self.range!r} must be a "
+                                   "scalar's [lo, hi] (numbers or null)")
+            object.__setattr__(self, "range", tuple(self.range))
+        if self.divides is not None and (self.kind != "scalar" or not isinstance(self.divides, str)):
+            raise KernargError(f"argument {self.name}: divides {self.divides!r} must be a "
+                               "scalar's name")
 
     @property
     def size(self) -> int:
@@ -79,15 +106,17 @@ class ArgSpec:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> ArgSpec:
+        if not isinstance(d, Mapping):
+            raise KernargError(f"argument entry {d!r:.80} is not an object")
         unknown = set(d) - {"name", "kind", "dtype", "shape", "strides", "io", "value",
-                            "multiple_of", "ld", "rows"}
+                            "multiple_of", "ld", "rows", "dims", "range", "divides"}
         if unknown:
             raise KernargError(f"argument {d.get('name')!r}: unknown keys {sorted(unknown)}")
-        if "name" not in d:
-            raise KernargError(f"argument entry {dict(d)!r} has no name")
+        if "name" not in d or not isinstance(d["name"], str):
+            raise KernargError(f"argument entry {dict(d)!r:.80} has no name")
         return cls(d["name"], d.get("kind", "scalar"), d.get("dtype", "u32"), d.get("shape"),
                    d.get("strides"), d.get("io", "in"), d.get("value"), d.get("multiple_of"),
-                   d.get("ld"), d.get("rows"))
+                   d.get("ld"), d.get("rows"), d.get("dims"), d.get("range"), d.get("divides"))
 
     def to_dict(self) -> dict:
         out: dict[str, Any] = {"name": self.name, "kind": self.kind, "dtype": self.dtype}
@@ -101,9 +130,10 @@ class ArgSpec:
             out["value"] = self.value
         if self.multiple_of is not None:
             out["multiple_of"] = self.multiple_of
-        for attr in ("ld", "rows"):
-            if getattr(self, attr) is not None:
-                out[attr] = getattr(self, attr)
+        for attr in ("ld", "rows", "dims", "range", "divides"):
+            val = getattr(self, attr)
+            if val is not None:
+                out[attr] = list(val) if isinstance(val, tuple) else val
         return out
 
 
@@ -112,6 +142,9 @@ ArgLike = ArgSpec | Mapping[str, Any]
 
 def as_args(args: Iterable[ArgLike]) -> tuple[ArgSpec, ...]:
     """ArgSpecs from ArgSpecs or contract dicts; names must be unique."""
+    if isinstance(args, (Mapping, str, bytes)) or not isinstance(args, Iterable):
+        raise KernargError(f"the contract's args must be a list of argument objects, got "
+                           f"{type(args).__name__}")
     out = tuple(a if isinstance(a, ArgSpec) else ArgSpec.from_dict(a) for a in args)
     seen = set()
     for a in out:

@@ -148,14 +148,6 @@ def _check_device_buffer(arg: ArgSpec, buf: DeviceBuffer, device_index: int) -> 
     if buf.device_id is not None and buf.device_id != device_index:
         raise KernargError(f"buffer {arg.name} lives on device {buf.device_id}, the kernel runs on "
                            f"device {device_index}")
-    if arg.shape is not None:
-        elems = int(np.prod(arg.shape))
-        if arg.strides and len(arg.shape) == 2:          # rows padded to the leading dimension
-            elems = max(elems, arg.shape[0] * arg.strides[0])
-        need = elems * size
-        if buf.nbytes < need:
-            raise KernargError(f"buffer {arg.name}: device array has {buf.nbytes} bytes, the contract "
-                               f"(shape {list(arg.shape)}, strides {list(arg.strides or ())}) needs {need}")
 
 
 def launch_extra(hip: Any, kernargs: bytes) -> tuple[Any, tuple]:
@@ -213,8 +205,8 @@ class HipRunner:
 
     def _grid(self, scalars: dict) -> tuple:
         # the contract's grid rule (``grid_from``), one implementation for every runner
-        from .emu import runtime_grid
-        return tuple(int(x) for x in runtime_grid(self.meta, scalars))
+        from .launch import grid_of
+        return tuple(int(x) for x in grid_of(self.meta, scalars))
 
     def _malloc(self, nbytes: int, owned: list) -> int:
         ptr = hip_call(self.hip, "hipMalloc", max(int(nbytes), 1))
@@ -224,55 +216,43 @@ class HipRunner:
     def __call__(self, seed: int | None = None, **values: Any):
         """Launch once. ``seed`` is accepted for parity with the emulator runner (which seeds its
         interleaving) and has no effect on a GPU."""
-        from .emu import host_buffer as _buffer  # the host-buffer rules every runner shares
-        from .emu import host_zeros as _zeros
+        from .launch import LaunchError, plan_launch
         hip = self.hip
-        names = {a.name for a in self.args}
-        unknown = set(values) - names
-        if unknown:
-            raise KernargError(f"unknown arguments {sorted(unknown)}; the kernel takes {sorted(names)}")
-        scalars = {a.name: values.get(a.name, a.value) for a in self.args if a.kind == "scalar"}
+
+        def on_device(a: ArgSpec, value: Any, need: int) -> int | None:
+            dev = device_buffer(value)
+            if dev is None:
+                return None
+            _check_device_buffer(a, dev, self.device_index)
+            if dev.nbytes < need:
+                raise LaunchError(a.name, f"a device array of {dev.nbytes} bytes",
+                                  f"{need} bytes at the runtime sizes")
+            return dev.address
+
+        plan = plan_launch(self.meta, values, on_device)   # the one contract check (emu does too)
         hip_call(hip, "hipSetDevice", self.device_index)
         owned: list = []
-        host: dict[str, np.ndarray] = {}
-        outs: dict[str, Any] = {}
-        packed: dict[str, Any] = {}
+        packed: dict[str, Any] = dict(plan.scalars)
+        packed.update({n: addr for n, (_, addr) in plan.device.items()})
         h2d, d2h = hip.hipMemcpyKind.hipMemcpyHostToDevice, hip.hipMemcpyKind.hipMemcpyDeviceToHost
         done = False
         try:
-            for a in self.args:
-                if a.kind != "buffer":
-                    packed[a.name] = scalars[a.name]
-                    continue
-                if a.name in values:
-                    dev = device_buffer(values[a.name])
-                    if dev is not None:
-                        _check_device_buffer(a, dev, self.device_index)
-                        packed[a.name] = dev.address
-                        if a.io != "in":
-                            outs[a.name] = values[a.name]
-                        continue
-                    arr = _buffer(a, values[a.name], scalars)
-                elif a.io == "out" or (a.io == "inout" and a.shape is not None):
-                    arr = _zeros(a, scalars)          # an output the caller did not pass (as emu does)
-                else:
-                    raise KernargError(f"buffer argument {a.name} was not given")
+            for name, arr in plan.host.items():
                 addr = self._malloc(arr.nbytes, owned)
                 if arr.nbytes:
                     hip_call(hip, "hipMemcpy", addr, arr, arr.nbytes, h2d)
-                host[a.name], packed[a.name] = arr, addr
-                if a.io != "in":
-                    outs[a.name] = arr
+                packed[name] = addr
             kernargs = pack_kernargs(self.args, packed)
             self.last_kernargs = kernargs
             extra, keep = launch_extra(hip, kernargs)
-            (gx, gy, gz), (bx, by, bz) = self._grid(scalars), tuple(int(x) for x in self.meta["block"])
+            (gx, gy, gz), (bx, by, bz) = plan.grid, tuple(int(x) for x in self.meta["block"])
             hip_call(hip, "hipModuleLaunchKernel", self.module.function, gx, gy, gz, bx, by, bz,
                      0, None, None, extra)
             hip_call(hip, "hipDeviceSynchronize")
             del keep
-            for name, arr in host.items():
-                if name in outs and arr.nbytes:
+            for name in plan.outputs:
+                arr = plan.host.get(name)
+                if arr is not None and arr.nbytes:
                     hip_call(hip, "hipMemcpy", arr, int(packed[name]), arr.nbytes, d2h)
             done = True
         finally:
@@ -284,6 +264,7 @@ class HipRunner:
                     errors.append(exc)
             if errors and done:   # never mask the error that got us here
                 raise errors[0]
+        outs = {n: plan.host[n] if n in plan.host else plan.device[n][0] for n in plan.outputs}
         return next(iter(outs.values())) if len(outs) == 1 else outs
 
     def close(self) -> None:

@@ -117,7 +117,7 @@ def test_api_save_load_roundtrip_and_default_output(tmp_path):
                       inp["alpha"], 0.0)
     assert ok, msg
     from asmgen.errors import ConfigError, KernargError
-    with pytest.raises(KernargError, match="buffer argument A was not given"):
+    with pytest.raises(KernargError, match="argument A: not given"):
         run(B=inp["B"])
     with pytest.raises(KernargError, match="unknown arguments \\['Z'\\]"):
         run(A=inp["A"], B=inp["B"], Z=1)

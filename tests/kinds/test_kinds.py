@@ -105,7 +105,7 @@ def test_runtime_grid_follows_the_contract_rule():
     assert k.meta["grid"] == [2, 3, 1] and k.meta["grid_from"] == [["M", 64], ["N", 32], None]
     assert runtime_grid(k.meta, {"M": 129, "N": 32}) == (3, 1, 1)
     a = api.attention(seqlen_q=64, seqlen_k=64, assemble=False)
-    assert "grid_from" not in a.meta and runtime_grid(a.meta, {"seqlen_q": 1}) == tuple(a.meta["grid"])
+    assert runtime_grid(a.meta, {"seqlen_q": 100, "heads": 3, "batch": 2}) == (4, 3, 2)
 
 
 def test_recipes_come_from_the_provider_named_not_imported():

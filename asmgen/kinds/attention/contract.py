@@ -4,7 +4,7 @@ it (``asmgen.kernarg.offsets``)."""
 from __future__ import annotations
 
 from ...kernarg import ArgSpec
-from .config import AttentionConfig
+from .config import BATCH_MAX, HEADS_MAX, SEQ_MAX, AttentionConfig
 
 
 def attention_args(cfg: AttentionConfig) -> list[ArgSpec]:
@@ -21,11 +21,23 @@ def attention_args(cfg: AttentionConfig) -> list[ArgSpec]:
 
     shapes = {"Q": (b, h, sq, d), "K": (b, hk, sk, d), "V": (b, hk, sk, d), "O": (b, h, sq, d),
               "LSE": (b, h, sq)}
+    q_dims, kv_dims = ("batch", "heads", "seqlen_q", d), ("batch", "kv_heads", "seqlen_k", d)
+    dims = {"Q": q_dims, "K": kv_dims, "V": kv_dims, "O": q_dims, "LSE": q_dims[:3]}
     args = [ArgSpec(n, "buffer", "f32" if n == "LSE" else cfg.dtype, shapes[n], strides(shapes[n]),
-                    "out" if n in ("O", "LSE") else "in") for n in ("Q", "K", "V", "O", "LSE")]
+                    "out" if n in ("O", "LSE") else "in", dims=dims[n])
+            for n in ("Q", "K", "V", "O", "LSE")]
+    # every size is read at run time (kinds.attention.template); the limits are the config's
+    hi = {"batch": BATCH_MAX, "heads": HEADS_MAX, "kv_heads": HEADS_MAX, "seqlen_q": SEQ_MAX,
+          "seqlen_k": SEQ_MAX}
     for n, val in (("batch", b), ("heads", h), ("kv_heads", hk), ("seqlen_q", sq),
                    ("seqlen_k", sk)):
         mult = cfg.seqlen_k_multiple if n == "seqlen_k" and cfg.seqlen_k_multiple > 1 else None
-        args.append(ArgSpec(n, "scalar", "u32", value=val, multiple_of=mult))
-    args.append(ArgSpec("scale", "scalar", "f32", value=cfg.scale))
+        args.append(ArgSpec(n, "scalar", "u32", value=val, multiple_of=mult, range=(1, hi[n]),
+                            divides="heads" if n == "kv_heads" else None))
+    # positive and below 1e4, as AttentionConfig requires at generation
+    args.append(ArgSpec("scale", "scalar", "f32", value=cfg.scale, range=(F32_TINY, SCALE_MAX)))
     return args
+
+
+F32_TINY = 1.1754943508222875e-38    # the smallest normal f32: "scale > 0"
+SCALE_MAX = 1e4

@@ -25,7 +25,9 @@ class AttentionKind(KernelKind):
         return attention_args(cfg)
 
     def launch(self, cfg: AttentionConfig) -> Launch:
-        return Launch(cfg.grid, cfg.threads, (True, True, True))
+        # every size is a runtime argument: the grid follows seqlen_q, heads and batch
+        return Launch(cfg.grid, cfg.threads, (True, True, True),
+                      grid_from=(("seqlen_q", cfg.rows_per_wg), ("heads", 1), ("batch", 1)))
 
     # -- checking -------------------------------------------------------------------------------
     def random_inputs(self, cfg: AttentionConfig, seed: int) -> dict:

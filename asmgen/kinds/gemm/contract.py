@@ -5,6 +5,10 @@ from __future__ import annotations
 from ...kernarg import ArgSpec
 from .config import GemmConfig
 
+# Leading dimensions stay below 2**24: the kernel multiplies row * ld in 24 bits
+# (``GemmConfig._check_extents``, cdna-facts section 5).
+LD_MAX = 1 << 24
+
 
 def gemm_args(cfg: GemmConfig) -> list[ArgSpec]:
     """The GEMM argument contract (design.md: names A, B, C, [bias], M, N, K, lda, ldb, ldc,
@@ -12,16 +16,21 @@ def gemm_args(cfg: GemmConfig) -> list[ArgSpec]:
     ta, tb = cfg.layout[0] == "T", cfg.layout[1] == "T"
     a_shape = (cfg.k, cfg.m) if ta else (cfg.m, cfg.k)
     b_shape = (cfg.n, cfg.k) if tb else (cfg.k, cfg.n)
-    args = [ArgSpec("A", "buffer", cfg.dtype, a_shape, (cfg.lda, 1), "in", ld="lda"),
-            ArgSpec("B", "buffer", cfg.dtype, b_shape, (cfg.ldb, 1), "in", ld="ldb"),
-            ArgSpec("C", "buffer", cfg.out_dtype, (cfg.m, cfg.n), (cfg.ldc, 1), "inout", ld="ldc",
-                    rows="M")]
+    a_dims = ("K", "M") if ta else ("M", "K")
+    b_dims = ("N", "K") if tb else ("K", "N")
+    args = [ArgSpec("A", "buffer", cfg.dtype, a_shape, (cfg.lda, 1), "in", dims=a_dims, ld="lda"),
+            ArgSpec("B", "buffer", cfg.dtype, b_shape, (cfg.ldb, 1), "in", dims=b_dims, ld="ldb"),
+            ArgSpec("C", "buffer", cfg.out_dtype, (cfg.m, cfg.n), (cfg.ldc, 1), "inout",
+                    ld="ldc", rows="M", dims=("M", "N"))]
     if cfg.bias:
-        args.append(ArgSpec("bias", "buffer", "f32", (cfg.n,), (1,), "in"))
+        args.append(ArgSpec("bias", "buffer", "f32", (cfg.n,), (1,), "in", dims=("N",)))
     mult = size_multiples(cfg)
     for name in ("M", "N", "K", "lda", "ldb", "ldc"):
         val = {"M": cfg.m, "N": cfg.n, "K": cfg.k}.get(name) or getattr(cfg, name)
-        args.append(ArgSpec(name, "scalar", "u32", value=val, multiple_of=mult.get(name)))
+        # baked sizes are constants of the code: the runtime value must be the baked one
+        rng = (val, val) if cfg.bake_sizes else (1, LD_MAX - 1 if name.startswith("ld") else None)
+        args.append(ArgSpec(name, "scalar", "u32", value=val, multiple_of=mult.get(name),
+                            range=rng))
     args.append(ArgSpec("alpha", "scalar", "f32", value=1.0))
     args.append(ArgSpec("beta", "scalar", "f32", value=0.0))
     return args

@@ -1,0 +1,338 @@
+"""Launch-time validation from the contract, in one place every backend (emu, hip) uses.
+
+``plan_launch(meta, values, device_buffer=None)`` turns the caller's keyword arguments into a
+``LaunchPlan``: scalars resolved and checked, host buffers converted, checked and laid out as the
+kernel addresses them, device buffers checked for size, output buffers allocated at the shapes
+the *runtime* sizes give, and the grid computed from the runtime sizes. Every mismatch is a
+``LaunchError`` (a ``KernargError``) naming the argument, what was given and what the kernel
+needs; nothing is silently padded, truncated or reinterpreted.
+
+Rules (contract fields of ``asmgen.kernarg.ArgSpec``):
+- scalar: an int / float / NumPy scalar / 0-d array (``np.int64(128)`` is an integer); within its
+  dtype (u32: 0..2**32-1), its ``range`` [lo, hi] (baked sizes: exactly the baked value; scale
+  > 0), a multiple of ``multiple_of``, dividing the scalar named by ``divides``.
+- buffer with ``dims``: the logical shape, each dim an int (a constant of the code, e.g.
+  head_dim) or a scalar's name (its runtime value). A host array must have exactly that shape,
+  or for a 2-D buffer with ``ld`` the row-padded shape (rows, ld); ``ld`` must be at least the
+  row length. Floating dtypes are rounded to the contract's dtype; integer, bool, complex or
+  object arrays are refused for float buffers.
+- buffer without ``dims`` (contracts written before them): the contract's ``shape`` exactly.
+- host inputs: NumPy arrays, anything with ``__array_interface__``, host DLPack tensors
+  (``__dlpack__``); device memory (``__cuda_array_interface__``, a GPU DLPack device) is refused
+  on the emulator with a clear message; the HIP backend passes ``device_buffer`` to take it.
+- grid: the contract's ``grid``, each dimension that ``grid_from`` ties to a runtime scalar at
+  ceil(scalar / per-workgroup) (GEMM: M and N over the tile; attention: seqlen_q blocks, heads,
+  batch).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import KernargError
+from ..kernarg import SCALAR_DTYPES, ArgSpec, as_args
+
+INT_RANGE = {"u8": (0, 255), "u16": (0, 65535), "u32": (0, (1 << 32) - 1), "u64": (0, (1 << 64) - 1),
+             "i8": (-128, 127), "i16": (-32768, 32767), "i32": (-(1 << 31), (1 << 31) - 1),
+             "i64": (-(1 << 63), (1 << 63) - 1)}
+FLOAT_DTYPES = ("f32", "f16", "bf16", "f64", "fp8_e4m3fnuz", "fp8_e4m3")
+# DLPack device types that are host memory (dlpack.h DLDeviceType: CPU, CUDAHost, ROCMHost)
+DL_HOST = (1, 3, 11)
+
+
+class LaunchError(KernargError):
+    """An argument does not match the kernel's launch contract; names it, what was given and what
+    the kernel needs (``arg``, ``given``, ``need``)."""
+
+    def __init__(self, arg: str, given: str, need: str) -> None:
+        self.arg, self.given, self.need = arg, given, need
+        super().__init__(f"argument {arg}: {given}; the kernel needs {need}")
+
+
+@dataclass
+class LaunchPlan:
+    """What a backend launches: ``scalars`` (name -> number), ``host`` (name -> the C-contiguous
+    array whose address goes into the kernargs), ``device`` (name -> the caller's device object and
+    its address), ``outputs`` (names returned, in contract order) and ``grid``."""
+
+    args: tuple[ArgSpec, ...]
+    scalars: dict[str, Any]
+    host: dict[str, np.ndarray] = field(default_factory=dict)
+    device: dict[str, tuple[Any, int]] = field(default_factory=dict)
+    outputs: list[str] = field(default_factory=list)
+    grid: tuple[int, int, int] = (1, 1, 1)
+
+
+# -- scalars ---------------------------------------------------------------------------------------
+def scalar_value(a: ArgSpec, value: Any) -> int | float:
+    """A Python number for scalar ``a`` from an int, float, NumPy scalar or 0-d/size-1 array."""
+    if isinstance(value, np.ndarray):
+        if value.size != 1:
+            raise LaunchError(a.name, f"an array of shape {value.shape}", f"one {a.dtype} number")
+        value = value.reshape(()).item()
+    elif isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise LaunchError(a.name, f"{type(value).__name__} {value!r:.40}", f"a {a.dtype} number")
+    if a.dtype in INT_RANGE:
+        if isinstance(value, float):
+            if not value.is_integer():
+                raise LaunchError(a.name, f"{value!r}", f"an integer ({a.dtype})")
+            value = int(value)
+        lo, hi = INT_RANGE[a.dtype]
+        if not lo <= value <= hi:
+            raise LaunchError(a.name, f"{value}", f"{a.dtype} ({lo}..{hi})")
+    else:
+        value = float(value)
+    if a.range is not None:
+        lo, hi = a.range
+        # NaN fails both comparisons, so it is refused too
+        if not ((lo is None or value >= lo) and (hi is None or value <= hi)):
+            if lo is not None and lo == hi:
+                need = f"{a.name} = {lo} (baked into the code at generation)"
+            else:
+                need = f"{a.name} in [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]"
+            raise LaunchError(a.name, f"{a.name} = {value!r}", need)
+    if a.multiple_of is not None and int(value) % a.multiple_of:
+        raise LaunchError(a.name, f"{a.name} = {value} is not a multiple of {a.multiple_of}",
+                          f"a multiple of {a.multiple_of} (promised at generation)")
+    return value
+
+
+def resolve_scalars(args: tuple[ArgSpec, ...], values: Mapping[str, Any]) -> dict[str, Any]:
+    out = {}
+    for a in args:
+        if a.kind != "scalar":
+            continue
+        v = values.get(a.name, a.value)
+        if v is None:
+            raise LaunchError(a.name, "no value (neither given nor in the contract)", "a value")
+        out[a.name] = scalar_value(a, v)
+    for a in args:
+        if a.kind == "scalar" and a.divides is not None and a.divides in out:
+            n, d = out[a.divides], out[a.name]
+            if not d or n % d:
+                raise LaunchError(a.name, f"{a.name} = {d} with {a.divides} = {n}",
+                                  f"{a.name} to divide {a.divides}")
+    return out
+
+
+# -- shapes ----------------------------------------------------------------------------------------
+def dims_of(a: ArgSpec, scalars: Mapping[str, Any]) -> tuple[int, ...]:
+    """The buffer's logical shape at the runtime sizes (the contract's shape without ``dims``)."""
+    if a.dims is None:
+        if a.shape is None:
+            raise LaunchError(a.name, "a contract entry without shape or dims",
+                              "a shape to check the buffer against")
+        return tuple(a.shape)
+    out = []
+    for d in a.dims:
+        if isinstance(d, str):
+            if d not in scalars:
+                raise LaunchError(a.name, f"dims naming {d!r}, which is no scalar argument",
+                                  "dims of ints and scalar names")
+            out.append(int(scalars[d]))
+        else:
+            out.append(int(d))
+    return tuple(out)
+
+
+def _dim_text(a: ArgSpec, shape: tuple[int, ...]) -> str:
+    if a.dims is None:
+        return str(tuple(shape))
+    names = ", ".join(str(d) for d in a.dims)
+    return f"({names}) = {tuple(shape)}"
+
+
+def storage_shape(a: ArgSpec, scalars: Mapping[str, Any]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``(logical shape, storage shape)``: the storage of a 2-D buffer with ``ld`` is (rows, ld)
+    and ``ld`` must be at least the row length."""
+    shape = dims_of(a, scalars)
+    if a.dims is None and a.rows is not None and len(shape) == 2 and a.rows in scalars:
+        shape = (int(scalars[a.rows]), shape[1])          # a contract with rows but no dims
+    if a.ld is None:
+        if a.dims is None and a.strides is not None and len(shape) == 2 and a.strides[0] > shape[1]:
+            return shape, (shape[0], a.strides[0])      # an old contract's padded rows
+        return shape, shape
+    ld = int(scalars[a.ld])
+    if ld < shape[1]:
+        raise LaunchError(a.ld, f"{a.ld} = {ld} is smaller than the row length {a.dims[1]} = "
+                          f"{shape[1]} of {a.name}", f"{a.ld} >= {shape[1]}")
+    return shape, (shape[0], ld)
+
+
+# -- host arrays -----------------------------------------------------------------------------------
+def host_array(name: str, value: Any) -> np.ndarray:
+    """``value`` as a NumPy array in host memory; device memory is a ``LaunchError``."""
+    if isinstance(value, np.ndarray):
+        return value
+    try:
+        cai = getattr(value, "__cuda_array_interface__", None)
+    except (TypeError, RuntimeError):
+        cai = None
+    if cai is not None:
+        raise LaunchError(name, f"device memory ({type(value).__name__} with "
+                          "__cuda_array_interface__)", "host memory on the emu backend: copy it "
+                          "to the host (e.g. .cpu().numpy()) or run with backend='hip'")
+    if hasattr(value, "__dlpack__"):
+        dev = None
+        if hasattr(value, "__dlpack_device__"):
+            dev = int(value.__dlpack_device__()[0])
+            if dev not in DL_HOST:
+                raise LaunchError(name, f"a DLPack tensor on device type {dev} (not host memory)",
+                                  "host memory on the emu backend: copy it to the host or run "
+                                  "with backend='hip'")
+        return _from_dlpack(name, value)
+    if hasattr(value, "__array_interface__") or hasattr(value, "__array__") or isinstance(
+            value, (list, tuple)):
+        try:
+            return np.asarray(value)
+        except (TypeError, ValueError) as exc:
+            raise LaunchError(name, f"{type(value).__name__} that NumPy cannot read ({exc})",
+                              "an array") from None
+    raise LaunchError(name, f"{type(value).__name__}", "an array: a NumPy array or an object with "
+                      "__array_interface__ or __dlpack__ (host memory)")
+
+
+def _from_dlpack(name: str, value: Any) -> np.ndarray:
+    """A host DLPack tensor as NumPy (copied); bf16 (DLPack code 4) through ml_dtypes."""
+    try:
+        return np.array(np.from_dlpack(value), copy=True)
+    except (TypeError, ValueError, BufferError, AttributeError, RuntimeError):
+        pass
+    import ctypes
+
+    from .hip_loader import _dlpack_tensor  # the one DLTensor reader (ctypes, no HIP needed)
+    capsule = value.__dlpack__()
+    t = _dlpack_tensor(capsule)
+    codes = {(0, 8): np.int8, (0, 16): np.int16, (0, 32): np.int32, (0, 64): np.int64,
+             (1, 8): np.uint8, (1, 16): np.uint16, (1, 32): np.uint32, (1, 64): np.uint64,
+             (2, 16): np.float16, (2, 32): np.float32, (2, 64): np.float64}
+    key = (int(t.dtype.code), int(t.dtype.bits))
+    if key == (4, 16):
+        import ml_dtypes
+        dt = np.dtype(ml_dtypes.bfloat16)
+    elif key in codes and t.dtype.lanes == 1:
+        dt = np.dtype(codes[key])
+    else:
+        raise LaunchError(name, f"a DLPack tensor of dtype code {key[0]} bits {key[1]} lanes "
+                          f"{t.dtype.lanes}", "an int, float or bfloat tensor")
+    shape = tuple(int(t.shape[i]) for i in range(t.ndim))
+    strides = (None if not t.strides else
+               tuple(int(t.strides[i]) * dt.itemsize for i in range(t.ndim)))
+    if strides is not None and any(s < 0 for s in strides):
+        raise LaunchError(name, "a DLPack tensor with negative strides", "non-negative strides")
+    count = math.prod(shape)
+    if count == 0:
+        return np.zeros(shape, dt)
+    span = (sum((n - 1) * s for n, s in zip(shape, strides)) + dt.itemsize if strides
+            else count * dt.itemsize)
+    raw = (ctypes.c_char * span).from_address((t.data or 0) + int(t.byte_offset))
+    flat = np.frombuffer(raw, dtype=dt)
+    arr = (flat.reshape(shape) if strides is None
+           else np.lib.stride_tricks.as_strided(flat, shape=shape, strides=strides))
+    out = np.array(arr, copy=True)
+    del capsule
+    return out
+
+
+def _dtype_ok(a: ArgSpec, arr: np.ndarray) -> np.ndarray:
+    """``arr`` in the contract's dtype: floats are rounded to it; other kinds are refused."""
+    from ..dtypes import np_dtype
+    if a.dtype in ("f32", "f16", "bf16"):
+        want = np.dtype(np_dtype(a.dtype))
+        if arr.dtype == want:
+            return arr
+        if arr.dtype.kind != "f" and arr.dtype.name != "bfloat16":
+            raise LaunchError(a.name, f"an array of dtype {arr.dtype}", f"{a.dtype} (floating point)")
+        return arr.astype(want)
+    if a.dtype in INT_RANGE:
+        want = np.dtype(a.dtype.replace("u", "uint") if a.dtype[0] == "u"
+                        else a.dtype.replace("i", "int"))
+        if arr.dtype != want:
+            raise LaunchError(a.name, f"an array of dtype {arr.dtype}", f"{a.dtype}")
+        return arr
+    if arr.dtype.itemsize != SCALAR_DTYPES[a.dtype]:
+        raise LaunchError(a.name, f"an array of dtype {arr.dtype}", f"{a.dtype}")
+    return arr
+
+
+def host_buffer(a: ArgSpec, value: Any, scalars: Mapping[str, Any]) -> np.ndarray:
+    """The C-contiguous storage (a copy) the kernel reads for buffer ``a``, after every check."""
+    arr = _dtype_ok(a, host_array(a.name, value))
+    shape, storage = storage_shape(a, scalars)
+    if arr.shape == storage:
+        return np.ascontiguousarray(arr).copy()
+    if arr.shape == shape:                   # logical shape: pad the rows to ld
+        out = np.zeros(storage, dtype=arr.dtype)
+        out[tuple(slice(0, n) for n in shape)] = arr
+        return out
+    need = f"shape {_dim_text(a, shape)}"
+    if storage != shape:
+        need += f" or the row-padded {(storage[0], storage[1])} ({a.ld} = {storage[1]})"
+    raise LaunchError(a.name, f"an array of shape {tuple(arr.shape)}", need)
+
+
+def zeros_buffer(a: ArgSpec, scalars: Mapping[str, Any]) -> np.ndarray:
+    """An output the caller did not pass: zeros at the runtime storage shape."""
+    from ..dtypes import np_dtype
+    if a.dtype not in ("f32", "f16", "bf16"):
+        raise LaunchError(a.name, "no array", f"an array of {a.dtype} (it cannot be allocated)")
+    _, storage = storage_shape(a, scalars)
+    return np.zeros(storage, dtype=np_dtype(a.dtype))
+
+
+def needed_bytes(a: ArgSpec, scalars: Mapping[str, Any]) -> int:
+    """Bytes the kernel may touch in buffer ``a`` at the runtime sizes."""
+    _, storage = storage_shape(a, scalars)
+    return math.prod(storage) * SCALAR_DTYPES[a.dtype]
+
+
+# -- grid ------------------------------------------------------------------------------------------
+def grid_of(meta: Mapping[str, Any], scalars: Mapping[str, Any]) -> tuple[int, int, int]:
+    """The launch grid at the runtime sizes: the contract's ``grid``, with each dimension its
+    ``grid_from`` ties to a scalar (``[name, per_workgroup]``) at ceil(scalar / per_workgroup)."""
+    grid = [int(x) for x in meta["grid"]]
+    for i, rule in enumerate(meta.get("grid_from") or ()):
+        if rule is not None and rule[0] in scalars and scalars[rule[0]] is not None:
+            grid[i] = -(-int(scalars[rule[0]]) // int(rule[1]))
+    return tuple(grid)
+
+
+# -- the plan --------------------------------------------------------------------------------------
+def plan_launch(meta: Mapping[str, Any], values: Mapping[str, Any],
+                device_buffer: Callable[[ArgSpec, Any, int], int | None] | None = None) -> LaunchPlan:
+    """Check ``values`` against ``meta``'s contract and lay them out (see the module doc).
+    ``device_buffer(arg, value, needed_bytes)`` (the HIP backend) returns the device address of a
+    value living in device memory (after checking it) or None for host values."""
+    args = as_args(meta["args"])
+    names = {a.name for a in args}
+    unknown = set(values) - names - {"seed"}
+    if unknown:
+        raise KernargError(f"unknown arguments {sorted(unknown)}; the kernel takes {sorted(names)}")
+    scalars = resolve_scalars(args, values)
+    plan = LaunchPlan(args, scalars)
+    for a in args:
+        if a.kind != "buffer":
+            continue
+        if a.io != "in":
+            plan.outputs.append(a.name)
+        if a.name in values:
+            v = values[a.name]
+            if device_buffer is not None:
+                addr = device_buffer(a, v, needed_bytes(a, scalars))
+                if addr is not None:
+                    plan.device[a.name] = (v, addr)
+                    continue
+            plan.host[a.name] = host_buffer(a, v, scalars)
+        elif a.io == "out" or (a.io == "inout" and (a.dims is not None or a.shape is not None)):
+            plan.host[a.name] = zeros_buffer(a, scalars)
+        else:
+            raise LaunchError(a.name, "not given", f"an input array of shape "
+                              f"{_dim_text(a, dims_of(a, scalars))}")
+    plan.grid = grid_of(meta, scalars)
+    return plan
