@@ -48,7 +48,23 @@ def resolve(kind, schedule: str | None, schedule_params: dict | None, config: di
             raise ConfigError(f"schedule parameters {sorted(params)} need a schedule (kind "
                               f"{kind.name!r} has no default)")
         return cfg_kw, None
-    return cfg_kw, recipes.get(name, **params)
+    recipe = recipes.get(name, **params)
+    check_recipe_kind(kind, name, recipe)
+    return cfg_kw, recipe
+
+
+def check_recipe_kind(kind, name: str, recipe) -> None:
+    """Refuse a recipe made for another kind: one that is an instance of another kind's default
+    recipe type, when that type is more specific than this kind's own (``attn_basic`` for a
+    GEMM). Recipes shared by kinds (``shuffle``, ``fuzz``) are instances of the common base."""
+    own = type(recipes.get(kind.default_schedule)) if kind.default_schedule else None
+    for other in registry.all_kinds():
+        if other is kind or not other.default_schedule:
+            continue
+        typ = type(recipes.get(other.default_schedule))
+        if isinstance(recipe, typ) and not (own is not None and issubclass(own, typ)):
+            raise ConfigError(f"schedule {name!r} is a recipe of kind {other.name}, not "
+                              f"{kind.name}")
 
 
 def gemm(m: int, n: int, k: int, dtype: str = "f16", arch: str = "gfx942", layout: str = "NN",
@@ -114,4 +130,7 @@ def load(kernel_or_json, backend: str = "emu", seed: int = 0, **kw):
     isa.emu), ``hip`` (a ROCm GPU) or ``auto``; the backend switch is
     ``asmgen.runtime.load`` (``device=``, ``hip=`` pass through)."""
     from .runtime.load import load as runtime_load
+    if not (hasattr(kernel_or_json, "meta") and hasattr(kernel_or_json, "hsaco")):
+        from .kinds.consistency import read_checked
+        read_checked(kernel_or_json)          # config vs args too, before the backend runs
     return runtime_load(kernel_or_json, backend=backend, seed=seed, **kw)

@@ -22,15 +22,22 @@ class Kernel:
     compiled: Any = field(default=None, repr=False, compare=False)   # the passes' result
 
     def save(self, directory: str | Path) -> Path:
-        """Write ``<name>.s``, ``<name>.hsaco`` and ``<name>.json`` into ``directory``; returns the
-        .json path."""
-        d = Path(directory)
-        d.mkdir(parents=True, exist_ok=True)
-        (d / f"{self.name}.s").write_text(self.asm)
-        (d / f"{self.name}.hsaco").write_bytes(self.hsaco)
-        path = d / f"{self.name}.json"
-        path.write_text(json.dumps(self.meta, indent=1) + "\n")
-        return path
+        """Write ``<name>.s``, ``<name>.hsaco`` and ``<name>.json`` into ``directory``, all three or
+        none (``asmgen.outputs.publish``: temporary names, then renames, the contract last; a
+        different kernel of the same name is not replaced); returns the .json path."""
+        from .outputs import publish
+        paths = publish(directory, self.artifacts())
+        return paths[-1]
+
+    def artifacts(self) -> dict[str, bytes]:
+        """File name -> bytes of the three outputs (the .json last); the contract records the
+        sha256 of the code object written beside it (``asmgen.runtime.contract`` checks it)."""
+        import hashlib
+        meta = dict(self.meta)
+        if self.hsaco:
+            meta["hsaco_sha256"] = hashlib.sha256(bytes(self.hsaco)).hexdigest()
+        return {f"{self.name}.s": self.asm.encode(), f"{self.name}.hsaco": bytes(self.hsaco),
+                f"{self.name}.json": (json.dumps(meta, indent=1) + "\n").encode()}
 
     @property
     def resources(self) -> dict:

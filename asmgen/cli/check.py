@@ -5,7 +5,6 @@ reference of its kind (``config.kind``, looked up in ``asmgen.kinds.registry``; 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -15,7 +14,13 @@ EXIT_OK, EXIT_MISMATCH, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def register(sub) -> None:
-    c = sub.add_parser("check", help="run a kernel contract on random inputs vs the NumPy reference")
+    c = sub.add_parser(
+        "check", help="run a kernel contract on random inputs vs the NumPy reference",
+        description="Run DIR/<kernel>.json on seeded random inputs on the emulator (or a GPU) and "
+                    "compare with its kind's NumPy reference.",
+        epilog="exit 0: the kernel matched the reference; 1: it ran and mismatched (or the "
+               "emulator caught it misbehaving: race, hazard, unwaited load); 2: bad input (a "
+               "missing, damaged or inconsistent contract or code object, a bad option).")
     c.add_argument("contract", help="DIR/<kernel>.json")
     c.add_argument("--backend", default="emu", choices=("emu", "hip", "auto"))
     c.add_argument("--seed", type=int, default=0)
@@ -30,19 +35,17 @@ def register(sub) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from ..api import load
+    from ..kinds.consistency import read_checked
+    from ..runtime.contract import read_json
     path = Path(args.contract)
-    try:
-        meta = json.loads(path.read_text())
-    except FileNotFoundError:
-        print(f"asmgen check: error: {path} does not exist", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        print(f"asmgen check: error: {path} is not a JSON contract: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    meta = read_json(path)              # missing, a folder, not JSON: ContractError (exit 2)
     from ..profiling.launch import is_launch_contract
     if is_launch_contract(meta):
         return _check_launch(path, args)
     from ..kinds import registry
+    from ..runtime.contract import check_meta
+    if not isinstance(meta, dict):
+        check_meta(meta, str(path))     # null, a list, ...: "not a JSON object"
     try:
         kind = registry.of_contract(meta)
     except registry.UnknownKind:
@@ -50,7 +53,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"asmgen check: error: {path}: kernel kind {name!r} has no checker "
               f"(known: {registry.names()})", file=sys.stderr)
         return EXIT_BAD_INPUT
+    meta, _ = read_checked(path)        # every self-consistency check before anything runs
     from isa.emu.errors import EmulatorError
+    from isa.errors import IsaError
     from isa.hazards import RULES
     known_rules = {r.name for r in RULES}
     bad = [r for r in args.allow_hazard if r not in known_rules]
@@ -63,6 +68,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         ok, msg = kind.check(meta, run, args.seed)
     except AsmgenError as exc:
         print(f"asmgen check: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except IsaError as exc:        # a code object the decoder rejects: bad input, not a mismatch
+        if isinstance(exc, EmulatorError):
+            print(f"FAILED {meta.get('kernel')} seed={args.seed}: emulator: {exc}")
+            return EXIT_MISMATCH
+        print(f"asmgen check: error: the code object is invalid: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except EmulatorError as exc:   # the kernel misbehaved (race, unwaited load, hazard, ...)
         print(f"FAILED {meta.get('kernel')} seed={args.seed}: emulator: {exc}")

@@ -36,6 +36,12 @@ def register(sub) -> None:
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
+    from ..errors import ConfigError
+    import math
+    if args.budget is not None and not (math.isfinite(args.budget) and args.budget > 0):
+        raise ConfigError(f"--budget {args.budget} must be more than 0 seconds (finite)")
+    if args.examples is not None and args.examples < 1:
+        raise ConfigError(f"--examples {args.examples} must be at least 1")
     if args.replay:
         from ..fuzz.runner import replay
         out = replay(args.replay)

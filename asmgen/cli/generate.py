@@ -21,6 +21,8 @@ def register(sub) -> None:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from ..api import generate
+    from ..outputs import prepare_dir
+    prepare_dir(args.output)                   # a bad -o fails before any work
     kern = args.kind.cli_generate(args, generate)
     path = kern.save(args.output)
     r = kern.resources

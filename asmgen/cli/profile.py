@@ -17,6 +17,7 @@ or ``--clock-mhz``), ``tflops_sustained`` (at the device's sustained GEMM clock)
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from ..errors import ConfigError
@@ -53,27 +54,56 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+def parse_loop(text: str) -> tuple[int, int]:
+    """``--loop LO:HI``: two instruction indices, the head below the backward branch."""
+    try:
+        lo, hi = (int(x, 0) for x in text.split(":"))
+    except ValueError:
+        raise ConfigError(f"--loop {text!r} is not LO:HI (two instruction indices)") from None
+    if lo < 0 or lo >= hi:
+        raise ConfigError(f"--loop {text}: the head pc {lo} must be below the branch pc {hi} "
+                          "(and >= 0)")
+    return lo, hi
+
+
+def check_clock(mhz: float | None) -> None:
+    if mhz is not None and not (math.isfinite(mhz) and 0 < mhz <= 10000):
+        raise ConfigError(f"--clock-mhz {mhz} must be a clock in (0, 10000] MHz")
+
+
 def run(args) -> int:
-    from isa.cycle.report import write_chrome_trace
-    loop = None
-    if args.loop:
-        try:
-            lo, hi = (int(x, 0) for x in args.loop.split(":"))
-        except ValueError:
-            raise ConfigError(f"--loop {args.loop!r} is not LO:HI (two instruction indices)") from None
-        loop = (lo, hi)
+    """Every option and output path is checked before any emulation; the report is printed
+    before the trace and SVG are written, each atomically (``asmgen.outputs``)."""
+    from ..outputs import check_writable, write_bytes_atomic
+    loop = parse_loop(args.loop) if args.loop else None
+    check_clock(args.clock_mhz)
+    for opt, path in (("--trace", args.trace), ("--svg", args.svg)):
+        if path:
+            check_writable(path, opt)
     out = profile(args.contract, iters=args.iters, device=args.device, wgs_per_cu=args.wgs_per_cu,
                   clock_mhz=args.clock_mhz, keep_result=bool(args.trace or args.svg), loop=loop)
     res = out.pop("_result", None)
-    if args.trace:
-        write_chrome_trace(res, args.trace)
-    if args.svg:
-        Path(args.svg).write_text(svg(res, out))
     out.pop("_steady_window", None)
     if args.json:
-        print(json.dumps(out, indent=1))
+        print(json.dumps(out, indent=1), flush=True)
     else:
-        print(format_text(out))
+        print(format_text(out), flush=True)
+    if args.svg:
+        write_bytes_atomic(args.svg, svg(res, out), "--svg")
+    if args.trace:
+        import os
+        import tempfile
+
+        from isa.cycle.report import write_chrome_trace
+        check_writable(args.trace, "--trace")
+        fd, tmp = tempfile.mkstemp(prefix=".trace.tmp-", dir=os.path.dirname(os.path.abspath(args.trace)))
+        os.close(fd)
+        try:
+            write_chrome_trace(res, tmp)
+            os.replace(tmp, args.trace)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
     return 0
 
 
@@ -96,6 +126,7 @@ def profile(src, iters: int = DEFAULT_ITERS, device: str | None = None,
     ``SimResult``) and ``_steady_window``."""
     if iters < 1:
         raise ConfigError(f"--iters {iters} must be at least 1")
+    check_clock(clock_mhz)
     if wgs_per_cu is not None and wgs_per_cu < 1:
         raise ConfigError(f"--wgs-per-cu {wgs_per_cu} must be at least 1")
     if _is_launch_contract(src):
@@ -106,7 +137,8 @@ def profile(src, iters: int = DEFAULT_ITERS, device: str | None = None,
         out["sustained_clock_mhz"] = sustained_clock(out)
         out["tflops_sustained"] = sustained_tflops(out)
         return out
-    meta, hsaco = read_contract(src)
+    from ..kinds.consistency import read_checked
+    meta, hsaco = read_checked(src)
     from ..kinds import registry
     kind = registry.of_contract(meta)
     if kind.profile is None:

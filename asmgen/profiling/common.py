@@ -40,6 +40,7 @@ def emulate_streams(meta: dict, hsaco: bytes, values: dict, seed: int = 0):
     """Run one workgroup (grid 1x1x1) with ``values`` on the emulator, trace on; per-wave streams.
     Scalars missing from ``values`` take the contract's value."""
     import numpy as np
+
     from isa.cycle import streams_from_trace
     from isa.emu import Emulator
     from isa.emu.errors import EmulatorError

@@ -7,10 +7,9 @@ self-consistency when it is loaded, before anything runs.
 - the JSON: not JSON, not an object (``null``), the keys ``kernel`` / ``arch`` / ``grid`` /
   ``block`` / ``args`` missing or of the wrong type, ``args`` not a list of argument objects, an
   unknown dtype;
-- the config (``config.kind`` and its fields): the kind's own ``args(cfg)`` must give the same
-  arguments (names, kinds, dtypes, shapes, io) as the contract states, and ``config.arch`` must
-  be the contract's ``arch`` (a contract edited to say bf16/gfx950 over an f16/gfx942 kernel, or
-  with ``head_dim`` changed, is refused);
+- the config: an object whose ``arch`` is the contract's (the config against the arguments is
+  ``asmgen.kinds.consistency``, one layer up: it needs the kind registry; the API, ``check`` and
+  ``profile`` run both);
 - the code object: not empty, the sha256 the contract records (``hsaco_sha256``, when present:
   a truncated or bit-flipped file is refused), a readable ELF (``isa.codeobj``), its arch (e_flags)
   the contract's, the kernel symbol present, the metadata's kernarg size the contract's.
@@ -30,13 +29,6 @@ REQUIRED = {"kernel": str, "arch": str, "grid": list, "block": list, "args": lis
 
 class ContractError(ConfigError):
     """A contract or its code object that is missing, malformed or inconsistent."""
-
-
-def _kind_args(kind: str, config: dict):
-    """The kind's own argument list for ``config`` (through the kind registry)."""
-    from ..kinds import registry
-    k = registry.get(kind)                     # UnknownKind (a ConfigError) names the known ones
-    return k.args(k.config_from_dict(config))
 
 
 def check_meta(meta: Any, where: str) -> dict:
@@ -61,31 +53,9 @@ def check_meta(meta: Any, where: str) -> dict:
     if config is not None and not isinstance(config, dict):
         raise ContractError(f"{where}: the contract's config is {type(config).__name__}, not an "
                             "object")
-    if not config or "kind" not in config:
-        return meta      # a foreign kernel's contract: only its own statements can be checked
-    if not isinstance(config["kind"], str):
-        raise ContractError(f"{where}: the contract's config.kind {config['kind']!r} is not a name")
-    if "arch" in config and config["arch"] != meta["arch"]:
+    if config and "arch" in config and config["arch"] != meta["arch"]:
         raise ContractError(f"{where}: config.arch {config['arch']!r} is not the contract's arch "
                             f"{meta['arch']!r}")
-    try:
-        own = _kind_args(config["kind"], config)
-    except (TypeError, ConfigError) as exc:
-        raise ContractError(f"{where}: the config is invalid: {exc}") from None
-    stated = {a.name: a for a in args}
-    for a in own:
-        s = stated.get(a.name)
-        if s is None:
-            raise ContractError(f"{where}: the contract lacks the argument {a.name} its config needs")
-        for attr in ("kind", "dtype", "shape", "io", "dims"):
-            if getattr(s, attr) != getattr(a, attr) and not (attr == "dims" and s.dims is None):
-                raise ContractError(
-                    f"{where}: argument {a.name} has {attr} {getattr(s, attr)!r} but the config "
-                    f"({config['kind']}, {config.get('dtype')}, {meta['arch']}) gives "
-                    f"{getattr(a, attr)!r}: the contract is inconsistent")
-    if [a.name for a in args] != [a.name for a in own]:
-        raise ContractError(f"{where}: the arguments {[a.name for a in args]} are not the config's "
-                            f"{[a.name for a in own]}")
     return meta
 
 
@@ -117,11 +87,28 @@ def check_code_object(meta: dict, hsaco: bytes, where: str) -> None:
                             f"contract's arguments need {need}")
 
 
-def read_contract(src: Any) -> tuple[dict, bytes]:
-    """``(meta, hsaco)`` of a ``Kernel`` or a ``.json`` path, every check of the module doc done."""
+def read_contract(src: Any, check=None) -> tuple[dict, bytes]:
+    """``(meta, hsaco)`` of a ``Kernel`` or a ``.json`` path, every check of the module doc done;
+    ``check(meta, where)`` (if given) runs after the contract's and before the code object's."""
     if hasattr(src, "meta") and hasattr(src, "hsaco"):
         return src.meta, src.hsaco
     path = Path(src)
+    meta = read_json(path)
+    check_meta(meta, str(path))
+    if check is not None:
+        check(meta, str(path))
+    hsaco_path = path.with_suffix(".hsaco")
+    if not hsaco_path.is_file():
+        raise ContractError(f"{path}: the code object {hsaco_path} is missing")
+    hsaco = hsaco_path.read_bytes()
+    check_code_object(meta, hsaco, str(hsaco_path))
+    return meta, hsaco
+
+
+def read_json(path: str | Path) -> Any:
+    """The parsed JSON of a contract path: a folder, a missing file or bad JSON is a
+    ``ContractError`` naming it (the folder's message lists the contracts inside)."""
+    path = Path(path)
     if path.is_dir():
         found = sorted(p.name for p in path.glob("*.json"))[:5]
         hint = f" (it holds {', '.join(found)})" if found else " (it holds no .json contract)"
@@ -133,13 +120,6 @@ def read_contract(src: Any) -> tuple[dict, bytes]:
     except (OSError, UnicodeDecodeError) as exc:
         raise ContractError(f"{path}: cannot read it as text ({exc})") from None
     try:
-        meta = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ContractError(f"{path} is not valid JSON: {exc}") from None
-    check_meta(meta, str(path))
-    hsaco_path = path.with_suffix(".hsaco")
-    if not hsaco_path.is_file():
-        raise ContractError(f"{path}: the code object {hsaco_path} is missing")
-    hsaco = hsaco_path.read_bytes()
-    check_code_object(meta, hsaco, str(hsaco_path))
-    return meta, hsaco

@@ -18,7 +18,7 @@ Rules (contract fields of ``asmgen.kernarg.ArgSpec``):
   object arrays are refused for float buffers.
 - buffer without ``dims`` (contracts written before them): the contract's ``shape`` exactly.
 - host inputs: NumPy arrays, anything with ``__array_interface__``, host DLPack tensors
-  (``__dlpack__``); device memory (``__cuda_array_interface__``, a GPU DLPack device) is refused
+  (``__dlpack__``, dtypes NumPy imports); device memory (``__cuda_array_interface__``, a GPU DLPack device) is refused
   on the emulator with a clear message; the HIP backend passes ``device_buffer`` to take it.
 - grid: the contract's ``grid``, each dimension that ``grid_from`` ties to a runtime scalar at
   ceil(scalar / per-workgroup) (GEMM: M and N over the tile; attention: seqlen_q blocks, heads,
@@ -199,45 +199,14 @@ def host_array(name: str, value: Any) -> np.ndarray:
 
 
 def _from_dlpack(name: str, value: Any) -> np.ndarray:
-    """A host DLPack tensor as NumPy (copied); bf16 (DLPack code 4) through ml_dtypes."""
+    """A host DLPack tensor as NumPy (copied); a dtype NumPy's DLPack import does not know (bf16)
+    is refused with what to do instead."""
     try:
         return np.array(np.from_dlpack(value), copy=True)
-    except (TypeError, ValueError, BufferError, AttributeError, RuntimeError):
-        pass
-    import ctypes
-
-    from .hip_loader import _dlpack_tensor  # the one DLTensor reader (ctypes, no HIP needed)
-    capsule = value.__dlpack__()
-    t = _dlpack_tensor(capsule)
-    codes = {(0, 8): np.int8, (0, 16): np.int16, (0, 32): np.int32, (0, 64): np.int64,
-             (1, 8): np.uint8, (1, 16): np.uint16, (1, 32): np.uint32, (1, 64): np.uint64,
-             (2, 16): np.float16, (2, 32): np.float32, (2, 64): np.float64}
-    key = (int(t.dtype.code), int(t.dtype.bits))
-    if key == (4, 16):
-        import ml_dtypes
-        dt = np.dtype(ml_dtypes.bfloat16)
-    elif key in codes and t.dtype.lanes == 1:
-        dt = np.dtype(codes[key])
-    else:
-        raise LaunchError(name, f"a DLPack tensor of dtype code {key[0]} bits {key[1]} lanes "
-                          f"{t.dtype.lanes}", "an int, float or bfloat tensor")
-    shape = tuple(int(t.shape[i]) for i in range(t.ndim))
-    strides = (None if not t.strides else
-               tuple(int(t.strides[i]) * dt.itemsize for i in range(t.ndim)))
-    if strides is not None and any(s < 0 for s in strides):
-        raise LaunchError(name, "a DLPack tensor with negative strides", "non-negative strides")
-    count = math.prod(shape)
-    if count == 0:
-        return np.zeros(shape, dt)
-    span = (sum((n - 1) * s for n, s in zip(shape, strides)) + dt.itemsize if strides
-            else count * dt.itemsize)
-    raw = (ctypes.c_char * span).from_address((t.data or 0) + int(t.byte_offset))
-    flat = np.frombuffer(raw, dtype=dt)
-    arr = (flat.reshape(shape) if strides is None
-           else np.lib.stride_tricks.as_strided(flat, shape=shape, strides=strides))
-    out = np.array(arr, copy=True)
-    del capsule
-    return out
+    except (TypeError, ValueError, BufferError, AttributeError, RuntimeError) as exc:
+        raise LaunchError(name, f"a DLPack tensor NumPy cannot import ({exc})",
+                          "a NumPy-readable tensor (for bf16: pass a NumPy array of "
+                          "ml_dtypes.bfloat16)") from None
 
 
 def _dtype_ok(a: ArgSpec, arr: np.ndarray) -> np.ndarray:

@@ -26,7 +26,7 @@ LAYERS = (
     ("asmgen.passes", 2), ("asmgen.sched", 2), ("asmgen.dag", 2), ("asmgen.emit", 2),
     ("asmgen.toolchain", 2),
     ("asmgen.ir", 1), ("asmgen.program", 1), ("asmgen.builder", 1), ("asmgen.kernel", 1),
-    ("asmgen.kernarg", 1), ("asmgen.target", 1), ("asmgen.dtypes", 1), ("asmgen.errors", 1),
+    ("asmgen.kernarg", 1), ("asmgen.outputs", 1), ("asmgen.target", 1), ("asmgen.dtypes", 1), ("asmgen.errors", 1),
     ("isa", 0),
 )
 

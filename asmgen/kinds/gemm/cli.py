@@ -12,13 +12,17 @@ from ...target import ARCHES
 
 
 def add_arguments(g: argparse.ArgumentParser) -> None:
-    g.add_argument("--arch", default=ARCHES[0], choices=ARCHES)
-    g.add_argument("--m", type=int, required=True)
-    g.add_argument("--n", type=int, required=True)
-    g.add_argument("--k", type=int, required=True)
-    g.add_argument("--dtype", default="f16", choices=("f16", "bf16"))
-    g.add_argument("--out-dtype", default=None, choices=("f32", "f16", "bf16"))
-    g.add_argument("--layout", default="NN", choices=("NN", "NT", "TN", "TT"))
+    g.add_argument("--arch", default=ARCHES[0], choices=ARCHES,
+                   help=f"target GPU architecture (default: {ARCHES[0]})")
+    g.add_argument("--m", type=int, required=True, help="rows of C (and of op(A))")
+    g.add_argument("--n", type=int, required=True, help="columns of C (and of op(B))")
+    g.add_argument("--k", type=int, required=True, help="the reduction length (columns of op(A))")
+    g.add_argument("--dtype", default="f16", choices=("f16", "bf16"),
+                   help="element type of A and B (default: f16)")
+    g.add_argument("--out-dtype", default=None, choices=("f32", "f16", "bf16"),
+                   help="element type of C (default: the input dtype)")
+    g.add_argument("--layout", default="NN", choices=("NN", "NT", "TN", "TT"),
+                   help="A and B as stored: N row-major as is, T transposed (default: NN)")
     g.add_argument("--schedule", default=None,
                    help="recipe name: pgr1, pgr2, ck_v4, interleave (4 waves), pingpong (8 waves, "
                         "--waves 2x4), shuffle, fuzz (default: see below)")
