@@ -13,7 +13,7 @@ from the .json alone.
 from __future__ import annotations
 
 from . import recipes
-from .driver import check_occupancy, compile  # noqa: F401  (re-exported)
+from .driver import check_occupancy, check_recipe_kind, compile, resolve  # noqa: F401  (re-exported)
 from .errors import ConfigError
 from .kernel import Kernel
 from .kinds import registry
@@ -25,46 +25,32 @@ DEFAULT_ATTENTION_SCHEDULE = "attn_basic"
 
 
 def generate(kind, schedule: str | None = None, schedule_params: dict | None = None,
-             assemble: bool = True, toolchain=None, **config) -> Kernel:
+             assemble: bool = True, toolchain=None, cache: bool | None = None,
+             **config) -> Kernel:
     """A kernel of ``kind`` (a registered name or ``KernelKind``): ``schedule`` names a recipe
     (default: the kind's), ``schedule_params`` its parameters (recipes only order), ``config``
     the kind's keywords; the fields the caller leaves out take the recipe's ``defaults``
-    (``KernelKind.make_config``) and the recipe checks those it ``requires``."""
+    (``KernelKind.make_config``) and the recipe checks those it ``requires``. An assembled kernel
+    comes from the on-disk cache (``asmgen.cache``) unless ``cache=False`` or
+    ``ASMGEN_NO_CACHE=1``: a repeated call skips template, passes and assembler."""
+    if assemble and cache_enabled(cache):
+        from .cache import cached_generate
+        kern, _ = cached_generate(kind, schedule=schedule, schedule_params=schedule_params,
+                                  toolchain=toolchain, **config)
+        return kern
     k = registry.get(kind)
     cfg_kw, recipe = resolve(k, schedule, schedule_params, config)
     cfg = k.make_config(recipe, **cfg_kw)
     return compile(k, cfg, recipe, toolchain=toolchain, assemble=assemble)
 
 
-def resolve(kind, schedule: str | None, schedule_params: dict | None, config: dict):
-    """(config keywords, recipe object) of an API call: the schedule name (default: the kind's;
-    a kind with no default schedule compiles in program order, recipe None) and its parameters,
-    plus the keywords that are recipe parameters (``KernelKind.recipe_knobs``)."""
-    cfg_kw, knobs = kind.recipe_knobs(config)
-    params = {**dict(schedule_params or {}), **knobs}
-    name = schedule or kind.default_schedule
-    if not name:
-        if params:
-            raise ConfigError(f"schedule parameters {sorted(params)} need a schedule (kind "
-                              f"{kind.name!r} has no default)")
-        return cfg_kw, None
-    recipe = recipes.get(name, **params)
-    check_recipe_kind(kind, name, recipe)
-    return cfg_kw, recipe
-
-
-def check_recipe_kind(kind, name: str, recipe) -> None:
-    """Refuse a recipe made for another kind: one that is an instance of another kind's default
-    recipe type, when that type is more specific than this kind's own (``attn_basic`` for a
-    GEMM). Recipes shared by kinds (``shuffle``, ``fuzz``) are instances of the common base."""
-    own = type(recipes.get(kind.default_schedule)) if kind.default_schedule else None
-    for other in registry.all_kinds():
-        if other is kind or not other.default_schedule:
-            continue
-        typ = type(recipes.get(other.default_schedule))
-        if isinstance(recipe, typ) and not (own is not None and issubclass(own, typ)):
-            raise ConfigError(f"schedule {name!r} is a recipe of kind {other.name}, not "
-                              f"{kind.name}")
+def cache_enabled(cache: bool | None) -> bool:
+    """The kernel cache is on unless ``cache=False`` or ``ASMGEN_NO_CACHE=1`` (``cache=True``
+    wins over the variable)."""
+    if cache is not None:
+        return bool(cache)
+    import os
+    return os.environ.get("ASMGEN_NO_CACHE", "") in ("", "0")
 
 
 def gemm(m: int, n: int, k: int, dtype: str = "f16", arch: str = "gfx942", layout: str = "NN",
@@ -92,7 +78,7 @@ def attention(batch: int = 1, heads: int = 1, kv_heads: int | None = None, seqle
               arch: str = "gfx942", schedule: str = DEFAULT_ATTENTION_SCHEDULE,
               scale: float | None = None, schedule_params: dict | None = None,
               assemble: bool = True, waves: int = 1, kv_buffers: int | None = None,
-              seqlen_k_multiple: int = 1) -> Kernel:
+              seqlen_k_multiple: int = 1, cache: bool | None = None) -> Kernel:
     """Generate a flash-attention forward kernel (design.md); ``schedule`` names a recipe
     (``attn_basic``, ``attn_interleave``, ``attn_prio``, ``attn_prio_interleave``, or
     ``shuffle`` for fuzzing); ``waves`` (1, 2, 4) per workgroup share K/V through
@@ -101,7 +87,7 @@ def attention(batch: int = 1, heads: int = 1, kv_heads: int | None = None, seqle
     return generate("attention", schedule, schedule_params, assemble, batch=batch, heads=heads,
                     kv_heads=kv_heads, seqlen_q=seqlen_q, seqlen_k=seqlen_k, head_dim=head_dim,
                     dtype=dtype, causal=causal, arch=arch, scale=scale, waves=waves,
-                    kv_buffers=kv_buffers, seqlen_k_multiple=seqlen_k_multiple)
+                    kv_buffers=kv_buffers, seqlen_k_multiple=seqlen_k_multiple, cache=cache)
 
 
 def compile_config(cfg, recipe, toolchain=None, assemble: bool = True) -> Kernel:

@@ -16,6 +16,7 @@ hashes everything they depend on, so a repeated ``gemm(...)`` skips template, pa
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib.util
@@ -216,21 +217,50 @@ def cached(parts: Mapping[str, Any], build_fn: Callable[[], Mapping[str, Any]],
     arts = read_entry(parts, root)
     if arts is not None:
         return arts, True
-    arts = _normalize(build_fn())
-    write_entry(parts, arts, root)
+    with _build_lock(cache_key(parts), root):
+        arts = read_entry(parts, root)       # built by another process while we waited
+        if arts is not None:
+            return arts, True
+        arts = _normalize(build_fn())
+        write_entry(parts, arts, root)
     return arts, False
+
+
+@contextlib.contextmanager
+def _build_lock(key: str, root: str | Path | None):
+    """An exclusive ``flock`` on the cache folder itself while a missing entry is built:
+    concurrent builders of one key build it once, the others wait and then read the entry
+    (POSIX ``flock(2)`` on the directory: no lock files; the lock goes with the process, so a
+    killed builder frees it). Builds of different keys wait for each other too (one ~1 s build
+    at a time per cache folder). Without fcntl (Windows) every builder builds, as before."""
+    folder = _root(root)
+    try:
+        import fcntl
+    except ImportError:        # pragma: no cover - not POSIX
+        yield
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError as exc:
+        raise CacheError(f"cannot write to the kernel cache folder {folder}: {exc}; set {CACHE_ENV} "
+                         "to a writable folder (or ASMGEN_NO_CACHE=1)") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)           # releases the lock
 
 
 # --- kernels ------------------------------------------------------------------------------------
 def kernel_artifacts(kernel: Any) -> Artifacts:
     """``<name>.s``, ``<name>.hsaco`` and ``<name>.json`` of a ``Kernel`` (as ``Kernel.save`` writes)."""
-    return {f"{kernel.name}.s": kernel.asm.encode(), f"{kernel.name}.hsaco": bytes(kernel.hsaco),
-            f"{kernel.name}.json": (json.dumps(kernel.meta, indent=1) + "\n").encode()}
+    return kernel.artifacts()
 
 
 def kernel_from_artifacts(arts: Mapping[str, bytes], config: Any = None) -> Any:
     """The ``Kernel`` stored by ``kernel_artifacts``."""
-    from .api import Kernel
+    from .kernel import Kernel
     metas = [n for n in arts if n.endswith(".json")]
     if len(metas) != 1:
         raise CacheError(f"a kernel entry needs exactly one .json artifact, it has {sorted(arts)}")
@@ -265,8 +295,8 @@ def cached_generate(kind: Any, *, schedule: str | None = None, schedule_params: 
     config (so two spellings of one config share an entry), the recipe's name and parameters,
     the arch, the toolchain version line and asmgen's version. A kernel from the cache gets its
     config back from its contract."""
-    from .api import resolve
     from .driver import compile as compile_kernel
+    from .driver import resolve
     from .kinds import registry
     from .toolchain import find_toolchain
     k = registry.get(kind)
@@ -279,17 +309,21 @@ def cached_generate(kind: Any, *, schedule: str | None = None, schedule_params: 
     kern, hit = cached_kernel(parts, lambda: compile_kernel(k, cfg, recipe, toolchain=tc), root=root)
     if hit:
         kern.config = k.config_from_dict(kern.meta["config"])
+    kern.cache_hit = hit
     return kern, hit
 
 
 def cached_gemm(*args: Any, root: str | Path | None = None, **kwargs: Any) -> tuple[Any, bool]:
     """``(Kernel, hit)`` for ``asmgen.api.gemm(*args, **kwargs)`` through the cache
     (``cached_generate`` of the GEMM kind, positional arguments as ``gemm`` takes them)."""
-    import inspect
-
-    from . import api
-    bound = inspect.signature(api.gemm).bind(*args, **kwargs)
-    call = dict(bound.arguments)
+    positional = ("m", "n", "k", "dtype", "arch", "layout", "out_dtype", "schedule")
+    if len(args) > len(positional):
+        raise TypeError(f"cached_gemm takes at most {len(positional)} positional arguments")
+    call = dict(zip(positional, args))
+    for name in call:
+        if name in kwargs:
+            raise TypeError(f"cached_gemm got multiple values for argument {name!r}")
+    call.update(kwargs)
     call.update(call.pop("tuning", {}) or {})
     return cached_generate("gemm", root=root, **call)
 

@@ -7,18 +7,20 @@ workgroup's waves must fit the occupancy the registers allow (``check_occupancy`
 size is the contract's (the templates read their offsets from the same ``kind.args(cfg)``),
 and recipes whose groups depend on the config are bound to it (``recipe.bind(cfg)``).
 
-The recipe is an object here, never a name: names are resolved by the entry points above
-(``asmgen.api``, through ``asmgen.recipes``).
+``compile`` takes the recipe as an object, never a name; ``resolve`` turns an API call's schedule
+name into that object (through ``asmgen.recipes``) for the entry points above (``asmgen.api``,
+``asmgen.cache``) and refuses a recipe of another kind (``check_recipe_kind``).
 """
 from __future__ import annotations
 
 import hashlib
 import time
 
-from . import __version__
-from .errors import ResourceError
+from . import __version__, recipes
+from .errors import ConfigError, ResourceError
 from .kernarg import kernarg_size
 from .kernel import Kernel
+from .kinds import registry
 
 
 def check_occupancy(waves: int, res) -> None:
@@ -96,3 +98,34 @@ def compile(kind, cfg, recipe, toolchain=None, assemble: bool = True,
     return Kernel(name, asm, hsaco, meta, cfg,
                   {"template": t1 - t0, "passes": t2 - t1, "emit": t3 - t2, "assemble": t4 - t3},
                   compiled)
+
+
+def resolve(kind, schedule: str | None, schedule_params: dict | None, config: dict):
+    """(config keywords, recipe object) of an API call: the schedule name (default: the kind's;
+    a kind with no default schedule compiles in program order, recipe None) and its parameters,
+    plus the keywords that are recipe parameters (``KernelKind.recipe_knobs``)."""
+    cfg_kw, knobs = kind.recipe_knobs(config)
+    params = {**dict(schedule_params or {}), **knobs}
+    name = schedule or kind.default_schedule
+    if not name:
+        if params:
+            raise ConfigError(f"schedule parameters {sorted(params)} need a schedule (kind "
+                              f"{kind.name!r} has no default)")
+        return cfg_kw, None
+    recipe = recipes.get(name, **params)
+    check_recipe_kind(kind, name, recipe)
+    return cfg_kw, recipe
+
+
+def check_recipe_kind(kind, name: str, recipe) -> None:
+    """Refuse a recipe made for another kind: one that is an instance of another kind's default
+    recipe type, when that type is more specific than this kind's own (``attn_basic`` for a
+    GEMM). Recipes shared by kinds (``shuffle``, ``fuzz``) are instances of the common base."""
+    own = type(recipes.get(kind.default_schedule)) if kind.default_schedule else None
+    for other in registry.all_kinds():
+        if other is kind or not other.default_schedule:
+            continue
+        typ = type(recipes.get(other.default_schedule))
+        if isinstance(recipe, typ) and not (own is not None and issubclass(own, typ)):
+            raise ConfigError(f"schedule {name!r} is a recipe of kind {other.name}, not "
+                              f"{kind.name}")

@@ -69,6 +69,9 @@ def pytest_collection_modifyitems(config, items):
 def _isolated_kernel_cache(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("ASMGEN_CACHE_DIR", str(tmp_path_factory.mktemp("asmgen-cache")))
+    # the cache is on by default for users; tests build fresh (many patch generator internals)
+    # unless they ask for it (cache=True, the cache tests, or ASMGEN_NO_CACHE removed)
+    mp.setenv("ASMGEN_NO_CACHE", "1")
     yield
     mp.undo()
 

@@ -16,6 +16,8 @@ def register(sub) -> None:
         p = sub.add_parser(kind.name, help=kind.help)
         kind.add_arguments(p)
         p.add_argument("-o", "--output", required=True, help="output folder")
+        p.add_argument("--no-cache", action="store_true",
+                       help="generate even if the kernel cache holds it (also ASMGEN_NO_CACHE=1)")
         p.set_defaults(func=cmd_generate, kind=kind)
 
 
@@ -23,9 +25,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from ..api import generate
     from ..outputs import prepare_dir
     prepare_dir(args.output)                   # a bad -o fails before any work
+    if args.no_cache:
+        import functools
+        generate = functools.partial(generate, cache=False)
     kern = args.kind.cli_generate(args, generate)
     path = kern.save(args.output)
     r = kern.resources
+    hit = "  (cache hit)" if getattr(kern, "cache_hit", False) else ""
     print(f"{path}  vgpr={r['vgpr']} agpr={r['agpr']} sgpr={r['sgpr']} lds={r['lds']} "
-          f"waves/simd={r['waves_per_simd']}")
+          f"waves/simd={r['waves_per_simd']}{hit}")
     return EXIT_OK

@@ -147,7 +147,7 @@ def test_concurrent_builders_leave_one_valid_entry(tmp_path):
         p.join(timeout=60)
         assert p.exitcode == 0
     assert all(ok and names == ["k.hsaco", "k.json", "k.s", "who"] for _, _, names, ok in results)
-    assert sum(not hit for _, hit, _, _ in results) >= 2       # they really raced (all missed together)
+    assert sum(not hit for _, hit, _, _ in results) == 1       # one built, the others waited (lock)
     files = sorted(Path(tmp_path).iterdir())
     assert files == [C.entry_path(C.cache_key(PARTS), tmp_path)]   # one entry, no temporary file left
     arts, hit = C.cached(PARTS, lambda: 1 / 0, root=tmp_path)
