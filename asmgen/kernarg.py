@@ -78,6 +78,9 @@ class ArgSpec:
                                    "list of positive integers and scalar names")
             object.__setattr__(self, "dims", tuple(self.dims))
         for attr in ("ld", "rows"):
+            if getattr(self, attr) is not None and self.kind != "buffer":
+                raise KernargError(f"argument {self.name}: {attr} {getattr(self, attr)!r} needs a "
+                                   "buffer argument")
             if getattr(self, attr) is not None and not isinstance(getattr(self, attr), str):
                 raise KernargError(f"argument {self.name}: {attr} {getattr(self, attr)!r} is not "
                                    "a scalar's name")

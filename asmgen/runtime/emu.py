@@ -8,7 +8,8 @@ from __future__ import annotations
 from ..kernarg import as_args, pack_kernargs
 from .contract import read_contract  # noqa: F401  (re-exported)
 from .launch import grid_of as runtime_grid
-from .launch import plan_launch
+from .launch import host_buffer, plan_launch  # noqa: F401  (host_buffer re-exported)
+from .launch import zeros_buffer as host_zeros  # noqa: F401  (re-exported)
 
 
 class EmuRunner:
