@@ -1,6 +1,7 @@
 """``asmgen check --allow-hazard RULE``: an unknown rule is a user mistake (exit 2); a kernel
 with a hazard fails naming the rule, and with that rule allowed it runs on and the check reports
 each violation let through (isa.emu.hazard_check; docs/hazard-audit.md)."""
+import hashlib
 import json
 import re
 
@@ -40,8 +41,10 @@ def test_hazard_fails_then_runs_on_when_allowed(contract, tmp_path, capsys):
     mutants = sites_nop(prog, 1)
     assert mutants, "the kernel has no s_nop the judge needs"
     bad = tmp_path / contract.name
+    hsaco = assemble(mutants[0].apply(prog), meta["arch"])
+    meta["hsaco_sha256"] = hashlib.sha256(hsaco).hexdigest()   # the contract of the mutant
     bad.write_text(json.dumps(meta))
-    bad.with_suffix(".hsaco").write_bytes(assemble(mutants[0].apply(prog), meta["arch"]))
+    bad.with_suffix(".hsaco").write_bytes(hsaco)
     assert main(["check", str(bad)]) == 1
     out = capsys.readouterr().out
     m = re.search(r"rule: (\w+) \(", out)
