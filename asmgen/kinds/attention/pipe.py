@@ -36,6 +36,7 @@ from isa.operands import Imm
 from . import ktile, vtile
 from . import softmax as sm
 from .config import BLOCK_K
+from .kvloop import kv_loop
 
 
 def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm) -> None:
@@ -72,39 +73,42 @@ def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm) -> None:
     advance(p, "V", 0)
     p.add(Instr("s_barrier"), ("barrier",))
 
-    body = k.make_loop(trips, label="loop_kv")
-    # ---- block i + d: K by DMA, the staged V transposed into LDS, then V of block i + d + 1
-    ktile.load_block(ab, body, kt, srd["K"], bufs[d], stage=d, publish_after=d)
-    advance(body, "K", d)
-    vtile.store_rows(ab, body, vt, staging, base=bufs[d], stage=d)
-    vtile.load_rows(ab, body, vt, srd["V"], staging, stage=d + 1)
-    advance(body, "V", d + 1)
-    # ---- S^T = K Q^T from buffer i % B; s_setprio 1 / 0 around the MFMA work (placed by the
-    # recipe's sched groups, cdna-facts 9.3)
-    kf = ktile.read_operands(ab, body, kt, bufs[0])
-    body.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_hi"))
-    S = ab.k.vreg("v", 16, align=4, name="sT")
-    for st in range(D // cfg.mfma_k):
-        body.add(Instr(cfg.mfma, (S, kf[st], qf[st], S if st else Imm(0))), ("mfma", "mfma_qk"))
-    # per-cluster priority (recipe ``attn_prio``): drop to 0 after the QK MFMAs (softmax VALU
-    # and memory), raise again over the PV MFMAs; recipes that do not pin these two tags get
-    # them placed by priority only, where s_setprio carries no dependence (cdna-facts 9.3)
-    body.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_qk_lo"))
-    # ---- online softmax -> P^T operands and the rescale of O
-    pf = sm.online_softmax(ab, body, st_, S, rem, kb, bperm)
-    # ---- O^T += V^T P^T
-    vf = vtile.read_operands(ab, body, vt, bufs[0])
-    body.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_pv_hi"))
-    for st in range(BLOCK_K // cfg.mfma_k):
-        for db in range(D // 32):
-            o = st_.o[db]
-            body.add(Instr(cfg.mfma, (o, vf[st, db], pf[st], o)), ("mfma", "mfma_pv"))
-    body.add(Instr("s_add_u32", (kb, kb, Imm(BLOCK_K))), ("addr", "kv_adv"))
-    body.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))
-    # ---- rotate the buffer bases (bufs[x] <- bufs[x + 1]) and release buffer i % B
-    tmp = ab.sreg(name="kv_rot")
-    body.add(Instr("s_mov_b32", (tmp, bufs[0])), ("addr", "kv_rot"))
-    for x in range(d):
-        body.add(Instr("s_mov_b32", (bufs[x], bufs[x + 1])), ("addr", "kv_rot"))
-    body.add(Instr("s_mov_b32", (bufs[d], tmp)), ("addr", "kv_rot"))
-    body.add(Instr("s_barrier"), ("barrier",))
+    def emit(body, mask: bool) -> None:
+        """One loop body (``kvloop``: twice when causal, unmasked and masked)."""
+        # ---- block i + d: K by DMA, the staged V transposed into LDS, then V of block i + d + 1
+        ktile.load_block(ab, body, kt, srd["K"], bufs[d], stage=d, publish_after=d)
+        advance(body, "K", d)
+        vtile.store_rows(ab, body, vt, staging, base=bufs[d], stage=d)
+        vtile.load_rows(ab, body, vt, srd["V"], staging, stage=d + 1)
+        advance(body, "V", d + 1)
+        # ---- S^T = K Q^T from buffer i % B; s_setprio 1 / 0 around the MFMA work (placed by the
+        # recipe's sched groups, cdna-facts 9.3)
+        kf = ktile.read_operands(ab, body, kt, bufs[0])
+        body.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_hi"))
+        S = ab.k.vreg("v", 16, align=4, name="sT")
+        for st in range(D // cfg.mfma_k):
+            body.add(Instr(cfg.mfma, (S, kf[st], qf[st], S if st else Imm(0))), ("mfma", "mfma_qk"))
+        # per-cluster priority (recipe ``attn_prio``): drop to 0 after the QK MFMAs (softmax VALU
+        # and memory), raise again over the PV MFMAs; recipes that do not pin these two tags get
+        # them placed by priority only, where s_setprio carries no dependence (cdna-facts 9.3)
+        body.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_qk_lo"))
+        # ---- online softmax -> P^T operands and the rescale of O
+        pf = sm.online_softmax(ab, body, st_, S, rem, kb, bperm, mask)
+        # ---- O^T += V^T P^T
+        vf = vtile.read_operands(ab, body, vt, bufs[0])
+        body.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_pv_hi"))
+        for st in range(BLOCK_K // cfg.mfma_k):
+            for db in range(D // 32):
+                o = st_.o[db]
+                body.add(Instr(cfg.mfma, (o, vf[st, db], pf[st], o)), ("mfma", "mfma_pv"))
+        body.add(Instr("s_add_u32", (kb, kb, Imm(BLOCK_K))), ("addr", "kv_adv"))
+        body.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))
+        # ---- rotate the buffer bases (bufs[x] <- bufs[x + 1]) and release buffer i % B
+        tmp = ab.sreg(name="kv_rot")
+        body.add(Instr("s_mov_b32", (tmp, bufs[0])), ("addr", "kv_rot"))
+        for x in range(d):
+            body.add(Instr("s_mov_b32", (bufs[x], bufs[x + 1])), ("addr", "kv_rot"))
+        body.add(Instr("s_mov_b32", (bufs[d], tmp)), ("addr", "kv_rot"))
+        body.add(Instr("s_barrier"), ("barrier",))
+
+    kv_loop(ab, trips, kb, ab.full_max, emit)

@@ -66,12 +66,13 @@ def set_scale(ab, st: SoftmaxState, scale_sgpr: VReg) -> None:
 
 
 def online_softmax(ab, body, st: SoftmaxState, S: VReg, rem: VReg, kb: VReg,
-                   bperm: VReg) -> list[VReg]:
-    """Append one block's softmax; returns the P^T operand registers per k-step."""
+                   bperm: VReg, mask: bool | None = None) -> list[VReg]:
+    """Append one block's softmax; returns the P^T operand registers per k-step. ``mask``
+    (default ``AttentionConfig.key_mask``): mask the scores per element (``kvloop``)."""
     cfg = ab.cfg
     vcc = Special("vcc")
     vr = ab.vreg
-    if not cfg.key_mask:    # every key of every block is visible (AttentionConfig.key_mask)
+    if not (cfg.key_mask if mask is None else mask):    # every key of this block is visible
         return _softmax_tail(ab, body, st, [S.sub(r) for r in range(16)], bperm)
     # mask limit relative to this block: key offset c_r is visible iff c_r < rem - kb
     rb = vr(name="krem_blk")

@@ -40,8 +40,8 @@ dropped (cdna-facts section 5). The K/V resources advance by one key block per i
 num_records shrinking, so keys past seqlen_k read 0; their scores are masked to -inf. Causal:
 query i sees keys j <= i + seqlen_k - seqlen_q (bottom-right); the trip count stops at the last
 key block any row of this Q-block sees (blocks above the diagonal are skipped), and the same
-per-element limit masks the diagonal blocks (every block runs the mask: 33 VALU ops; the IR
-has no branch inside the loop to skip it for interior blocks). A row that sees no key keeps m = -inf, l = 0 and
+per-element limit masks the diagonal blocks only: each iteration branches to a masked copy of
+the body for them and runs the unmasked (non-causal) body otherwise (``kvloop``). A row that sees no key keeps m = -inf, l = 0 and
 gets O = 0, LSE = -inf (the loop runs at least once, fully masked, when no block is visible).
 """
 from __future__ import annotations
@@ -55,6 +55,7 @@ from ..common.buffers import OOB_OFFSET, SRD_DWORD3
 from . import ktile, vtile
 from . import pipe as pipeline
 from . import softmax as sm
+from .kvloop import kv_loop
 from .config import BLOCK_K, AttentionConfig
 from .contract import attention_args
 
@@ -75,6 +76,8 @@ class AttnBuild:
         self.wg_z = self.k.precolored("s", s(4), "wg_batch")
         self.tid = self.k.precolored("v", v(0), "tid")
         self._consts: dict[int, VReg] = {}
+        self.full_max: VReg | None = None     # causal: see kvloop
+        self.mask_limit = None                # causal: emits the mask limit into a block
 
     def sreg(self, count: int = 1, name: str = "") -> VReg:
         return self.k.vreg("s", count, name=name)
@@ -211,19 +214,26 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
     k.lds_bytes = cfg.lds_bytes
 
     # ---- per-lane key limit: key j of query q0 + col is visible iff j < lim; rem = lim - kq
-    lim = ab.vreg(name="klim")
+    lim, rem = ab.vreg(name="klim"), ab.vreg(name="krem_lane")
     if cfg.causal:
         dlt = ab.sreg(name="causal_d")                 # q0 + 1 + sk - sq
         p.add(Instr("s_sub_i32", (dlt, sk, sq)), tags)
         p.add(Instr("s_add_i32", (dlt, dlt, q0)), tags)
         p.add(Instr("s_add_i32", (dlt, dlt, Imm(1))), tags)
-        lc = ab.vreg(name="klim_c")
-        p.add(Instr("v_add_u32", (lc, dlt, col)), tags)
-        p.add(Instr("v_min_i32", (lim, sk, lc)), tags)
+        ab.full_max = ab.sreg(name="full_max")         # last key block start with no mask (kvloop)
+        p.add(Instr("s_min_i32", (ab.full_max, sk, dlt)), tags)
+        p.add(Instr("s_sub_i32", (ab.full_max, ab.full_max, Imm(BLOCK_K))), tags)
+
+        def mask_limit(block) -> None:
+            """rem at the start of each masked body (kvloop): not live across the unmasked one."""
+            lc = ab.vreg(name="klim_c")
+            block.add(Instr("v_add_u32", (lc, dlt, col)), ("softmax", "mask"))
+            block.add(Instr("v_min_i32", (lim, sk, lc)), ("softmax", "mask"))
+            block.add(Instr("v_sub_u32", (rem, lim, kq)), ("softmax", "mask"))
+        ab.mask_limit = mask_limit
     else:
         p.add(Instr("v_mov_b32", (lim, sk)), tags)
-    rem = ab.vreg(name="krem_lane")
-    p.add(Instr("v_sub_u32", (rem, lim, kq)), tags)
+        p.add(Instr("v_sub_u32", (rem, lim, kq)), tags)
 
     # ---- trip count: key blocks up to the last key any row of this block sees, at least 1
     trips = ab.sreg(name="kv_iters")
@@ -312,37 +322,42 @@ def _register_k_loop(ab, st_, qf, vt, srd, trips, kb, rem, bperm, off_qk) -> Non
             block.add(Instr("s_max_i32", (r.sub(2), r.sub(2), Imm(0))), ("addr", "kv_adv"),
                       stage=cfg.prefetch)
 
+    kf0 = vrows0 = None
     if cfg.prefetch:    # block 0 into the staging registers before the loop
-        kf = load_k(p)
-        vrows = vtile.load_rows(ab, p, vt, srd["V"])
+        kf0 = load_k(p)
+        vrows0 = vtile.load_rows(ab, p, vt, srd["V"])
         advance(p)
-    body = k.make_loop(trips, label="loop_kv")
-    if not cfg.prefetch:
-        kf = load_k(body)
-        vrows = vtile.load_rows(ab, body, vt, srd["V"])
-    # ---- V: this block into LDS, transposed (attention_vtile)
-    vtile.store_rows(ab, body, vt, vrows)
-    # s_setprio 1 / 0 around the MFMA work (cdna-facts 9.3, HipKittens): placed by the recipe's
-    # sched groups (tags setprio_hi / setprio_lo); they carry no dependences of their own
-    body.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_hi"))
-    # ---- S^T = K Q^T
-    S = ab.k.vreg("v", 16, align=4, name="sT")
-    for st in range(ksteps):
-        body.add(Instr(cfg.mfma, (S, kf[st], qf[st], S if st else Imm(0))), ("mfma", "mfma_qk"))
-    if cfg.prefetch:    # the next block into the same registers, once this one's readers issued
-        load_k(body, kf)
-        vtile.load_rows(ab, body, vt, srd["V"], vrows)
-        advance(body)
-    # ---- online softmax -> P^T operands and the rescale of O
-    pf = sm.online_softmax(ab, body, st_, S, rem, kb, bperm)
-    # ---- O^T += V^T P^T
-    vf = vtile.read_operands(ab, body, vt)
-    for st in range(BLOCK_K // cfg.mfma_k):
-        for db in range(D // 32):
-            o = st_.o[db]
-            body.add(Instr(cfg.mfma, (o, vf[st, db], pf[st], o)), ("mfma", "mfma_pv"))
-    if not cfg.prefetch:
-        advance(body)
-    body.add(Instr("s_add_u32", (kb, kb, Imm(BLOCK_K))), ("addr", "kv_adv"))
-    body.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))
 
+    def emit(body, mask: bool) -> None:
+        """One loop body (``kvloop``: twice when causal, unmasked and masked)."""
+        kf, vrows = kf0, vrows0
+        if not cfg.prefetch:
+            kf = load_k(body)
+            vrows = vtile.load_rows(ab, body, vt, srd["V"])
+        # ---- V: this block into LDS, transposed (attention_vtile)
+        vtile.store_rows(ab, body, vt, vrows)
+        # s_setprio 1 / 0 around the MFMA work (cdna-facts 9.3, HipKittens): placed by the recipe's
+        # sched groups (tags setprio_hi / setprio_lo); they carry no dependences of their own
+        body.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_hi"))
+        # ---- S^T = K Q^T
+        S = ab.k.vreg("v", 16, align=4, name="sT")
+        for st in range(ksteps):
+            body.add(Instr(cfg.mfma, (S, kf[st], qf[st], S if st else Imm(0))), ("mfma", "mfma_qk"))
+        if cfg.prefetch:    # the next block into the same registers, once this one's readers issued
+            load_k(body, kf)
+            vtile.load_rows(ab, body, vt, srd["V"], vrows)
+            advance(body)
+        # ---- online softmax -> P^T operands and the rescale of O
+        pf = sm.online_softmax(ab, body, st_, S, rem, kb, bperm, mask)
+        # ---- O^T += V^T P^T
+        vf = vtile.read_operands(ab, body, vt)
+        for st in range(BLOCK_K // cfg.mfma_k):
+            for db in range(D // 32):
+                o = st_.o[db]
+                body.add(Instr(cfg.mfma, (o, vf[st, db], pf[st], o)), ("mfma", "mfma_pv"))
+        if not cfg.prefetch:
+            advance(body)
+        body.add(Instr("s_add_u32", (kb, kb, Imm(BLOCK_K))), ("addr", "kv_adv"))
+        body.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))
+
+    kv_loop(ab, trips, kb, ab.full_max, emit)
