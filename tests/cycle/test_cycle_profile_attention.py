@@ -12,11 +12,11 @@ from asmgen.cli import main
 from asmgen.kinds.attention.profile import makespan, trips_per_qblock
 
 
-def _contract(tmp_path_factory, arch: str, causal: bool):
+def _contract(tmp_path_factory, arch: str, causal: bool, seqlen_k_multiple: int = 1):
     from asmgen.api import attention
     k = attention(batch=2, heads=4, seqlen_q=512, seqlen_k=512, head_dim=64, dtype="bf16",
-                  causal=causal, arch=arch)
-    return k.save(tmp_path_factory.mktemp(f"attn_{arch}_{causal}"))
+                  causal=causal, arch=arch, seqlen_k_multiple=seqlen_k_multiple)
+    return k.save(tmp_path_factory.mktemp(f"attn_{arch}_{causal}_{seqlen_k_multiple}"))
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
@@ -45,9 +45,16 @@ def test_profile_attention_json_and_trace(arch, tmp_path_factory, tmp_path, caps
         runs[causal] = out
     assert runs[True]["problem"]["flops"] == runs[False]["problem"]["flops"] / 2
     # 128 workgroups fill one round of the CUs: the longest Q-block (all 16 KV blocks) sets the
-    # time either way, so causal (half the FLOPs, masking on top) models below non-causal
+    # time either way, so causal (half the FLOPs) gains nothing over the non-causal kernel whose
+    # loop body its interior blocks run (no key mask: seqlen_k_multiple 32), and masks only its
+    # diagonal block where the default non-causal kernel masks every block (kinds.attention
+    # .kvloop)
     assert runs[False]["perf"]["rounds"] == runs[True]["perf"]["rounds"] == 1
-    assert runs[True]["cycles"] >= 0.9 * runs[False]["cycles"]
+    path = _contract(tmp_path_factory, arch, False, 32)
+    assert main(["profile", str(path), "--json", "--iters", "4"]) == 0
+    nomask = json.loads(capsys.readouterr().out)
+    assert runs[True]["cycles"] >= 0.9 * nomask["cycles"]
+    assert runs[True]["cycles"] < runs[False]["cycles"]
     assert runs[True]["tflops"] < 0.6 * runs[False]["tflops"]
     assert runs[True]["problem"]["kv_iters_mean"] == pytest.approx((16 + 1) / 2)
 
