@@ -3,8 +3,10 @@
 asking the emulator - that would be circular).
 
 ``violations(instrs, arch, waves)`` walks a kernel's final instruction stream once in text order
-(prologue, the loop body once, epilogue: exactly the first trip of a do-while loop) with a small
-in-order model of the memory counters (cdna-facts section 4: VMEM and LDS complete in order, SMEM
+(prologue, the loop body once, epilogue: exactly the first trip of a do-while loop; a block
+placed after a loop's latch and reached by a branch, such as causal attention's masked body, is
+walked after the loop from its exit state, which stands in for the loop-head state it is entered
+with) with a small in-order model of the memory counters (cdna-facts section 4: VMEM and LDS complete in order, SMEM
 out of order, ``vmcnt(N)``/``lgkmcnt(N)`` = all but the N most recent; SMEM only at 0) and returns
 every point where the stream
 

@@ -115,5 +115,5 @@ from .regs import FILES, AnyOperand, IRError, VReg
 from .stream import SBlock, Stream
 
 __all__ = ["COND_BRANCHES", "COND_PLACES", "FILES", "JUMP", "ROLES", "AnyOperand", "Block",
-           "IRError", "KernelIR", "Loop", "Node", "SBlock", "Stream", "block_successors",
+           "IRError", "KernelIR", "Loop", "Node", "SBlock", "Stream", "VReg", "block_successors",
            "branch_target", "natural_loops", "predecessors", "reverse_postorder"]

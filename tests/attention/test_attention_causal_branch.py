@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 from attn_util import kernel
 
-from asmgen.kinds.attention.config import AttentionConfig
 from asmgen.ir import VReg
 from asmgen.kinds.attention.api import get_attention_recipe
+from asmgen.kinds.attention.config import AttentionConfig
 from asmgen.kinds.attention.template import build_attention
 from asmgen.passes.manager import compile_kernel
 from isa.operands import Reg
@@ -67,8 +67,8 @@ def _shape(instrs):
 
 @pytest.mark.parametrize("arch, waves, d, sched", CASES)
 def test_unmasked_body_is_the_non_causal_body(arch, waves, d, sched):
-    kw = dict(batch=1, heads=2, kv_heads=1, seqlen_q=256, seqlen_k=256, head_dim=d,
-              dtype="bf16", arch=arch, waves=waves)
+    kw = {"batch": 1, "heads": 2, "kv_heads": 1, "seqlen_q": 256, "seqlen_k": 256, "head_dim": d,
+          "dtype": "bf16", "arch": arch, "waves": waves}
     causal = kernel(AttentionConfig(causal=True, **kw), sched)
     plain = kernel(AttentionConfig(seqlen_k_multiple=32, **kw), sched)
     full = _block(causal, "loop")

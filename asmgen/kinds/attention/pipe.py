@@ -41,7 +41,7 @@ from .kvloop import kv_loop
 
 def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm) -> None:
     """Prologue fill, the loop body and its barrier (see the module docstring)."""
-    cfg, k, p = ab.cfg, ab.k, ab.k.prologue
+    cfg, p = ab.cfg, ab.k.prologue
     D = cfg.head_dim
     nb = cfg.kv_buffers
     d = nb - 1

@@ -55,9 +55,9 @@ from ..common.buffers import OOB_OFFSET, SRD_DWORD3
 from . import ktile, vtile
 from . import pipe as pipeline
 from . import softmax as sm
-from .kvloop import kv_loop
 from .config import BLOCK_K, AttentionConfig
 from .contract import attention_args
+from .kvloop import kv_loop
 
 OFFEN = (("offen", True),)
 NEG_INF = 0xFF800000
@@ -289,7 +289,7 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
 def _register_k_loop(ab, st_, qf, vt, srd, trips, kb, rem, bperm, off_qk) -> None:
     """The one-wave loop (kv_buffers = 1): K straight into operand registers, V through one LDS
     buffer, no barrier (see the module docstring)."""
-    cfg, k, p = ab.cfg, ab.k, ab.k.prologue
+    cfg, p = ab.cfg, ab.k.prologue
     D = cfg.head_dim
     row_bytes = 2 * D
     kpl = cfg.mfma_k // 2
