@@ -11,10 +11,10 @@ from __future__ import annotations
 import pytest
 from attn_util import kernel
 
+from asmgen.api import get_recipe
 from asmgen.ir import VReg
-from asmgen.kinds.attention.api import get_attention_recipe
+from asmgen.kinds import registry
 from asmgen.kinds.attention.config import AttentionConfig
-from asmgen.kinds.attention.template import build_attention
 from asmgen.passes.manager import compile_kernel
 from isa.operands import Reg
 
@@ -34,10 +34,10 @@ def _virtual(cfg, sched):
     def dump(stage, prog):
         if stage == "waitcnt":
             seen.update({b.name: [n.instr for n in b.nodes] for b in prog.blocks})
-    recipe = get_attention_recipe(sched)
-    if hasattr(recipe, "bind"):      # as compile_attention does
+    recipe = get_recipe(sched)
+    if hasattr(recipe, "bind"):      # as asmgen.driver.compile does
         recipe = recipe.bind(cfg)
-    compile_kernel(build_attention(cfg), recipe, dump=dump)
+    compile_kernel(registry.of_config(cfg).build(cfg, recipe), recipe, dump=dump)
     return seen
 
 

@@ -11,7 +11,7 @@ import random
 import pytest
 
 from asmgen.fuzz.mutate import CORRECTNESS_CLASSES, Program, all_sites, kernel_waves, run_mutant
-from asmgen.fuzz.mutate_campaign import ATTENTION_PROOF_KERNELS, build_proof_kernel
+from asmgen.fuzz.mutate_campaign import build_proof_kernel, proof_kernels
 
 
 def _block_range(prog: Program, label: str, end_label: str) -> range:
@@ -21,7 +21,7 @@ def _block_range(prog: Program, label: str, end_label: str) -> range:
     return range(sum(1 for a in prog.at if a < lo), sum(1 for a in prog.at if a < hi))
 
 
-CAUSAL = [spec for spec in ATTENTION_PROOF_KERNELS if spec.get("causal")]
+CAUSAL = [spec for spec in proof_kernels("attention") if spec.get("causal")]
 
 
 @pytest.mark.parametrize("spec", CAUSAL[:1] + [s for s in CAUSAL[1:2]], ids=lambda s: str(s))
