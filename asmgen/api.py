@@ -18,7 +18,6 @@ from .errors import ConfigError
 from .kernel import Kernel
 from .kinds import registry
 from .kinds.gemm.contract import gemm_args, size_multiples  # noqa: F401  (re-exported)
-from .runtime.emu import EmuRunner, read_contract  # noqa: F401  (re-exported)
 
 DEFAULT_SCHEDULE = "pgr1"
 DEFAULT_ATTENTION_SCHEDULE = "attn_basic"
@@ -120,3 +119,12 @@ def load(kernel_or_json, backend: str = "emu", seed: int = 0, **kw):
         from .kinds.consistency import read_checked
         read_checked(kernel_or_json)          # config vs args too, before the backend runs
     return runtime_load(kernel_or_json, backend=backend, seed=seed, **kw)
+
+
+def __getattr__(name: str):
+    """``EmuRunner`` and ``read_contract`` (``asmgen.runtime.emu``) on first use: the emulator
+    runner needs NumPy, which a generation answered by the cache does not."""
+    if name in ("EmuRunner", "read_contract"):
+        from .runtime import emu
+        return getattr(emu, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,11 +10,13 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 
 from .errors import KernargError
+
+if TYPE_CHECKING:     # numpy is imported where arrays are met (start-up time of a cache hit)
+    import numpy as np
 
 # dtype -> (bytes, struct code or None when packed through numpy/ml_dtypes)
 SCALAR_DTYPES: dict[str, int] = {
@@ -209,6 +211,7 @@ def kernarg_align(args: Iterable[ArgLike]) -> int:
 
 
 def _pack_scalar(a: ArgSpec, value: Any) -> bytes:
+    import numpy as np
     if isinstance(value, np.ndarray):
         if value.size != 1:
             raise KernargError(f"scalar argument {a.name} got an array of shape {value.shape}")
@@ -249,6 +252,7 @@ def pack_kernargs(args: Iterable[ArgLike], values: Mapping[str, Any],
     emulator's ``alloc``) or an int device address for a buffer, and a number for a scalar (falling
     back to the contract's ``value``). Padding bytes are zero.
     """
+    import numpy as np
     slots = layout(args)
     unknown = set(values) - {s.arg.name for s in slots}
     if unknown:
@@ -283,6 +287,7 @@ def pack_kernargs(args: Iterable[ArgLike], values: Mapping[str, Any],
 
 def unpack_kernargs(args: Iterable[ArgLike], data: bytes) -> dict[str, Any]:
     """Inverse of ``pack_kernargs``: addresses (ints) for buffers, Python numbers for scalars."""
+    import numpy as np
     slots = layout(args)
     need = slots[-1].offset + slots[-1].size if slots else 0
     if len(data) < need:
