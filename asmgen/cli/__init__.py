@@ -50,6 +50,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED                 # quietly: the user asked for it
+    except BrokenPipeError:                     # `asmgen cache ls | head`: the reader is gone
+        import os
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 0
     except AsmgenError as exc:
         return _report(args, debug, str(exc), EXIT_BAD_INPUT)
     except OSError as exc:                      # a path the user gave (folder, permission, ...)

@@ -67,3 +67,12 @@ def test_the_same_kernel_rebuilt_replaces(kern, tmp_path):
     (tmp_path / f"{kern.name}.json").write_text(json.dumps(meta))
     kern.save(tmp_path)
     assert json.loads((tmp_path / f"{kern.name}.json").read_text())["asmgen"] != "0.0.1"
+
+
+def test_names_carry_arch_and_baked_sizes():
+    kw = dict(SMALL, mfma=(32, 32, 8), assemble=False)
+    names = {gemm(32, 32, 16, arch=a, **kw).name for a in ("gfx942", "gfx950")}
+    names |= {gemm(m, 32, 16, bake_sizes=True, **kw).name for m in (32, 64)}
+    names |= {gemm(32, 32, 16, bake_sizes=True, ldc=48, **kw).name}
+    names |= {gemm(32, 32, 16, schedule=s, **kw).name for s in ("pgr1", "pgr2")}
+    assert len(names) == 6, names

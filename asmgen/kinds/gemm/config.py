@@ -234,16 +234,27 @@ class GemmConfig:
         mt0, mt1, du = self.tile
         act = "" if self.activation == "none" else f"_{self.activation}"
         bias = "_bias" if self.bias else ""
-        return (f"gemm_{self.layout}_{self.dtype}_{self.out_dtype}_{mt0}x{mt1}x{du}_"
+        return (f"gemm_{self.layout}_{self.dtype}_{self.out_dtype}_{self.arch}_{mt0}x{mt1}x{du}_"
                 f"w{self.waves[0]}x{self.waves[1]}_mfma{'x'.join(map(str, self.mfma))}_"
                 f"p{self.prefetch}{'' if self.staging == 1 else f's{self.staging}'}_"
                 f"va{self.vec_a}_vb{self.vec_b}{bias}{act}"
                 f"{'_dma' if self.direct_to_lds else ''}"
                 f"{f'_nt{self.nontemporal}' if self.nontemporal else ''}"
-                f"{'_baked' if self.bake_sizes else ''}"
+                f"{self._baked_suffix()}"
                 f"{f'_km{self.k_multiple}' if self.k_multiple > 1 else ''}"
                 f"{'_swz' if self.lds_swizzle else ''}"
                 f"{f'_fb{self.frag_buffers}' if self.frag_buffers else ''}")
+
+    def _baked_suffix(self) -> str:
+        """Baked sizes are code: the name carries them (and leading dimensions that are not the
+        packed ones), so two baked kernels of different sizes never share a name."""
+        if not self.bake_sizes:
+            return ""
+        ta, tb = self.layout[0] == "T", self.layout[1] == "T"
+        packed = {"lda": self.m if ta else self.k, "ldb": self.k if tb else self.n, "ldc": self.n}
+        lds = "".join(f"_{n}{getattr(self, n)}" for n in ("lda", "ldb", "ldc")
+                      if getattr(self, n) != packed[n])
+        return f"_baked{self.m}x{self.n}x{self.k}{lds}"
 
     def to_dict(self) -> dict:
         d = asdict(self)
