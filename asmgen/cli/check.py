@@ -27,6 +27,15 @@ def register(sub) -> None:
     c.add_argument("--allow-hazard", action="append", default=[], metavar="RULE",
                    help="let violations of hazard rule RULE (isa.hazards / docs/hazard-audit.md) run "
                         "on in the emulator; each is counted and reported; repeatable")
+    c.add_argument("--size", action="append", default=[], metavar="NAME=VALUE",
+                   help="run at this runtime size instead of the contract's (a scalar argument: "
+                        "M, N, K, batch, heads, seqlen_q, ...); repeatable. Big kernels emulate "
+                        "slowly: check them at a smaller size the contract allows")
+    for alias, name in (("--m", "M"), ("--n", "N"), ("--k", "K"), ("--batch", "batch"),
+                        ("--heads", "heads"), ("--seqlen-q", "seqlen_q"),
+                        ("--seqlen-k", "seqlen_k")):
+        c.add_argument(alias, type=int, dest=f"size_{name}", default=None,
+                       help=f"shorthand for --size {name}=VALUE")
     c.add_argument("--no-reference", action="store_true",
                    help="run and report, no comparison (the only mode for a launch contract of a "
                         "foreign code object)")
@@ -63,9 +72,13 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"asmgen check: error: --allow-hazard {bad[0]!r} is not a hazard rule; the rules are "
               f"{', '.join(sorted(known_rules))}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    sizes = _sizes(args)
+    if sizes:
+        print(f"checking at runtime sizes {', '.join(f'{k}={v}' for k, v in sizes.items())} "
+              f"(the contract's other sizes unchanged)", flush=True)
     try:
         run = load(path, backend=args.backend, seed=args.seed, allow_hazards=args.allow_hazard)
-        ok, msg = kind.check(meta, run, args.seed)
+        ok, msg = kind.check(meta, run, args.seed, sizes) if sizes else kind.check(meta, run, args.seed)
     except AsmgenError as exc:
         print(f"asmgen check: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -106,3 +119,21 @@ def _check_launch(path: Path, args: argparse.Namespace) -> int:
     kernel = _json.loads(path.read_text()).get("kernel")
     print(f"{'RAN' if ok else 'FAILED'} {kernel} seed={args.seed}: {msg}")
     return EXIT_OK if ok else EXIT_MISMATCH
+
+
+def _sizes(args: argparse.Namespace) -> dict[str, int]:
+    """``--size NAME=VALUE`` and the shorthands, as runtime scalars."""
+    from ..errors import ConfigError
+    out: dict[str, int] = {}
+    for item in args.size:
+        name, sep, val = item.partition("=")
+        try:
+            out[name.strip()] = int(val)
+        except ValueError:
+            raise ConfigError(f"--size {item!r} is not NAME=INTEGER") from None
+        if not sep or not name.strip():
+            raise ConfigError(f"--size {item!r} is not NAME=INTEGER")
+    for key, val in vars(args).items():
+        if key.startswith("size_") and val is not None:
+            out[key[5:]] = val
+    return out

@@ -115,11 +115,24 @@ class KernelKind:
     def compare(self, cfg, out, inputs: dict) -> tuple[bool, str]:
         raise self._missing("compare")
 
-    def check(self, meta: dict, run, seed: int) -> tuple[bool, str]:
-        """``asmgen check``: seeded inputs, run, compare with the NumPy reference."""
+    def check(self, meta: dict, run, seed: int, sizes: dict | None = None) -> tuple[bool, str]:
+        """``asmgen check``: seeded inputs, run, compare with the NumPy reference. ``sizes``
+        (runtime scalars such as ``M`` or ``seqlen_q``) run the kernel at other sizes than the
+        contract's: the reference's config takes them (the field of the same name, lowercased)
+        and the launch check refuses sizes the kernel does not support (baked ones)."""
+        import dataclasses
         cfg = self.config_from_dict(meta["config"])
-        inputs = self.random_inputs(cfg, seed)
-        return self.compare(cfg, run(**inputs), inputs)
+        if not sizes:
+            inputs = self.random_inputs(cfg, seed)
+            return self.compare(cfg, run(**inputs), inputs)
+        fields = {f.name for f in dataclasses.fields(cfg)}
+        bad = [n for n in sizes if n.lower() not in fields]
+        if bad:
+            raise ConfigError(f"--size {bad[0]}: not a size of kind {self.name!r} (sizes: "
+                              f"{sorted(fields & {n.lower() for n in _scalar_names(meta)})})")
+        run_cfg = dataclasses.replace(cfg, **{n.lower(): v for n, v in sizes.items()})
+        inputs = self.random_inputs(run_cfg, seed)
+        return self.compare(run_cfg, run(**inputs, **sizes), inputs)
 
     # -- profile / fuzz / CLI -------------------------------------------------------------------
     profile: Any = None
@@ -161,3 +174,7 @@ class KernelKind:
 
     def __repr__(self) -> str:
         return f"<kernel kind {self.name}>"
+
+
+def _scalar_names(meta: dict) -> list[str]:
+    return [a.get("name", "") for a in meta.get("args", []) if a.get("kind") == "scalar"]
