@@ -4,14 +4,19 @@ Per key block, on the S^T accumulator (lane l: query l % 32, keys 8 (r / 4) + 4 
 see ``asmgen.kinds.attention.template``):
 
   c     = scale * log2(e)                  (log2(e) folded into the scale: v_exp_f32 is 2^x)
-  S_r   = -inf where key >= the lane's limit (seqlen_k, and the causal diagonal)
-  mt    = c * max_r S_r, the max taken with lane l ^ 32 too (``combine_halves``)
-  m_new = max(m, mt); mu = m_new, or 0 while m_new = -inf (no key seen yet: avoids -inf - -inf)
-  alpha = 2^(m - mu); p_r = 2^(fma(S_r, c, -mu)); l = l * alpha + sum_r p_r   (l per lane)
-  O^T  *= alpha (v_pk_mul_f32, 2 per op); P^T operand of k-step s = pack(p_4s .. p_4s+3) in f16/bf16 (round to nearest even)
+  S_r   = -inf where key >= the lane's limit (seqlen_k, and the causal diagonal; masked bodies)
+  m_new = max(m, max_r S_r), raw scores (8 v_max3_f32 over 16 scores and m), then with lane
+          l ^ 32 too (``combine_halves``); mu = m_new, or 0 while m_new = -inf (masked bodies
+          only: a row that saw no key yet; avoids -inf - -inf)
+  alpha = 2^(fma(m, c, -c mu)); p_r = 2^(fma(S_r, c, -c mu)): one v_pk_fma_f32 per two scores
+          and exactly one v_exp_f32 per score; l = l * alpha + sum_r p_r, kept as two partial
+          sums per lane (one v_pk_fma_f32 and seven v_pk_add_f32)
+  O^T  *= alpha (v_pk_mul_f32, 2 per op); P^T operand of k-step s = pack(p_4s .. p_4s+3) in
+          f16/bf16 (round to nearest even; gfx950 v_cvt_pk_*_f32, gfx942 has no packed RNE
+          conversion to bf16 or f16: v_cvt_pkrtz_f16_f32 truncates)
 
-Epilogue: l_tot = l + l(lane ^ 32); O = O^T / l_tot (0 when l_tot = 0: a row that saw no key);
-LSE = ln 2 * (mu + log2 l_tot) (= -inf when l_tot = 0, design.md).
+Epilogue: l_tot = l0 + l1 + (l0 + l1)(lane ^ 32); O = O^T / l_tot (0 when l_tot = 0: a row that
+saw no key); LSE = ln 2 * (c mu + log2 l_tot) (natural log; = -inf when l_tot = 0, design.md).
 """
 from __future__ import annotations
 
@@ -34,35 +39,44 @@ def f32_bits(x: float) -> int:
 
 @dataclass
 class SoftmaxState:
-    m: VReg             # running max (log2 units), -inf until a key is seen
-    l: VReg             # running per-lane partial sum
+    m: VReg             # running max of the raw scores S (unscaled), -inf until a key is seen
+    l: VReg             # running partial sums: two per lane (a pair, v_pk_fma_f32)
     o: list[VReg]       # O^T accumulators, one 16-register tuple per 32 head dims
     c: VReg             # scale * log2(e)
     ninf: VReg          # -inf in every lane
     scale_v: VReg       # the scale argument copied to a VGPR (VOP2 src1)
+    c2: VReg            # {c, c} (VOP3P src of v_pk_fma_f32)
+    negc: VReg          # -c
 
 
 def init_state(ab, head_dim: int) -> SoftmaxState:
     p = ab.k.prologue
     tags = ("init",)
-    ninf, m, l, ts, c = (ab.vreg(name=n) for n in ("ninf", "m", "l", "scale_v", "scale_l2e"))
+    ninf, m, ts, c, negc = (ab.vreg(name=n) for n in ("ninf", "m", "scale_v", "scale_l2e",
+                                                      "neg_scale_l2e"))
+    l2 = ab.k.vreg("v", 2, align=2, name="l2")
+    c2 = ab.k.vreg("v", 2, align=2, name="scale_l2e2")
     p.add(Instr("v_mov_b32", (ninf, Imm(NEG_INF))), tags)
     p.add(Instr("v_mov_b32", (m, Imm(NEG_INF))), tags)
-    p.add(Instr("v_mov_b32", (l, Imm(0))), tags)
+    p.add(Instr("v_mov_b32", (l2.sub(0), Imm(0))), tags)
+    p.add(Instr("v_mov_b32", (l2.sub(1), Imm(0))), tags)
     o = []
     for db in range(head_dim // 32):
         t = ab.k.vreg("v", 16, align=4, name=f"oT{db}")
         for r in range(16):
             p.add(Instr("v_mov_b32", (t.sub(r), Imm(0))), tags)
         o.append(t)
-    return SoftmaxState(m, l, o, c, ninf, ts)
+    return SoftmaxState(m, l2, o, c, ninf, ts, c2, negc)
 
 
 def set_scale(ab, st: SoftmaxState, scale_sgpr: VReg) -> None:
-    """c = scale * log2(e) (VOP2: the literal goes in src0, the VGPR in src1)."""
+    """c = scale * log2(e) (VOP2: the literal goes in src0, the VGPR in src1), {c, c} and -c."""
     p = ab.k.prologue
     p.add(Instr("v_mov_b32", (st.scale_v, scale_sgpr)), ("init",))
     p.add(Instr("v_mul_f32", (st.c, Imm(f32_bits(math.log2(math.e))), st.scale_v)), ("init",))
+    p.add(Instr("v_mov_b32", (st.c2.sub(0), st.c)), ("init",))
+    p.add(Instr("v_mov_b32", (st.c2.sub(1), st.c)), ("init",))
+    p.add(Instr("v_mul_f32", (st.negc, Imm(f32_bits(-1.0)), st.c)), ("init",))
 
 
 def online_softmax(ab, body, st: SoftmaxState, S: VReg, rem: VReg, kb: VReg,
@@ -71,67 +85,70 @@ def online_softmax(ab, body, st: SoftmaxState, S: VReg, rem: VReg, kb: VReg,
     (default ``AttentionConfig.key_mask``): mask the scores per element (``kvloop``)."""
     cfg = ab.cfg
     vcc = Special("vcc")
-    vr = ab.vreg
     if not (cfg.key_mask if mask is None else mask):    # every key of this block is visible
-        return _softmax_tail(ab, body, st, [S.sub(r) for r in range(16)], bperm)
+        return _softmax_tail(ab, body, st, S, bperm, guard=False)
     # mask limit relative to this block: key offset c_r is visible iff c_r < rem - kb
-    rb = vr(name="krem_blk")
+    rb = ab.vreg(name="krem_blk")
     body.add(Instr("v_subrev_u32", (rb, kb, rem)), ("softmax", "mask"))
-    xs = []     # raw scores, masked (the scale is applied by the max and the fma below)
+    # raw scores, masked (the scale is applied by the max and the fma below)
+    xs = ab.k.vreg("v", 16, align=2, name="sm")
     for r in range(16):
-        xm = vr(name=f"sm{r}")
         c_r = (r // 4) * 8 + r % 4
         body.add(Instr("v_cmp_lt_i32", (vcc, Imm(c_r), rb)), ("softmax", "mask"))
-        body.add(Instr("v_cndmask_b32", (xm, st.ninf, S.sub(r), vcc)), ("softmax", "mask"))
-        xs.append(xm)
-    return _softmax_tail(ab, body, st, xs, bperm)
+        body.add(Instr("v_cndmask_b32", (xs.sub(r), st.ninf, S.sub(r), vcc)), ("softmax", "mask"))
+    return _softmax_tail(ab, body, st, xs, bperm, guard=True)
 
 
-def _softmax_tail(ab, body, st: SoftmaxState, xs: list, bperm: VReg) -> list[VReg]:
-    """Everything after the mask: row max, exponentials, running sum, O rescale, P packing."""
+def _softmax_tail(ab, body, st: SoftmaxState, xs: VReg, bperm: VReg, guard: bool) -> list[VReg]:
+    """Everything after the mask: row max, exponentials, running sum, O rescale, P packing.
+    ``xs``: the 16 (masked) raw scores as one tuple (pairs feed v_pk_fma_f32). ``guard``: a row
+    may have seen no key yet (masked blocks), so its max can be -inf."""
     cfg = ab.cfg
     vcc = Special("vcc")
     vr = ab.vreg
-    # row max: a tree in-lane, then the partner lane
-    lvl = xs
-    while len(lvl) > 1:
-        nxt = []
-        for a, b in zip(lvl[0::2], lvl[1::2]):
-            t = vr(name="mx")
-            body.add(Instr("v_max_f32", (t, a, b)), ("softmax", "rowmax"))
-            nxt.append(t)
-        lvl = nxt
-    mn, mt = vr(name="m_new"), vr(name="m_tile")
-    smax = combine_halves(ab, body, lvl[0], "v_max_f32", bperm, ("softmax", "rowmax"))
-    # c > 0 and rounding is monotonic: c * max(S) == max(c * S) exactly
-    body.add(Instr("v_mul_f32", (mt, st.c, smax)), ("softmax", "rowmax"))
-    body.add(Instr("v_max_f32", (mn, st.m, mt)), ("softmax", "rowmax"))
-    mu = vr(name="m_use")
-    body.add(Instr("v_cmp_neq_f32", (vcc, st.ninf, mn)), TAGS)
-    body.add(Instr("v_cndmask_b32", (mu, Imm(0), mn, vcc)), TAGS)
+    # row max over the 16 scores and the running max m (equal in lanes l and l ^ 32): eight
+    # v_max3_f32 in-lane, then the partner lane. c > 0 and rounding is monotonic, so the max
+    # of the raw scores scaled once equals the max of the scaled scores.
+    lvl = [xs.sub(r) for r in range(16)] + [st.m]
+    while len(lvl) > 1:     # a queue: 17 values take 8 v_max3_f32
+        t = vr(name="mx")
+        if len(lvl) >= 3:
+            body.add(Instr("v_max3_f32", (t, *lvl[:3])), ("softmax", "rowmax"))
+        else:
+            body.add(Instr("v_max_f32", (t, *lvl[:2])), ("softmax", "rowmax"))
+        lvl = lvl[3:] + [t]
+    mn = combine_halves(ab, body, lvl[0], "v_max_f32", bperm, ("softmax", "rowmax"),
+                        consume=True)
+    mu = mn
+    if guard:   # mu = m_new, or 0 while m_new = -inf (avoids -inf - -inf)
+        mu = vr(name="m_use")
+        body.add(Instr("v_cmp_neq_f32", (vcc, st.ninf, mn)), TAGS)
+        body.add(Instr("v_cndmask_b32", (mu, Imm(0), mn, vcc)), TAGS)
+    # nmu = -c mu in both dwords; alpha = 2^(c m - c mu) = 2^(fma(m, c, nmu)) (0 while m = -inf)
+    nmu2 = ab.k.vreg("v", 2, align=2, name="m_neg2")
+    body.add(Instr("v_mul_f32", (nmu2.sub(0), st.negc, mu)), TAGS)
+    body.add(Instr("v_mov_b32", (nmu2.sub(1), nmu2.sub(0))), TAGS)
     d = vr(name="m_d")
     alpha2 = ab.k.vreg("v", 2, align=2, name="alpha2")     # alpha in both dwords (v_pk_mul_f32)
     alpha = alpha2.sub(0)
-    body.add(Instr("v_sub_f32", (d, st.m, mu)), TAGS)
+    body.add(Instr("v_fma_f32", (d, st.m, st.c, nmu2.sub(0))), TAGS)
     body.add(Instr("v_exp_f32", (alpha, d)), ("softmax", "exp"))
-    body.add(Instr("v_mov_b32", (st.m, mn)), TAGS)
-    nmu = vr(name="m_neg")
-    body.add(Instr("v_mul_f32", (nmu, Imm(-1.0), mu)), TAGS)
-    ps = []     # p_r = 2^(S_r c - mu): one fma + one exp; masked S_r = -inf gives 0
-    for r in range(16):
-        t, pr = vr(name=f"xd{r}"), vr(name=f"p{r}")
-        body.add(Instr("v_fma_f32", (t, xs[r], st.c, nmu)), TAGS)
-        body.add(Instr("v_exp_f32", (pr, t)), ("softmax", "exp"))
-        ps.append(pr)
-    # l = l * alpha + sum p
-    acc = vr(name="l_a")
-    body.add(Instr("v_mul_f32", (acc, st.l, alpha)), ("softmax", "rowsum"))
-    for r in range(16):
-        nxt = st.l if r == 15 else vr(name="l_s")
-        body.add(Instr("v_add_f32", (nxt, ps[r], acc)), ("softmax", "rowsum"))
-        acc = nxt
-    # O^T *= alpha, two accumulators per packed-f32 multiply (VOP3P, gfx940+)
     body.add(Instr("v_mov_b32", (alpha2.sub(1), alpha)), ("softmax", "rescale"))
+    body.add(Instr("v_mov_b32", (st.m, mn)), TAGS)
+    # p_r = 2^(fma(S_r, c, -c mu)): one v_pk_fma_f32 per two scores, then one v_exp_f32 per
+    # score, both in place over the scores (a temporary tuple of this block: no new VGPRs);
+    # a masked S_r = -inf gives 0
+    ps = xs
+    for r in range(0, 16, 2):
+        body.add(Instr("v_pk_fma_f32", (ps.sub(r, 2), xs.sub(r, 2), st.c2, nmu2)), TAGS)
+    for r in range(16):
+        body.add(Instr("v_exp_f32", (ps.sub(r), ps.sub(r))), ("softmax", "exp"))
+    # l = l * alpha + sum p, two partial sums per lane: one v_pk_fma_f32, then a chain of
+    # v_pk_add_f32 into l (no temporaries: VGPRs bound the waves per SIMD)
+    body.add(Instr("v_pk_fma_f32", (st.l, st.l, alpha2, ps.sub(0, 2))), ("softmax", "rowsum"))
+    for r in range(2, 16, 2):
+        body.add(Instr("v_pk_add_f32", (st.l, st.l, ps.sub(r, 2))), ("softmax", "rowsum"))
+    # O^T *= alpha, two accumulators per packed-f32 multiply (VOP3P, gfx940+)
     for o in st.o:
         for r in range(0, 16, 2):
             body.add(Instr("v_pk_mul_f32", (o.sub(r, 2), alpha2, o.sub(r, 2))),
@@ -144,21 +161,24 @@ def _softmax_tail(ab, body, st: SoftmaxState, xs: list, bperm: VReg) -> list[VRe
     for s in range(16 // kpl):
         f = ab.k.vreg("v", kpl // 2, align=2 if kpl == 4 else 4, name=f"pT{s}")
         for w in range(kpl // 2):
-            lo, hi = ps[kpl * s + 2 * w], ps[kpl * s + 2 * w + 1]
+            lo, hi = ps.sub(kpl * s + 2 * w), ps.sub(kpl * s + 2 * w + 1)
             _pack(ab, body, f.sub(w), lo, hi, cfg.dtype)
         pf.append(f)
     return pf
 
 
-def combine_halves(ab, block, x: VReg, op: str, bperm: VReg, tags) -> VReg:
+def combine_halves(ab, block, x: VReg, op: str, bperm: VReg, tags, consume: bool = False) -> VReg:
     """op(x, x of lane l ^ 32) in every lane: the two lanes holding one query's keys.
     gfx950: ``v_permlane32_swap_b32`` on two copies (VALU only; it swaps lanes 32..63 of the
     first with lanes 0..31 of the second); gfx942: ``ds_bpermute_b32`` from byte address
-    4 (l ^ 32) (LDS hardware, no LDS memory). DPP row ops and ds_swizzle stay within 32 lanes."""
+    4 (l ^ 32) (LDS hardware, no LDS memory). DPP row ops and ds_swizzle stay within 32 lanes.
+    ``consume``: ``x`` is a temporary read nowhere else, so the swap may overwrite it (one
+    copy instead of two)."""
     out = ab.vreg(name="xl_out")
     if ab.cfg.arch == "gfx950":
-        a, b = ab.vreg(name="xl_a"), ab.vreg(name="xl_b")
-        block.add(Instr("v_mov_b32", (a, x)), tags)
+        a, b = x if consume else ab.vreg(name="xl_a"), ab.vreg(name="xl_b")
+        if not consume:
+            block.add(Instr("v_mov_b32", (a, x)), tags)
         block.add(Instr("v_mov_b32", (b, x)), tags)
         block.add(Instr("v_permlane32_swap_b32", (a, b)), tuple(tags) + ("xlane",))
         block.add(Instr(op, (out, a, b)), tags)
@@ -200,16 +220,18 @@ def epilogue(ab, e, st: SoftmaxState, bperm, off_o, off_l, srd_o, srd_lse) -> No
     vr = ab.vreg
     tags = ("epi",)
     rc, inv = vr(name="l_rcp"), vr(name="l_inv")
-    lt = combine_halves(ab, e, st.l, "v_add_f32", bperm, tags)
+    ls = vr(name="l_sum")
+    e.add(Instr("v_add_f32", (ls, st.l.sub(0), st.l.sub(1))), tags)
+    lt = combine_halves(ab, e, ls, "v_add_f32", bperm, tags, consume=True)
     e.add(Instr("v_rcp_f32", (rc, lt)), tags)
     e.add(Instr("v_cmp_lt_f32", (vcc, Imm(0), lt)), tags)
     e.add(Instr("v_cndmask_b32", (inv, Imm(0), rc, vcc)), tags)
-    # LSE = ln2 * (mu + log2 l_tot)
+    # LSE = ln2 * (c mu + log2 l_tot) (m holds raw scores: c mu is the max in log2 units)
     mu, lg, t, lse = vr(name="e_mu"), vr(name="e_lg"), vr(name="e_t"), vr(name="lse")
     e.add(Instr("v_cmp_neq_f32", (vcc, st.ninf, st.m)), tags)
     e.add(Instr("v_cndmask_b32", (mu, Imm(0), st.m, vcc)), tags)
     e.add(Instr("v_log_f32", (lg, lt)), tags)
-    e.add(Instr("v_add_f32", (t, mu, lg)), tags)
+    e.add(Instr("v_fma_f32", (t, mu, st.c, lg)), tags)
     e.add(Instr("v_mul_f32", (lse, Imm(f32_bits(math.log(2.0))), t)), tags)
     e.add(Instr("buffer_store_dword", (lse, off_l, srd_lse, Imm(0)), (("offen", True),)),
           ("epi", "store"))
