@@ -1,0 +1,87 @@
+"""Print asmgen's flash-attention forward kernels under the calibrated cycle model: the default
+configuration (``asmgen attention`` with no tuning flag) and the best known one (4 waves, two LDS
+K/V buffers, ``attn_prio_interleave``, ``--seqlen-k-multiple 32``), on gfx942 and gfx950, causal
+and not, with the model's bound breakdown per row (``asmgen profile --json``: the share of the
+loop each resource is busy, the largest one is the bound).
+
+Each row runs the public CLI (``python -m asmgen attention ... -o DIR`` then ``python -m asmgen
+profile DIR/<kernel>.json --json``) in a subprocess from the repository root, so it measures
+exactly what a user gets. ``TF`` is at the device's peak clock, ``TF@sust`` at its sustained
+clock (``isa.cycle.params``); the model's own error (``uncertainty``: median / worst relative
+error on the held-out calibration figures) is printed once per arch. A configuration that does
+not build or profile is printed as FAILED with its error; no number is made up for it.
+Triton's flash-attention kernel through the same model is not in this table yet (issue 16).
+
+    python benchmarks/attention.py [--arch gfx942 gfx950] [--batch 16] [--heads 16]
+        [--seqlen 8192] [--head-dim 128] [--dtype bf16]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BEST = ["--schedule", "attn_prio_interleave", "--waves", "4", "--kv-buffers", "2",
+        "--seqlen-k-multiple", "32"]
+CONFIGS = {"default": [], "best": BEST}
+SHARES = ("mfma", "issue", "lds", "vmem", "waits", "barrier")
+
+
+def _run(args: list[str]) -> str:
+    r = subprocess.run([sys.executable, "-m", "asmgen", *args], cwd=ROOT, capture_output=True,
+                       text=True)
+    if r.returncode:
+        raise RuntimeError((r.stderr or r.stdout).strip().splitlines()[-1])
+    return r.stdout
+
+
+def profile(arch: str, causal: bool, flags: list[str], ns) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        _run(["attention", "--arch", arch, "--batch", str(ns.batch), "--heads", str(ns.heads),
+              "--seqlen-q", str(ns.seqlen), "--seqlen-k", str(ns.seqlen), "--head-dim",
+              str(ns.head_dim), "--dtype", ns.dtype, *(["--causal"] if causal else []), *flags,
+              "-o", tmp])
+        (contract,) = Path(tmp).glob("*.json")
+        return json.loads(_run(["profile", str(contract), "--json"]))
+
+
+def main(argv=None) -> int:
+    a = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    a.add_argument("--arch", nargs="+", default=["gfx942", "gfx950"])
+    a.add_argument("--batch", type=int, default=16)
+    a.add_argument("--heads", type=int, default=16)
+    a.add_argument("--seqlen", type=int, default=8192)
+    a.add_argument("--head-dim", type=int, default=128)
+    a.add_argument("--dtype", default="bf16")
+    ns = a.parse_args(argv)
+    print(f"attention forward B{ns.batch} H{ns.heads} S{ns.seqlen} D{ns.head_dim} {ns.dtype}")
+    print(f"{'arch':7} {'causal':6} {'config':8} {'TF':>6} {'TF@sust':>12} {'busy':>5} "
+          f"{'bound':6} " + " ".join(f"{s:>7}" for s in SHARES) + "  kernel")
+    for arch in ns.arch:
+        unc = None
+        for causal in (False, True):
+            for name, flags in CONFIGS.items():
+                try:
+                    out = profile(arch, causal, flags, ns)
+                except RuntimeError as e:
+                    print(f"{arch:7} {str(causal):6} {name:8} FAILED: {e}")
+                    continue
+                unc = out.get("uncertainty", unc)
+                sh = out["bound"]["shares"]
+                sust = f"{out['tflops_sustained']:.0f}@{out['sustained_clock_mhz']:.0f}"
+                print(f"{arch:7} {str(causal):6} {name:8} {out['tflops']:6.0f} {sust:>12} "
+                      f"{out['mfma_busy']:5.3f} {out['bound']['bound']:6} "
+                      + " ".join(f"{sh.get(s, 0.0):7.3f}" for s in SHARES)
+                      + f"  {out['kernel']}")
+        if unc:
+            print(f"  {arch} model error: median {unc['median']:.1%}, worst {unc['worst']:.1%} "
+                  f"({unc['run']})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
