@@ -1,57 +1,281 @@
-"""The hardware ``Target`` (passed explicitly, never global) and the arch / dtype tables every
-kernel kind checks its config against: LDS size per workgroup, the 512-register unified file,
-MFMA shapes per arch, DS/MUBUF offset ranges, element sizes.
+"""The hardware ``Target`` a kernel is generated for, passed explicitly (never global), built from
+the isa tables rather than re-tabled here.
 
-The kinds' configurations live with their kinds (``asmgen.kinds.gemm.config.GemmConfig``,
-``asmgen.kinds.attention.config.AttentionConfig``).
+Where each fact comes from:
+  * arch names, instruction set: ``isa.spec.ARCHES``, ``isa.tables.spec_table`` (``has``)
+  * LDS bytes per workgroup, LDS banks, SIMDs, waves per SIMD, unified register file, latencies:
+    ``isa.cycle.params`` (each value carries its cdna-facts / cdna-timing source tag)
+  * MFMA forms per dtype pair (shape, operand/accumulator registers, arches): ``isa.mfma_shapes``;
+    their pass counts: the arch's instruction table (``InstrSpec.passes_on``)
+  * DS / MUBUF instruction offset ranges: the encoding field widths of ``isa.decode_fields``
+Facts no isa table holds (the 1024 work-items per workgroup, the 256/256 VGPR/AGPR split of the
+unified file, the VGPR allocation granule) are stated here with their source. The isa tables are
+imported when a ``Target`` is first built, not with this module (``asmgen --help`` stays light).
+
+``target_of(arch)`` returns the (cached) ``Target`` of an arch name; ``Target(arch)`` builds the
+same object. The element types are ``asmgen.dtypes``'s. The kinds' configurations live with their
+kinds and carry a ``Target`` (``cfg.target``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cache
 
+from isa.decode_fields import FIELDS
+from isa.spec import ARCHES as _ISA_ARCHES
+
+from .dtypes import DTYPES, IN_DTYPES, OUT_DTYPES, DType, dtype_of
 from .errors import ConfigError
 
-ARCHES = ("gfx942", "gfx950")
-IN_DTYPES = ("f16", "bf16")
-OUT_DTYPES = ("f32", "f16", "bf16")
-DTYPE_BYTES = {"f32": 4, "f16": 2, "bf16": 2}
+ARCHES: tuple[str, ...] = tuple(_ISA_ARCHES)
 
-# Max LDS per workgroup (cdna-facts section 1: LLVM's limit, 64 KiB gfx942, 160 KiB gfx950).
-LDS_LIMIT = {"gfx942": 65536, "gfx950": 163840}
-# One unified file of 512 registers per lane: v0..v255 then a0..a255 (cdna-facts section 1).
-REGS_PER_LANE = 512
+# cdna-facts section 1: 256 ArchVGPRs + 256 AccVGPRs per lane (the 512-register unified file of
+# isa.cycle.params "vgprs_per_lane"), VGPRs allocated in granules of 8, at most 1024 work-items
+# (16 waves of 64) per workgroup.
 VGPR_MAX = 256
 AGPR_MAX = 256
-# f16/bf16 MFMA shapes (m, n, k) per arch (cdna-facts section 2.1). On gfx950 the gfx942 shapes
-# still assemble but run at half rate; the x16/x32 forms are the native ones.
-MFMA_SHAPES = {
-    "gfx942": ((32, 32, 8), (16, 16, 16)),
-    "gfx950": ((32, 32, 16), (16, 16, 32), (32, 32, 8), (16, 16, 16)),
-}
-DS_OFFSET_MAX = 65535      # DS instruction offset, 16-bit unsigned (cdna-facts section 5)
-MUBUF_OFFSET_MAX = 4095    # MUBUF instruction offset, 12-bit unsigned (cdna-facts section 5)
-# bytes of one LDS bank line: 32 banks x 4 B gfx942, 64 x 4 B gfx950 (cdna-facts section 7)
-BANK_LINE_BYTES = {"gfx942": 128, "gfx950": 256}
-MAX_WAVES = 16             # 1024 work-items per workgroup
+VGPR_GRANULE = 8
+MAX_WAVES = 16
+WAVE_SIZE = 64
+SGPR_MAX = 102      # s0..s101 addressable by a kernel (cdna-facts section 1)
+
+
+def _field_max(fmt: str, *names: str) -> int:
+    bits = sum(FIELDS[fmt][n][1] for n in names)
+    return (1 << bits) - 1
+
+
+# DS offset: offset1:offset0, 16 bits unsigned; MUBUF offset: 12 bits unsigned (cdna-facts
+# section 5; the encodings of isa.decode_fields).
+DS_OFFSET_MAX = _field_max("DS", "offset0", "offset1")
+MUBUF_OFFSET_MAX = _field_max("MUBUF", "offset")
 
 
 @dataclass(frozen=True, slots=True)
+class Latencies:
+    """Load-to-use and result latencies in cycles, the cycle model's sourced ones
+    (``isa.cycle.params``; ``src`` gives each value's tag). The scheduler's only latency table."""
+
+    smem: int
+    lds: int
+    vmem: int           # L2 hit: what a prefetching kernel sees in steady state
+    vmem_hbm: int
+    mfma_clk_per_pass: int
+    valu: int
+    trans: int
+    src: dict = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class MfmaForm:
+    """One MFMA instruction of an arch for a pair of operand types (``isa.mfma_shapes`` row plus
+    the arch's pass count)."""
+
+    name: str
+    m: int
+    n: int
+    k: int
+    blocks: int
+    a_type: str          # isa operand type name ("f16", "bf16", "fp8", "bf8", "i8", "f32", "f8f6f4")
+    b_type: str
+    acc_type: str        # "f32" | "i32"
+    a_regs: int          # VGPRs per lane of A (and B); f8f6f4: the fp8 count
+    cd_regs: int
+    passes: int
+    exclusive: bool      # only this arch has it (the gfx950 double-rate forms)
+    scaled: str | None = None  # the block-scaled variant (v_mfma_scale_*) where the arch has one
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return self.m, self.n, self.k
+
+    @property
+    def cycles(self) -> int:
+        return self.passes * 4
+
+    @property
+    def flops_per_pass(self) -> float:
+        return 2.0 * self.m * self.n * self.k * self.blocks / self.passes
+
+
 class Target:
-    """The hardware a kernel is generated for (passed explicitly, never global)."""
+    """The hardware a kernel is generated for. Equal (and hashed) by arch name."""
 
-    arch: str = "gfx942"
+    __slots__ = ("_mfma", "_p", "arch", "latency")
 
-    def __post_init__(self) -> None:
-        if self.arch not in ARCHES:
-            raise ConfigError(f"arch {self.arch!r} is not one of {ARCHES}")
+    def __init__(self, arch: str = ARCHES[0]) -> None:
+        if isinstance(arch, Target):
+            arch = arch.arch
+        if arch not in ARCHES:
+            raise ConfigError(f"arch {arch!r} is not one of {ARCHES}")
+        from isa.cycle.params import params_for
+        self.arch = arch
+        self._p = params_for(arch)
+        p = self._p
+        names = ("smem_latency", "lds_latency", "vmem_l2_latency", "vmem_hbm_latency",
+                 "mfma_clk_per_pass", "valu_clk", "trans_clk")
+        self.latency = Latencies(*(int(p.value(n)) for n in names),
+                                 src={n: p.source(n) for n in names})
+        self._mfma = _mfma_forms(arch)
 
+    def __repr__(self) -> str:
+        return f"Target({self.arch!r})"
+
+    def __str__(self) -> str:
+        return self.arch
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Target) and other.arch == self.arch
+
+    def __hash__(self) -> int:
+        return hash(("Target", self.arch))
+
+    def __reduce__(self):
+        return (Target, (self.arch,))
+
+    # --- memory ---------------------------------------------------------------------------
     @property
     def lds_limit(self) -> int:
-        return LDS_LIMIT[self.arch]
+        """Bytes of LDS one workgroup may allocate (the CU's LDS, isa.cycle.params)."""
+        return int(self._p.lds_bytes_cu)
 
     @property
-    def mfma_shapes(self) -> tuple[tuple[int, int, int], ...]:
-        return MFMA_SHAPES[self.arch]
+    def lds_banks(self) -> int:
+        return int(self._p.lds_banks)
 
-    def default_mfma(self) -> tuple[int, int, int]:
-        return self.mfma_shapes[0]
+    @property
+    def bank_line_bytes(self) -> int:
+        """Bytes of one LDS bank line: banks x 4 B (cdna-facts section 7)."""
+        return self.lds_banks * 4
+
+    ds_offset_max = DS_OFFSET_MAX
+    mubuf_offset_max = MUBUF_OFFSET_MAX
+
+    # --- registers and occupancy ----------------------------------------------------------
+    @property
+    def regs_per_lane(self) -> int:
+        return int(self._p.vgprs_per_lane)
+
+    vgpr_max = VGPR_MAX
+    agpr_max = AGPR_MAX
+    sgpr_max = SGPR_MAX
+    vgpr_granule = VGPR_GRANULE
+    max_waves_per_workgroup = MAX_WAVES
+    wave_size = WAVE_SIZE
+
+    @property
+    def simds_per_cu(self) -> int:
+        return int(self._p.simds_per_cu)
+
+    @property
+    def max_waves_per_simd(self) -> int:
+        return int(self._p.max_waves_per_simd)
+
+    def waves_per_simd(self, regs: int) -> int:
+        """Waves one SIMD holds when each uses ``regs`` unified registers per lane (VGPRs plus
+        AGPRs, allocated in granules of 8): min(max waves, 512 // allocated), cdna-facts section 1."""
+        alloc = max(self.vgpr_granule, -(-regs // self.vgpr_granule) * self.vgpr_granule)
+        return min(self.max_waves_per_simd, self.regs_per_lane // alloc)
+
+    # --- instructions ---------------------------------------------------------------------
+    def has(self, mnemonic: str) -> bool:
+        """Whether the arch's instruction table has ``mnemonic`` (a table key such as
+        ``"buffer_load_dwordx4 lds"`` for the LDS-DMA variant)."""
+        from isa.tables import spec_table
+        return mnemonic in spec_table(self.arch)
+
+    def passes(self, mnemonic: str) -> int:
+        from isa.tables import get_spec
+        return get_spec(self.arch, mnemonic).passes_on(self.arch)
+
+    # --- MFMA -----------------------------------------------------------------------------
+    def mfmas(self, a: DType | str, b: DType | str | None = None) -> tuple[MfmaForm, ...]:
+        """Every MFMA of this arch for A/B element types ``a``/``b`` (dtype objects or names),
+        fastest first (FLOPs per pass, then larger M). Empty when the arch has none."""
+        a = dtype_of(a)
+        b = a if b is None else dtype_of(b)
+        if self.arch not in a.arches or self.arch not in b.arches:
+            return ()
+        return tuple(f for f in self._mfma if _feeds(a, f.a_type) and _feeds(b, f.b_type))
+
+    def mfma_shapes(self, a: DType | str = "f16", b: DType | str | None = None,
+                    ) -> tuple[tuple[int, int, int], ...]:
+        """(m, n, k) of the single-block MFMAs for the pair, native (fastest) first."""
+        return tuple(f.shape for f in self.mfmas(a, b) if f.blocks == 1)
+
+    def mfma_for(self, shape, a: DType | str, b: DType | str | None = None) -> MfmaForm:
+        """The single-block MFMA of ``shape`` for the pair; ConfigError naming the valid ones."""
+        shape = tuple(shape)
+        for f in self.mfmas(a, b):
+            if f.blocks == 1 and f.shape == shape:
+                return f
+        valid = ", ".join("x".join(map(str, s)) for s in self.mfma_shapes(a, b)) or "none"
+        raise ConfigError(f"MFMA shape {'x'.join(map(str, shape))} is not available for "
+                          f"{dtype_of(a).name}{'' if b is None else ' x ' + dtype_of(b).name} "
+                          f"on {self.arch} (valid: {valid})")
+
+    def default_mfma(self, a: DType | str = "f16", b: DType | str | None = None,
+                     ) -> tuple[int, int, int]:
+        shapes = self.mfma_shapes(a, b)
+        if not shapes:
+            raise ConfigError(f"{self.arch} has no MFMA for {dtype_of(a).name}")
+        return shapes[0]
+
+    def dtypes(self) -> tuple[str, ...]:
+        """Names of the element types this arch has MFMAs for."""
+        return tuple(n for n, d in DTYPES.items() if self.mfmas(d))
+
+
+def _feeds(d: DType, mfma_type: str) -> bool:
+    """Whether an MFMA operand of isa type ``mfma_type`` reads elements of ``d`` (the f8f6f4 forms
+    read every type with a cbsz/blgp format code)."""
+    return d.mfma_type == mfma_type or (mfma_type == "f8f6f4" and d.f8f6f4_code is not None)
+
+
+@cache
+def _mfma_forms(arch: str) -> tuple[MfmaForm, ...]:
+    from isa.mfma_shapes import MFMA_TABLE
+    from isa.tables import get_spec, spec_table
+    others = [a for a in ARCHES if a != arch]
+    table = spec_table(arch)
+    out = []
+    for name, i in MFMA_TABLE.items():
+        if arch not in i.arches:
+            continue
+        out.append(MfmaForm(name, i.m, i.n, i.k, i.blocks, i.a_type, i.b_type, i.out_type,
+                            i.a_regs, i.cd_regs, get_spec(arch, name).passes_on(arch),
+                            not any(o in i.arches for o in others),
+                            scaled if (scaled := name.replace("v_mfma_", "v_mfma_scale_")) in table
+                            else None))
+    out.sort(key=lambda f: (-f.flops_per_pass, -f.m))
+    return tuple(out)
+
+
+@cache
+def target_of(arch: str | Target) -> Target:
+    """The ``Target`` of an arch name (cached; a ``Target`` is returned as is)."""
+    if isinstance(arch, Target):
+        return arch
+    return Target(arch)
+
+
+# --- compatibility views (read-only tables for code that still indexes by arch name) ---------
+DTYPE_BYTES = {n: d.bytes for n, d in DTYPES.items() if d.bits % 8 == 0}
+_VIEWS = {
+    "LDS_LIMIT": lambda: {a: target_of(a).lds_limit for a in ARCHES},
+    "BANK_LINE_BYTES": lambda: {a: target_of(a).bank_line_bytes for a in ARCHES},
+    "REGS_PER_LANE": lambda: target_of(ARCHES[0]).regs_per_lane,
+    "MFMA_SHAPES": lambda: {a: target_of(a).mfma_shapes("f16") for a in ARCHES},
+}
+
+
+def __getattr__(name: str):
+    """The views above, built from the isa tables on first use."""
+    if name in _VIEWS:
+        value = globals()[name] = _VIEWS[name]()
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+__all__ = ["AGPR_MAX", "ARCHES", "DS_OFFSET_MAX", "DTYPE_BYTES", "IN_DTYPES",
+           "MAX_WAVES", "MUBUF_OFFSET_MAX", "OUT_DTYPES",
+           "VGPR_MAX", "Latencies", "MfmaForm", "Target", "target_of"]

@@ -1,28 +1,26 @@
-"""Latency and resource model for the scheduler, read from the ISA spec table (pipe, cycles, passes).
+"""Latency and resource model for the scheduler, read from the ISA spec table (pipe, cycles, passes)
+and the one sourced latency table, ``isa.cycle.params`` (through ``asmgen.target.Target``).
 
 Latencies are cycles from a producer's issue until a dependent instruction can issue without
-stalling. Memory latencies are load-to-use figures (cdna-timing.md section 1: s_load L1 hit
-~48 clk, ds_read ~52 clk, vector L1 hit 116, L2 hit ~290, HBM ~880); the scheduler uses an
-L2-hit figure for VMEM, which is what a prefetching GEMM sees in steady state. MFMA results are
-ready after the MFMA's passes x 4 cycles (cdna-timing.md section 3, "MFMA cycles"); other VALU
-ops take the spec's issue cycles (4 for wave64, 16 for transcendentals).
+stalling. Memory latencies are the cycle model's load-to-use figures (cdna-timing.md section 1,
+MT4G: s_load L1 hit 48 clk, ds_read 52 clk, L2 hit 288 clk); the scheduler uses the L2-hit figure
+for VMEM, which is what a prefetching GEMM sees in steady state. MFMA results are ready after the
+MFMA's passes x 4 cycles (cdna-timing.md section 3, "MFMA cycles"); other VALU ops take the
+spec's issue cycles (4 for wave64, 16 for transcendentals). This module holds no number of its
+own.
 """
 from __future__ import annotations
 
 from ..ir import Node
 from ..passes.effects import effects
-
-# cdna-timing.md section 1 (MT4G measurements on MI300X).
-SMEM_LATENCY = 48
-LDS_LATENCY = 64
-VMEM_LATENCY = 300
+from ..target import target_of
 
 
 def issue_cycles(arch: str, node: Node) -> int:
     """Cycles the instruction occupies its pipe (MFMA: passes x 4; others: spec cycles)."""
     spec = effects(arch, node.instr).spec
     p = spec.passes_on(arch)
-    return p * 4 if p else spec.cycles
+    return p * target_of(arch).latency.mfma_clk_per_pass if p else spec.cycles
 
 
 def pipe(arch: str, node: Node) -> str:
@@ -36,12 +34,13 @@ def result_latency(arch: str, node: Node) -> int:
 
 def result_latency_of(arch: str, e) -> int:
     """``result_latency`` from the instruction's ``asmgen.passes.effects.Effects``."""
+    lat = target_of(arch).latency
     if e.counter == "vm":
-        return VMEM_LATENCY
+        return lat.vmem
     if e.counter == "lgkm":
-        return SMEM_LATENCY if e.smem else LDS_LATENCY
+        return lat.smem if e.smem else lat.lds
     p = e.spec.passes_on(arch)
-    return p * 4 if p else e.spec.cycles
+    return p * lat.mfma_clk_per_pass if p else e.spec.cycles
 
 
 def kind_latency(kind: str, producer_result_latency: int) -> int:

@@ -114,12 +114,9 @@ class GemmConfig:
         st(self, "tile", _triple(self.tile, "tile", 3))
         st(self, "waves", _triple(self.waves, "waves", 2))
         if self.mfma is None:
-            st(self, "mfma", self.target.default_mfma())
+            st(self, "mfma", self.target.default_mfma(self.dtype))
         st(self, "mfma", _triple(self.mfma, "mfma", 3))
-        if self.mfma not in self.target.mfma_shapes:
-            shapes = ", ".join("x".join(map(str, s)) for s in self.target.mfma_shapes)
-            raise ConfigError(f"MFMA shape {'x'.join(map(str, self.mfma))} is not available for "
-                              f"{self.dtype} on {self.arch} (valid: {shapes})")
+        self.target.mfma_for(self.mfma, self.dtype)      # ConfigError naming the valid shapes
         if self.prefetch not in (1, 2, 3):
             raise ConfigError(f"prefetch depth {self.prefetch} is not 1, 2 or 3")
         if self.staging not in (1, 2):
