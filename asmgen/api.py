@@ -18,6 +18,7 @@ from .errors import ConfigError
 from .kernel import Kernel
 from .kinds import registry
 from .kinds.gemm.contract import gemm_args, size_multiples  # noqa: F401  (re-exported)
+from .target import DEFAULT_ARCH
 
 DEFAULT_SCHEDULE = "pgr1"
 DEFAULT_ATTENTION_SCHEDULE = "attn_basic"
@@ -52,7 +53,7 @@ def cache_enabled(cache: bool | None) -> bool:
     return os.environ.get("ASMGEN_NO_CACHE", "") in ("", "0")
 
 
-def gemm(m: int, n: int, k: int, dtype: str = "f16", arch: str = "gfx942", layout: str = "NN",
+def gemm(m: int, n: int, k: int, dtype: str = "f16", arch: str = DEFAULT_ARCH, layout: str = "NN",
          out_dtype: str | None = None, schedule: str = DEFAULT_SCHEDULE, tile=(64, 64, 32),
          waves=(2, 2), prefetch: int | None = None, mfma=None, activation: str = "none",
          bias: bool = False, lda: int | None = None, ldb: int | None = None,
@@ -74,7 +75,7 @@ def gemm(m: int, n: int, k: int, dtype: str = "f16", arch: str = "gfx942", layou
 
 def attention(batch: int = 1, heads: int = 1, kv_heads: int | None = None, seqlen_q: int = 128,
               seqlen_k: int = 128, head_dim: int = 64, dtype: str = "f16", causal: bool = False,
-              arch: str = "gfx942", schedule: str = DEFAULT_ATTENTION_SCHEDULE,
+              arch: str = DEFAULT_ARCH, schedule: str = DEFAULT_ATTENTION_SCHEDULE,
               scale: float | None = None, schedule_params: dict | None = None,
               assemble: bool = True, waves: int = 1, kv_buffers: int | None = None,
               seqlen_k_multiple: int = 1, cache: bool | None = None) -> Kernel:

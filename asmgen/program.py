@@ -16,6 +16,7 @@ from isa.spec import ARCHES
 
 from .errors import EmitError, ResourceError
 from .kernarg import ArgLike, ArgSpec, as_args, kernarg_align, kernarg_size, layout
+from .target import LDS_LIMIT
 
 # A program item: an instruction, or a label (a str, defined at that point of the stream).
 Item = Instr | str
@@ -36,7 +37,7 @@ _USER_SGPR_WIDTH = dict(USER_SGPRS)
 MAX_VGPRS = 256
 MAX_AGPRS = 256
 MAX_SGPRS = 102
-MAX_LDS = {"gfx942": 65536, "gfx950": 163840}
+MAX_LDS = LDS_LIMIT      # asmgen.target: the isa cycle tables' LDS bytes per CU
 # SGPRs LLVM adds to next_free_sgpr on gfx942/gfx950 when it granulates the SGPR count:
 # VCC, FLAT_SCRATCH and XNACK_MASK, 2 each (measured with llvm-mc 22: next_free_sgpr n gives
 # GRANULATED_WAVEFRONT_SGPR_COUNT = ceil((n + 6) / 8) - 1 whatever .amdhsa_reserve_vcc says).

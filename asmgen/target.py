@@ -28,6 +28,9 @@ from .dtypes import DTYPES, IN_DTYPES, OUT_DTYPES, DType, dtype_of
 from .errors import ConfigError
 
 ARCHES: tuple[str, ...] = tuple(_ISA_ARCHES)
+# Named arches for data tables (fuzz campaigns, CLI defaults): CDNA3 and CDNA4.
+CDNA3, CDNA4 = ARCHES
+DEFAULT_ARCH = CDNA3
 
 # cdna-facts section 1: 256 ArchVGPRs + 256 AccVGPRs per lane (the 512-register unified file of
 # isa.cycle.params "vgprs_per_lane"), VGPRs allocated in granules of 8, at most 1024 work-items
@@ -184,6 +187,16 @@ class Target:
         from isa.tables import spec_table
         return mnemonic in spec_table(self.arch)
 
+    @property
+    def lds_dma_bytes(self) -> tuple[int, ...]:
+        """Bytes per lane of the arch's whole-dword, power-of-two LDS-DMA loads
+        (``buffer_load_* ... lds``), widest first: (4,) on CDNA3, (16, 4) on CDNA4 (cdna-facts
+        section 6; the dwordx3 form is left out, its 12 bytes are no power of two)."""
+        from isa.tables import spec_table
+        widths = {s.mem_bytes for k, s in spec_table(self.arch).items()
+                  if k.startswith("buffer_load_") and k.endswith(" lds")}
+        return tuple(sorted((w for w in widths if w >= 4 and not w & (w - 1)), reverse=True))
+
     def passes(self, mnemonic: str) -> int:
         from isa.tables import get_spec
         return get_spec(self.arch, mnemonic).passes_on(self.arch)
@@ -276,6 +289,6 @@ def __getattr__(name: str):
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-__all__ = ["AGPR_MAX", "ARCHES", "DS_OFFSET_MAX", "DTYPE_BYTES", "IN_DTYPES",
+__all__ = ["AGPR_MAX", "ARCHES", "CDNA3", "CDNA4", "DEFAULT_ARCH", "DS_OFFSET_MAX", "DTYPE_BYTES", "IN_DTYPES",
            "MAX_WAVES", "MUBUF_OFFSET_MAX", "OUT_DTYPES",
            "VGPR_MAX", "Latencies", "MfmaForm", "Target", "target_of"]

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import AsmgenError
+from ..target import ARCHES
 
 # modules that add subcommands (``generate``: one per registered kernel kind)
 COMMAND_MODULES = ("asmgen.cli.generate", "asmgen.cli.check", "asmgen.cli.runtime",
@@ -29,7 +30,7 @@ EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 2, 3, 130
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="asmgen", description="AMDGPU (gfx942/gfx950) kernel generator",
+        prog="asmgen", description=f"AMDGPU ({'/'.join(ARCHES)}) kernel generator",
         epilog="exit codes: 0 success; 1 a kernel ran and mismatched (check) or failed (fuzz); "
                "2 bad input (one line naming the value and the rule); 3 an internal error; "
                "130 interrupted")

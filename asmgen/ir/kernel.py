@@ -13,6 +13,7 @@ from contextlib import contextmanager
 
 from isa.instr import Instr
 from isa.operands import REG_FILE_SIZE, Imm, Label, Reg
+from isa.spec import ARCHES
 
 from .cfg import block_successors
 from .nodes import COND_BRANCHES, Block, Node, check_operand_types
@@ -57,8 +58,8 @@ class KernelIR:
     """A kernel: basic blocks (``prologue`` first, ``epilogue`` last), loops, registers, LDS size."""
 
     def __init__(self, arch: str, name: str = "kernel") -> None:
-        if arch not in ("gfx942", "gfx950"):
-            raise IRError(f"arch {arch!r} is not gfx942 or gfx950")
+        if arch not in ARCHES:
+            raise IRError(f"arch {arch!r} is not one of {', '.join(ARCHES)}")
         self.arch = arch
         self.name = name
         self.lds_bytes = 0

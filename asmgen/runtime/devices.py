@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ConfigError
+from ..target import CDNA3
 from .errors import DeviceMismatch, HipError, HipUnavailable
 from .hipapi import hip_api, hip_call
 
@@ -24,7 +25,8 @@ def parse_gcn_name(gcn_arch_name: str) -> tuple[str, dict[str, bool]]:
     text = (gcn_arch_name or "").strip()
     m = _GCN_RE.match(text)
     if not m:
-        raise ConfigError(f"gcnArchName {gcn_arch_name!r} is not a target id like 'gfx942:sramecc+:xnack-'")
+        raise ConfigError(f"gcnArchName {gcn_arch_name!r} is not a target id like "
+                          f"'{CDNA3}:sramecc+:xnack-'")
     feats = {f[:-1]: f[-1] == "+" for f in m.group(2).split(":") if f}
     return m.group(1), feats
 

@@ -109,7 +109,7 @@ def test_dtype_rows():
     assert fp4.per_dword == 8 and fp4.size * 2 == 1 and fp4.nbytes(64) == 32
     assert fp4.scale == "e8m0" and fp4.block == 32 and fp4.f8f6f4_code == 4
     with pytest.raises(ConfigError, match="not a whole number of bytes"):
-        fp4.bytes
+        _ = fp4.bytes
     with pytest.raises(ConfigError, match="known:"):
         dtype_of("fp16")
     assert dtype_of("fp8_e4m3").np_type is ml_dtypes.float8_e4m3fn

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 
-from ...target import ARCHES
+from ...target import ARCHES, DEFAULT_ARCH
 
 
 def add_arguments(a: argparse.ArgumentParser) -> None:
-    a.add_argument("--arch", default=ARCHES[0], choices=ARCHES)
+    a.add_argument("--arch", default=DEFAULT_ARCH, choices=ARCHES)
     a.add_argument("--batch", type=int, required=True)
     a.add_argument("--heads", type=int, required=True)
     a.add_argument("--kv-heads", type=int, default=None, help="GQA/MQA: divides --heads")

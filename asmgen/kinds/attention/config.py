@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from ...errors import ConfigError
-from ...target import ARCHES, IN_DTYPES, LDS_LIMIT
+from ...target import ARCHES, DEFAULT_ARCH, IN_DTYPES, Target, target_of
 from .lds import BLOCK_K, BLOCK_Q, kv_buffer_bytes, v_bytes
 
 HEAD_DIMS = (64, 128)
@@ -26,9 +26,16 @@ SEQ_MAX = 1 << 20
 # h * kv_heads < 2**21 (f32 relative error 2**-22 against a distance 0.5 / heads to an integer).
 HEADS_MAX = 1024
 BATCH_MAX = 1 << 16
-# K of the 32x32xK f16/bf16 MFMA per arch, native first (cdna-facts section 2.1: on gfx950 the
-# x8 forms still exist at half rate, the x16 ones are native)
-MFMA_K = {"gfx942": (8,), "gfx950": (16, 8)}
+
+
+def mfma_ks(arch: str, dtype: str = "f16") -> tuple[int, ...]:
+    """K of the arch's 32x32xK MFMAs for ``dtype``, native first (the Target's table: on CDNA4 the
+    x8 forms still exist at half rate, the x16 ones are native, cdna-facts section 2.1)."""
+    return tuple(k for m, n, k in target_of(arch).mfma_shapes(dtype) if (m, n) == (32, 32))
+
+
+# K of the 32x32xK f16/bf16 MFMA per arch, native first.
+MFMA_K = {a: mfma_ks(a) for a in ARCHES}
 WAVES = (1, 2, 4)
 KV_BUFFERS = (1, 2, 3)
 
@@ -51,7 +58,7 @@ class AttentionConfig:
     head_dim: int = 64
     dtype: str = "f16"
     causal: bool = False
-    arch: str = "gfx942"
+    arch: str = DEFAULT_ARCH
     scale: float | None = None       # default 1 / sqrt(head_dim)
     mfma_k: int | None = None        # 8 (32x32x8) or 16 (32x32x16, gfx950); default: the arch's
     prefetch: int = 1                # key blocks loaded ahead (0: load each block in its iteration)
@@ -107,7 +114,7 @@ class AttentionConfig:
         if self.seqlen_k % m:
             raise ConfigError(f"attention seqlen_k_multiple={m} does not divide "
                               f"seqlen_k={self.seqlen_k}")
-        limit = LDS_LIMIT[self.arch]
+        limit = self.target.lds_limit
         if self.lds_bytes > limit:
             raise ConfigError(f"attention LDS {self.lds_bytes} bytes (kv_buffers="
                               f"{self.kv_buffers}, head_dim={self.head_dim}) exceed the {limit} "
@@ -117,6 +124,11 @@ class AttentionConfig:
         if not isinstance(self.scale, (int, float)) or not 0.0 < float(self.scale) < 1e4:
             raise ConfigError(f"attention scale={self.scale!r} is not in (0, 1e4)")
         st(self, "scale", float(self.scale))
+
+    @property
+    def target(self) -> Target:
+        """The hardware of ``arch`` (``asmgen.target``)."""
+        return target_of(self.arch)
 
     @property
     def block_q(self) -> int:

@@ -10,7 +10,7 @@ from hypothesis import reject
 from hypothesis import strategies as st
 
 from ...errors import ConfigError
-from ...target import ARCHES
+from ...target import ARCHES, CDNA4, DEFAULT_ARCH
 from .config import BLOCK_K, BLOCK_Q, HEAD_DIMS, MFMA_K, AttentionConfig
 
 
@@ -81,8 +81,8 @@ def candidates(raw: dict):
     for key, val in simpler:
         if raw.get(key) != val:
             yield {**raw, key: val}
-    if raw["arch"] != "gfx942":
-        yield {**raw, "arch": "gfx942", "mfma_k": None}
+    if raw["arch"] != DEFAULT_ARCH:
+        yield {**raw, "arch": DEFAULT_ARCH, "mfma_k": None}
 
 
 # Attention kernels: both arches (ds_bpermute on gfx942, v_permlane32_swap on gfx950), both
@@ -94,10 +94,10 @@ def candidates(raw: dict):
 SINGLE_WAVE_ATTENTION = (
     {"seqlen_q": 64, "seqlen_k": 150, "causal": True, "schedule": "attn_basic"},
     {"seqlen_q": 40, "seqlen_k": 130, "heads": 2, "kv_heads": 1, "dtype": "bf16",
-     "arch": "gfx950", "schedule": "attn_interleave"},
+     "arch": CDNA4, "schedule": "attn_interleave"},
     {"seqlen_q": 33, "seqlen_k": 140, "head_dim": 128, "prefetch": 0, "causal": True,
      "schedule": "fuzz", "schedule_params": {"seed": 11}},
-    {"seqlen_q": 64, "seqlen_k": 129, "arch": "gfx950", "mfma_k": 8, "schedule": "fuzz",
+    {"seqlen_q": 64, "seqlen_k": 129, "arch": CDNA4, "mfma_k": 8, "schedule": "fuzz",
      "schedule_params": {"seed": 12}},
 )
 # Workgroups of several waves sharing K/V through LDS (s_barrier between LDS phases: the
@@ -106,7 +106,7 @@ SINGLE_WAVE_ATTENTION = (
 # ``--kernels 1`` proves a kernel with barriers.
 MULTI_WAVE_ATTENTION = (
     {"seqlen_q": 64, "seqlen_k": 160, "causal": True, "waves": 2, "schedule": "attn_basic"},
-    {"seqlen_q": 100, "seqlen_k": 130, "waves": 4, "kv_buffers": 3, "arch": "gfx950",
+    {"seqlen_q": 100, "seqlen_k": 130, "waves": 4, "kv_buffers": 3, "arch": CDNA4,
      "dtype": "bf16", "schedule": "fuzz", "schedule_params": {"seed": 5}},
 )
 

@@ -35,6 +35,7 @@ from isa.instr import Instr
 from isa.operands import Imm, Special
 
 from ...ir import VReg
+from ...target import MUBUF_OFFSET_MAX
 from .lds import BLOCK_K, k_region_bytes, kv_buffer_bytes  # noqa: F401  (re-exported)
 
 # bytes per lane of one LDS-DMA: buffer_load_dword ... lds on gfx942, buffer_load_dwordx4 ... lds
@@ -46,8 +47,7 @@ DMA_OP = {4: "buffer_load_dword", 16: "buffer_load_dwordx4"}
 def lane_bytes(cfg) -> int:
     """16 (dwordx4) on gfx950 with the x16 MFMA; 4 otherwise (gfx942 has no dwordx4 DMA, and
     the x8 layout pairs 8-byte pieces that are not contiguous in global memory)."""
-    return 16 if cfg.arch == "gfx950" and cfg.mfma_k == 16 else 4
-MUBUF_OFFSET_MAX = 4095        # 12-bit instruction offset (cdna-facts section 5)
+    return max(cfg.target.lds_dma_bytes) if cfg.mfma_k == 16 else 4
 OFFEN = (("offen", True),)
 
 

@@ -175,7 +175,7 @@ def combine_halves(ab, block, x: VReg, op: str, bperm: VReg, tags, consume: bool
     ``consume``: ``x`` is a temporary read nowhere else, so the swap may overwrite it (one
     copy instead of two)."""
     out = ab.vreg(name="xl_out")
-    if ab.cfg.arch == "gfx950":
+    if ab.cfg.target.has("v_permlane32_swap_b32"):
         a, b = x if consume else ab.vreg(name="xl_a"), ab.vreg(name="xl_b")
         if not consume:
             block.add(Instr("v_mov_b32", (a, x)), tags)
@@ -195,7 +195,7 @@ def combine_halves(ab, block, x: VReg, op: str, bperm: VReg, tags, consume: bool
 def _pack(ab, body, dst, lo, hi, dtype: str) -> None:
     """dst = {lo, hi} as two f16/bf16 values, round to nearest even (p is finite, in [0, 1])."""
     tags = ("softmax", "pack")
-    if ab.cfg.arch == "gfx950":     # CDNA4 packed conversions, round to nearest even (MODE default)
+    if ab.cfg.target.has(f"v_cvt_pk_{dtype}_f32"):  # CDNA4 packed conversions, RNE (MODE default)
         body.add(Instr(f"v_cvt_pk_{dtype}_f32", (dst, lo, hi)), tags)
         return
     if dtype == "f16":

@@ -193,7 +193,7 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
     p.add(Instr("v_mad_u32_u24", (t0, col, dconst, dq)), tags)
     p.add(Instr("v_lshlrev_b32", (off_qk, Imm(1), t0)), tags)
     bperm = None                     # gfx942: ds_bpermute byte address of lane l ^ 32
-    if cfg.arch == "gfx942":
+    if not cfg.target.has("v_permlane32_swap_b32"):
         xl, bperm = ab.vreg(name="lane_x32"), ab.vreg(name="bperm")
         p.add(Instr("v_xor_b32", (xl, Imm(32), lane)), tags)
         p.add(Instr("v_lshlrev_b32", (bperm, Imm(2), xl)), tags)

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from ...errors import ConfigError
 from ...target import (
     AGPR_MAX,
-    BANK_LINE_BYTES,
+    DEFAULT_ARCH,
     DS_OFFSET_MAX,
     DTYPE_BYTES,
     IN_DTYPES,
@@ -62,7 +62,7 @@ class GemmConfig:
     n: int
     k: int
     dtype: str = "f16"
-    arch: str = "gfx942"
+    arch: str = DEFAULT_ARCH
     layout: str = "NN"
     out_dtype: str | None = None          # default: dtype
     tile: tuple[int, int, int] = (64, 64, 32)  # MT0 (rows of C) x MT1 (cols of C) x DepthU (K)
@@ -211,7 +211,7 @@ class GemmConfig:
         if not self.lds_swizzle:
             return None
         unit, row = 2 * self.k_per_lane, 2 * self.tile[2]
-        return unit, row // unit, max(1, BANK_LINE_BYTES[self.arch] // row)
+        return unit, row // unit, max(1, self.target.bank_line_bytes // row)
 
     @property
     def k_tail(self) -> bool:
@@ -346,7 +346,7 @@ class GemmConfig:
         for name, op, ld in (("vec_a", "a", self.lda), ("vec_b", "b", self.ldb)):
             if not self.k_contig(op):
                 continue
-            widths = (8, 2) if self.arch == "gfx950" else (2,)
+            widths = tuple(b // DTYPE_BYTES[self.dtype] for b in self.target.lds_dma_bytes)
             if self.lds_swizzle:     # a DMA vector stays inside one swizzle unit
                 widths = tuple(w for w in widths if w <= self.k_per_lane)
             ok = [w for w in widths if self.k % w == 0 and ld % w == 0]

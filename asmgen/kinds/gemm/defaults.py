@@ -19,11 +19,26 @@ from __future__ import annotations
 
 import math
 
-from ...errors import ConfigError
+from isa.cycle.params import params_for
 
-CUS = {"gfx942": 304, "gfx950": 256}
+from ...dtypes import dtype_of
+from ...errors import ConfigError
+from ...target import ARCHES, CDNA3, target_of
+
+# CUs of each arch's default device (isa.cycle.params: MI300X 304, MI355X 256)
+CUS = {a: int(params_for(a).cus) for a in ARCHES}
 DMA_SWZ = {"direct_to_lds": True, "lds_swizzle": True}
-DEPTH = {"gfx942": 32, "gfx950": 64}       # DepthU that fills LDS with two 256x256 bf16 buffers
+LDS_BUFFERS = 2
+
+
+def _depth(arch: str) -> int:
+    """The largest power-of-two DepthU whose two 256x256 bf16 LDS buffers fit the arch's LDS
+    (32 on CDNA3's 64 KiB, 64 on CDNA4's 160 KiB)."""
+    d = target_of(arch).lds_limit // (LDS_BUFFERS * dtype_of("bf16").nbytes(256 + 256))
+    return 1 << (d.bit_length() - 1)
+
+
+DEPTH = {a: _depth(a) for a in ARCHES}
 
 # Per layout class, (tile, waves, schedule, knobs) for the 256x256 and the 128x128 size class.
 # Ranked by benchmarks/schedules.py at 8192^3 bf16 (LDS-DMA + swizzle), TF at the sustained clock:
@@ -34,7 +49,7 @@ DEPTH = {"gfx942": 32, "gfx950": 64}       # DepthU that fills LDS with two 256x
 #   (gfx942) / 654 (gfx950) > pingpong 448 / refused (registers); 128x128: pgr1 304 / 350.
 TABLE = {
     "NT": {arch: (((256, 256, DEPTH[arch]), (2, 4), "pingpong", {**DMA_SWZ, "prefetch": 1}),
-                  ((128, 128, DEPTH[arch]), (2, 2), "pgr1" if arch == "gfx942" else "interleave",
+                  ((128, 128, DEPTH[arch]), (2, 2), "pgr1" if arch == CDNA3 else "interleave",
                    DMA_SWZ))
            for arch in CUS},
     "other": {arch: (((256, 256, DEPTH[arch]), (2, 2), "interleave", DMA_SWZ),

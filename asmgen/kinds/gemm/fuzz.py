@@ -15,7 +15,7 @@ from hypothesis import reject
 from hypothesis import strategies as st
 
 from ...errors import ConfigError
-from ...target import ARCHES, MFMA_SHAPES
+from ...target import ARCHES, CDNA4, DEFAULT_ARCH, MFMA_SHAPES
 from .config import LAYOUTS, GemmConfig
 
 
@@ -132,7 +132,7 @@ def candidates(raw: dict):
         yield {**raw, "prefetch": raw["prefetch"] - 1}
     simpler = (("activation", "none"), ("bias", False), ("direct_to_lds", False),
                ("lda_pad", 0), ("ldb_pad", 0), ("ldc_pad", 0), ("out_dtype", None),
-               ("layout", "NN"), ("dtype", "f16"), ("arch", "gfx942"), ("mfma", None))
+               ("layout", "NN"), ("dtype", "f16"), ("arch", DEFAULT_ARCH), ("mfma", None))
     for key, val in simpler:
         if raw.get(key) != val:
             yield {**raw, key: val}
@@ -144,7 +144,7 @@ GEMM_PROOF_KERNELS = (
     {"m": 64, "n": 64, "k": 128, "schedule": "pgr1"},
     {"m": 64, "n": 64, "k": 256, "schedule": "pgr2", "layout": "NT"},
     {"m": 48, "n": 40, "k": 256, "schedule": "ck_v4", "layout": "TN", "dtype": "bf16",
-     "arch": "gfx950", "mfma": (16, 16, 32), "tile": (32, 32, 64)},
+     "arch": CDNA4, "mfma": (16, 16, 32), "tile": (32, 32, 64)},
     {"m": 64, "n": 64, "k": 128, "schedule": "pgr1", "direct_to_lds": True},
     {"m": 64, "n": 64, "k": 128, "schedule": "fuzz", "schedule_params": {"seed": 11}},
     {"m": 64, "n": 64, "k": 128, "schedule": "fuzz", "layout": "TT",
