@@ -138,8 +138,10 @@ def test_config_errors(kw, needle):
 
 def test_lds_limit_names_value_and_limit(monkeypatch):
     """The LDS check names the bytes, the knob and the arch's limit (65536 on gfx942)."""
-    import asmgen.kinds.attention.config as ac
-    monkeypatch.setitem(ac.LDS_LIMIT, "gfx942", 40000)
+    from asmgen.target import Target
+    real = Target.lds_limit
+    monkeypatch.setattr(Target, "lds_limit",
+                        property(lambda t: 40000 if t.arch == "gfx942" else real.fget(t)))
     with pytest.raises(ConfigError, match=r"kv_buffers=3.*40000 bytes of gfx942"):
         C(waves=2, kv_buffers=3, head_dim=128)
     assert C(waves=2, kv_buffers=3, head_dim=128, arch="gfx950").lds_bytes <= 163840
