@@ -16,7 +16,7 @@ from isa.spec import ARCHES
 
 from .errors import EmitError, ResourceError
 from .kernarg import ArgLike, ArgSpec, as_args, kernarg_align, kernarg_size, layout
-from .target import LDS_LIMIT
+from .target import target_of
 
 # A program item: an instruction, or a label (a str, defined at that point of the stream).
 Item = Instr | str
@@ -33,11 +33,10 @@ USER_SGPRS = (("dispatch_ptr", 2), ("queue_ptr", 2), ("kernarg_segment_ptr", 2),
 _USER_SGPR_WIDTH = dict(USER_SGPRS)
 
 # Limits (cdna-facts section 1): 256 ArchVGPRs + 256 AccVGPRs per lane (512 unified, granule 8),
-# SGPRs s0..s101; max LDS per workgroup 64 KiB on gfx942, 160 KiB on gfx950.
+# SGPRs s0..s101; max LDS per workgroup: asmgen.target.Target.lds_limit.
 MAX_VGPRS = 256
 MAX_AGPRS = 256
 MAX_SGPRS = 102
-MAX_LDS = LDS_LIMIT      # asmgen.target: the isa cycle tables' LDS bytes per CU
 # SGPRs LLVM adds to next_free_sgpr on gfx942/gfx950 when it granulates the SGPR count:
 # VCC, FLAT_SCRATCH and XNACK_MASK, 2 each (measured with llvm-mc 22: next_free_sgpr n gives
 # GRANULATED_WAVEFRONT_SGPR_COUNT = ceil((n + 6) / 8) - 1 whatever .amdhsa_reserve_vcc says).
@@ -124,7 +123,7 @@ class KernelResources:
         _range("vgprs", self.vgprs, 0, MAX_VGPRS)
         _range("agprs", self.agprs, 0, MAX_AGPRS)
         _range("sgprs", self.sgprs, 0, MAX_SGPRS)
-        _range("lds_bytes", self.lds_bytes, 0, MAX_LDS[self.arch])
+        _range("lds_bytes", self.lds_bytes, 0, target_of(self.arch).lds_limit)
         _range("max_flat_workgroup_size", self.max_flat_workgroup_size, 1, 1024)
         _range("workitem_id_dims", self.workitem_id_dims, 1, 3)
         for mode in ("float_denorm_mode_32", "float_denorm_mode_16_64"):

@@ -34,8 +34,13 @@ def mfma_ks(arch: str, dtype: str = "f16") -> tuple[int, ...]:
     return tuple(k for m, n, k in target_of(arch).mfma_shapes(dtype) if (m, n) == (32, 32))
 
 
-# K of the 32x32xK f16/bf16 MFMA per arch, native first.
-MFMA_K = {a: mfma_ks(a) for a in ARCHES}
+def __getattr__(name: str):
+    """``MFMA_K``: K of the 32x32xK f16/bf16 MFMA per arch, native first (built on first use, so
+    importing this module loads no isa table)."""
+    if name == "MFMA_K":
+        value = globals()[name] = {a: mfma_ks(a) for a in ARCHES}
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 WAVES = (1, 2, 4)
 KV_BUFFERS = (1, 2, 3)
 
@@ -88,10 +93,10 @@ class AttentionConfig:
         _int("seqlen_q", self.seqlen_q, 1, SEQ_MAX)
         _int("seqlen_k", self.seqlen_k, 1, SEQ_MAX)
         if self.mfma_k is None:
-            st(self, "mfma_k", MFMA_K[self.arch][0])
-        if self.mfma_k not in MFMA_K[self.arch]:
+            st(self, "mfma_k", mfma_ks(self.arch)[0])
+        if self.mfma_k not in mfma_ks(self.arch):
             raise ConfigError(f"attention mfma_k={self.mfma_k!r} is not available on {self.arch} "
-                              f"(32x32xK with K in {MFMA_K[self.arch]})")
+                              f"(32x32xK with K in {mfma_ks(self.arch)})")
         _int("prefetch", self.prefetch, 0, 1)
         if self.waves not in WAVES:
             raise ConfigError(f"attention waves={self.waves!r} is not one of {WAVES}")

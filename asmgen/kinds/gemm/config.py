@@ -17,18 +17,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from ...errors import ConfigError
-from ...target import (
-    AGPR_MAX,
-    DEFAULT_ARCH,
-    DS_OFFSET_MAX,
-    DTYPE_BYTES,
-    IN_DTYPES,
-    MAX_WAVES,
-    OUT_DTYPES,
-    REGS_PER_LANE,
-    VGPR_MAX,
-    Target,
-)
+from ...target import DEFAULT_ARCH, DTYPE_BYTES, IN_DTYPES, OUT_DTYPES, Target
 
 LAYOUTS = ("NN", "NT", "TN", "TT")
 # K loop arrangements: "default" (kinds.gemm.template), the split loops "pingpong" (8 waves) and
@@ -303,8 +292,9 @@ class GemmConfig:
                           ("waves M", wm), ("waves N", wn)):
             if not _pow2(val):
                 raise ConfigError(f"{name} = {val} must be a power of two")
-        if wm * wn > MAX_WAVES:
-            raise ConfigError(f"{wm}x{wn} = {wm * wn} waves exceed {MAX_WAVES} per workgroup")
+        max_waves = self.target.max_waves_per_workgroup
+        if wm * wn > max_waves:
+            raise ConfigError(f"{wm}x{wn} = {wm * wn} waves exceed {max_waves} per workgroup")
         if mt0 % (wm * mm):
             raise ConfigError(f"tile M {mt0} is not divisible by waves M {wm} x MFMA M {mm}")
         if mt1 % (wn * mn):
@@ -407,20 +397,21 @@ class GemmConfig:
             raise ConfigError(f"LDS use {self.lds_bytes} bytes ({self.prefetch + 1} buffers x "
                               f"{self.lds_buffer_bytes}) exceeds the {lim} byte limit of {self.arch}")
         region = max(self.tile[0], self.tile[1]) * self.lds_row_bytes
-        if region - 1 > DS_OFFSET_MAX:
+        t = self.target
+        if region - 1 > t.ds_offset_max:
             raise ConfigError(f"an LDS tile of {region} bytes needs DS offsets above "
-                              f"{DS_OFFSET_MAX}")
+                              f"{t.ds_offset_max}")
         bm, bn = self.blocks
         agprs = bm * bn * self.acc_regs
-        if agprs > AGPR_MAX:
-            raise ConfigError(f"accumulators need {agprs} AGPRs per lane, above the {AGPR_MAX} "
+        if agprs > t.agpr_max:
+            raise ConfigError(f"accumulators need {agprs} AGPRs per lane, above the {t.agpr_max} "
                               f"AGPR limit (tile {self.tile}, waves {self.waves})")
         vgprs = self.vgpr_estimate()
-        if vgprs > VGPR_MAX:
+        if vgprs > t.vgpr_max:
             raise ConfigError(f"the kernel needs about {vgprs} VGPRs per lane, above the "
-                              f"{VGPR_MAX} ArchVGPR limit")
-        if agprs + vgprs > REGS_PER_LANE:
-            raise ConfigError(f"{agprs} AGPRs + ~{vgprs} VGPRs exceed the {REGS_PER_LANE} "
+                              f"{t.vgpr_max} ArchVGPR limit")
+        if agprs + vgprs > t.regs_per_lane:
+            raise ConfigError(f"{agprs} AGPRs + ~{vgprs} VGPRs exceed the {t.regs_per_lane} "
                               f"registers per lane")
 
     def k_contig(self, operand: str) -> bool:
