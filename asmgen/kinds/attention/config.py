@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from ...dtypes import DType, dtype_of
 from ...errors import ConfigError
 from ...target import ARCHES, DEFAULT_ARCH, IN_DTYPES, Target, target_of
 from .lds import BLOCK_K, BLOCK_Q, kv_buffer_bytes, v_bytes
@@ -144,6 +145,17 @@ class AttentionConfig:
         return BLOCK_K
 
     @property
+    def in_type(self) -> DType:
+        """The element type of Q, K, V and O (``asmgen.dtypes``)."""
+        return dtype_of(self.dtype)
+
+    @property
+    def k_per_lane(self) -> int:
+        """Head-dim elements per lane and k-step of the 32x32xK MFMA: K * 32 rows / 64 lanes
+        (cdna-facts section 2.2): 4 for K = 8, 8 for K = 16."""
+        return self.mfma_k * BLOCK_Q // self.target.wave_size
+
+    @property
     def rows_per_wg(self) -> int:
         """Query rows of one workgroup (32 per wave)."""
         return BLOCK_Q * self.waves
@@ -157,7 +169,7 @@ class AttentionConfig:
         """LDS of the kernel (kinds.attention.vtile / ktile layouts, ``lds``)."""
         if self.kv_buffers == 1:
             return v_bytes(self.head_dim)
-        return self.kv_buffers * kv_buffer_bytes(self.head_dim)
+        return self.kv_buffers * kv_buffer_bytes(self.head_dim, self.in_type)
 
     @property
     def grid(self) -> tuple[int, int, int]:

@@ -55,7 +55,7 @@ def swizzle_mask(cfg) -> int:
     """M of the module docstring: 8 units span gfx942's 32 banks. gfx950 has 64 banks, but a
     16-unit key (M = 15 for D = 128) modeled slower (``asmgen profile``: 1152 against 1350
     TFLOP/s for B16 H16 S8192 D128, 4 waves), so both arches use 8."""
-    units = 2 * cfg.head_dim // 16
+    units = cfg.in_type.nbytes(cfg.head_dim) // 16
     return min(units, 8) - 1
 
 
@@ -76,7 +76,7 @@ def setup(ab, lane: VReg, col: VReg, half: VReg, swave: VReg) -> KTile:
     p = ab.k.prologue
     tags = ("addr",)
     m = swizzle_mask(cfg)
-    row_b = 2 * D
+    row_b = cfg.in_type.nbytes(D)
     lg_row = row_b.bit_length() - 1
     lb = lane_bytes(cfg)
     lg_lb = lb.bit_length() - 1
@@ -143,7 +143,7 @@ def load_block(ab, block, kt: KTile, srd_k: VReg, buf: VReg, stage: int,
     tags = ("addr", "gr_k_addr")
     D = ab.cfg.head_dim
     chunk = 64 * kt.lane_bytes
-    rpc = chunk // (2 * D)
+    rpc = chunk // ab.cfg.in_type.nbytes(D)
     m0b = ab.sreg(name="k_m0b")
     block.add(Instr("s_add_u32", (m0b, kt.m0_wave, buf)), tags, stage=stage)
     cur_seg = None

@@ -45,8 +45,8 @@ def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm) -> None:
     D = cfg.head_dim
     nb = cfg.kv_buffers
     d = nb - 1
-    bb = ktile.kv_buffer_bytes(D)
-    step = BLOCK_K * 2 * D
+    bb = ktile.kv_buffer_bytes(D, cfg.in_type)
+    step = BLOCK_K * cfg.in_type.nbytes(D)
 
     def advance(block, n: str, stage: int) -> None:
         """Resource ``n`` moves one key block on; num_records shrinks, clamped at 0."""

@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from ...dtypes import dtype_of
 from ...errors import AsmgenError
 from ...profiling.common import ProfileError, arch_params, cu_trip_cycles, emulate_streams, model_cu
 from ...profiling.device import trip_and_bound, uncertainty
@@ -55,7 +56,7 @@ def attention_problem(meta: dict, iters: int) -> dict:
     small_iters = max(1, min(int(trips.max()), iters))
     flops = 4.0 * b * sq * sk * h * d / (2 if causal else 1)
     return {"batch": b, "heads": h, "kv_heads": hk, "seqlen_q": sq, "seqlen_k": sk,
-            "head_dim": d, "causal": causal, "trips": trips, "small_iters": small_iters,
+            "head_dim": d, "dtype": cfg["dtype"], "causal": causal, "trips": trips, "small_iters": small_iters,
             "n_wg": len(trips) * h * b, "flops": flops, "rows": rows,
             "small": {"batch": 1, "heads": 1, "kv_heads": 1, "seqlen_q": rows,
                       "seqlen_k": small_iters * BLOCK_K}}
@@ -82,7 +83,7 @@ def attention_values(meta: dict, small: dict, seed: int) -> dict:
 def hbm_share(prob: dict) -> float:
     """Fraction of the loaded bytes that must come from HBM: each (batch, kv head)'s K and V and
     each Q block once, against what the workgroups load (K and V of every visible block)."""
-    row = prob["head_dim"] * 2              # f16/bf16 (asmgen.target IN_DTYPES)
+    row = dtype_of(prob["dtype"]).nbytes(prob["head_dim"])
     per_bh = prob["rows"] * row * len(prob["trips"]) + 2 * BLOCK_K * row * int(prob["trips"].sum())
     loaded = prob["batch"] * prob["heads"] * per_bh
     unique = prob["batch"] * (prob["heads"] * prob["seqlen_q"]

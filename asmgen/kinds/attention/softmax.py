@@ -157,11 +157,12 @@ def _softmax_tail(ab, body, st: SoftmaxState, xs: VReg, bperm: VReg, guard: bool
     pf = []
     # k-step s of the x8 MFMA takes p_4s..p_4s+3 (2 registers); of the gfx950 x16 MFMA
     # p_8s..p_8s+7 (4 registers): keys 16 s + 4 h + {0..3, 8..11}, the order V^T is read in
-    kpl = cfg.mfma_k // 2
+    kpl = cfg.k_per_lane
+    per = cfg.in_type.per_dword      # packed P values per register (2: the pack below is 16-bit)
     for s in range(16 // kpl):
-        f = ab.k.vreg("v", kpl // 2, align=2 if kpl == 4 else 4, name=f"pT{s}")
-        for w in range(kpl // 2):
-            lo, hi = ps.sub(kpl * s + 2 * w), ps.sub(kpl * s + 2 * w + 1)
+        f = ab.k.vreg("v", kpl // per, align=2 if kpl == 4 else 4, name=f"pT{s}")
+        for w in range(kpl // per):
+            lo, hi = ps.sub(kpl * s + per * w), ps.sub(kpl * s + per * w + 1)
             _pack(ab, body, f.sub(w), lo, hi, cfg.dtype)
         pf.append(f)
     return pf
@@ -246,6 +247,6 @@ def epilogue(ab, e, st: SoftmaxState, bperm, off_o, off_l, srd_o, srd_lse) -> No
                 ys.append(y)
             _pack(ab, e, data.sub(0), ys[0], ys[1], cfg.dtype)
             _pack(ab, e, data.sub(1), ys[2], ys[3], cfg.dtype)
-            off = (32 * db + 8 * g) * 2
+            off = cfg.in_type.nbytes(32 * db + 8 * g)
             e.add(Instr("buffer_store_dwordx2", (data, off_o, srd_o, Imm(0)),
                         (("offen", True),) + ((("offset", off),) if off else ())), ("epi", "store"))

@@ -99,7 +99,7 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
     ab = AttnBuild(cfg)
     k, p = ab.k, ab.k.prologue
     D = cfg.head_dim
-    row_bytes = 2 * D
+    row_bytes = cfg.in_type.nbytes(D)
     tags = ("addr",)
     vcc = Special("vcc")
 
@@ -184,14 +184,15 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
     p.add(Instr("v_lshrrev_b32", (half, Imm(5), lane)), tags)
     p.add(Instr("v_lshlrev_b32", (kq, Imm(2), half)), tags)
     dconst = Imm(D) if D <= 64 else ab.const(D)
-    kpl = cfg.mfma_k // 2            # head-dim elements per lane and k-step (4, or 8 for x16)
+    kpl = cfg.k_per_lane             # head-dim elements per lane and k-step (4, or 8 for x16)
+    esh = Imm(cfg.in_type.log2_bytes)  # element index -> byte offset
     dq = kq
     if kpl != 4:
         dq = ab.vreg(name="dq")
         p.add(Instr("v_lshlrev_b32", (dq, Imm(kpl.bit_length() - 1), half)), tags)
-    t0, off_qk = ab.vreg(name="qk_e"), ab.vreg(name="off_qk")     # (col * D + dq) * 2
+    t0, off_qk = ab.vreg(name="qk_e"), ab.vreg(name="off_qk")     # (col * D + dq) * bytes
     p.add(Instr("v_mad_u32_u24", (t0, col, dconst, dq)), tags)
-    p.add(Instr("v_lshlrev_b32", (off_qk, Imm(1), t0)), tags)
+    p.add(Instr("v_lshlrev_b32", (off_qk, esh, t0)), tags)
     bperm = None                     # gfx942: ds_bpermute byte address of lane l ^ 32
     if not cfg.target.has("v_permlane32_swap_b32"):
         xl, bperm = ab.vreg(name="lane_x32"), ab.vreg(name="bperm")
@@ -207,7 +208,7 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
             tflat = ab.vreg(name="tid_wg")
             p.add(Instr("v_and_b32", (tflat, Imm(64 * W - 1), ab.tid)), tags)
         vt = vtile.setup(ab, lane, col, half, tid=tflat,
-                         region_base=ktile.k_region_bytes(D))
+                         region_base=ktile.k_region_bytes(D, cfg.in_type))
         kt = ktile.setup(ab, lane, col, half, swave)
     else:
         vt = vtile.setup(ab, lane, col, half)
@@ -257,9 +258,10 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
     ksteps = D // cfg.mfma_k
     qf = []
     for st in range(ksteps):
-        r = ab.vreg(kpl // 2, name=f"q{st}")
+        r = ab.vreg(kpl // cfg.in_type.per_dword, name=f"q{st}")
         p.add(Instr(qk_load, (r, off_qk, srd["Q"], Imm(0)),
-                    OFFEN + ((("offset", 2 * cfg.mfma_k * st),) if st else ())), ("gr_q",))
+                    OFFEN + ((("offset", cfg.in_type.nbytes(cfg.mfma_k * st)),) if st else ())),
+              ("gr_q",))
         qf.append(r)
 
     st_ = sm.init_state(ab, D)
@@ -281,7 +283,7 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
         t2 = ab.vreg(name="o_e")
         off_o = ab.vreg(name="off_o")
         e_.add(Instr("v_mad_u32_u24", (t2, col, dconst, kq)), ("epi",))
-        e_.add(Instr("v_lshlrev_b32", (off_o, Imm(1), t2)), ("epi",))
+        e_.add(Instr("v_lshlrev_b32", (off_o, esh, t2)), ("epi",))
     sm.epilogue(ab, e_, st_, bperm, off_o, off_l, srd["O"], srd["LSE"])
     return k
 
@@ -291,8 +293,8 @@ def _register_k_loop(ab, st_, qf, vt, srd, trips, kb, rem, bperm, off_qk) -> Non
     buffer, no barrier (see the module docstring)."""
     cfg, p = ab.cfg, ab.k.prologue
     D = cfg.head_dim
-    row_bytes = 2 * D
-    kpl = cfg.mfma_k // 2
+    row_bytes = cfg.in_type.nbytes(D)
+    kpl = cfg.k_per_lane
     qk_load = {4: "buffer_load_dwordx2", 8: "buffer_load_dwordx4"}[kpl]
     ksteps = D // cfg.mfma_k
     step = BLOCK_K * row_bytes
@@ -301,9 +303,10 @@ def _register_k_loop(ab, st_, qf, vt, srd, trips, kb, rem, bperm, off_qk) -> Non
         """K block: A operand of k-step st = K[kb + col][k st + dq .. + kpl - 1]."""
         out = []
         for st in range(ksteps):
-            r = dst[st] if dst else ab.vreg(kpl // 2, name=f"k{st}")
+            r = dst[st] if dst else ab.vreg(kpl // cfg.in_type.per_dword, name=f"k{st}")
+            koff = cfg.in_type.nbytes(cfg.mfma_k * st)
             block.add(Instr(qk_load, (r, off_qk, srd["K"], Imm(0)),
-                            OFFEN + ((("offset", 2 * cfg.mfma_k * st),) if st else ())), ("gr_k",),
+                            OFFEN + ((("offset", koff),) if st else ())), ("gr_k",),
                       stage=cfg.prefetch)
             out.append(r)
         return out

@@ -104,14 +104,14 @@ def setup(ab, lane: VReg, col: VReg, half: VReg, tid: VReg | None = None,
             p.add(Instr("v_lshlrev_b32", (kk, Imm(kpi.bit_length() - 1), g)), tags)
             ga, gofs = ab.vreg(name=f"vt_ga{j}"), ab.vreg(name=f"vt_go{j}")
             p.add(Instr("v_lshlrev_b32", (ga, Imm(4), c)), tags)          # global: kk 2 D + 16 c
-            p.add(Instr("v_mad_u32_u24", (gofs, kk, ab.const(2 * D), ga)), tags)
+            p.add(Instr("v_mad_u32_u24", (gofs, kk, ab.const(ab.cfg.in_type.nbytes(D)), ga)), tags)
             ss, hh, ii = (ab.vreg(name=f"vt_{n}{j}") for n in ("s", "h", "i"))
             p.add(Instr("v_lshrrev_b32", (ss, Imm(3), kk)), tags)
             p.add(Instr("v_bfe_u32", (hh, kk, Imm(2), Imm(1))), tags)
             p.add(Instr("v_and_b32", (ii, Imm(3), kk)), tags)
             # LDS: c * 8 row bytes + 32 h + 8 s + 2 i
             la, lb, lc, lw = (ab.vreg(name=f"vt_l{n}{j}") for n in ("a", "b", "c", "w"))
-            p.add(Instr("v_lshlrev_b32", (la, Imm(1), ii)), tags)
+            p.add(Instr("v_lshlrev_b32", (la, Imm(ab.cfg.in_type.log2_bytes), ii)), tags)
             p.add(Instr("v_lshl_add_u32", (lb, ss, Imm(3), la)), tags)
             p.add(Instr("v_lshl_add_u32", (lc, hh, Imm(5), lb)), tags)
             p.add(Instr("v_mad_u32_u24", (lw, c, ab.const(8 * rb_), lc)), tags)
@@ -150,7 +150,7 @@ def load_rows(ab, block, vt: VTile, srd_v: VReg, dst: list | None = None,
         rows = []
         for i in range(vt.kpi):
             r = dst[j][i] if dst else ab.k.vreg("v", 4, align=4, name=f"vrow{j}_{i}")
-            off = i * D * 2
+            off = ab.cfg.in_type.nbytes(i * D)
             block.add(Instr("buffer_load_dwordx4", (r, gofs, srd_v, Imm(0)),
                             OFFEN + ((("offset", off),) if off else ())), ("gr_v",),
                       stage=stage)

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from ...dtypes import DType, dtype_of
 from ...errors import ConfigError
-from ...target import DEFAULT_ARCH, DTYPE_BYTES, IN_DTYPES, OUT_DTYPES, Target
+from ...target import DEFAULT_ARCH, IN_DTYPES, OUT_DTYPES, Target
 
 LAYOUTS = ("NN", "NT", "TN", "TT")
 # K loop arrangements: "default" (kinds.gemm.template), the split loops "pingpong" (8 waves) and
@@ -144,6 +145,16 @@ class GemmConfig:
 
     # -- derived sizes ------------------------------------------------------------------------
     @property
+    def in_type(self) -> DType:
+        """The element type of A and B (``asmgen.dtypes``)."""
+        return dtype_of(self.dtype)
+
+    @property
+    def out_type(self) -> DType:
+        """The element type of C."""
+        return dtype_of(self.out_dtype)
+
+    @property
     def threads(self) -> int:
         return 64 * self.waves[0] * self.waves[1]
 
@@ -165,7 +176,7 @@ class GemmConfig:
 
     @property
     def operand_regs(self) -> int:
-        return self.k_per_lane // 2
+        return self.k_per_lane // self.in_type.per_dword
 
     @property
     def acc_regs(self) -> int:
@@ -179,7 +190,7 @@ class GemmConfig:
 
     @property
     def lds_row_bytes(self) -> int:
-        return (self.tile[2] + self.pad) * 2
+        return self.in_type.nbytes(self.tile[2] + self.pad)
 
     @property
     def lds_buffer_bytes(self) -> int:
@@ -199,7 +210,7 @@ class GemmConfig:
         it (``asmgen.kinds.gemm.layout.LdsSwizzle``): a unit is one MFMA operand read."""
         if not self.lds_swizzle:
             return None
-        unit, row = 2 * self.k_per_lane, 2 * self.tile[2]
+        unit, row = self.in_type.nbytes(self.k_per_lane), self.in_type.nbytes(self.tile[2])
         return unit, row // unit, max(1, self.target.bank_line_bytes // row)
 
     @property
@@ -275,9 +286,10 @@ class GemmConfig:
         row * ld products use 24-bit multiplies: every buffer must stay below 2 GiB and every
         leading dimension below 2**24 (cdna-facts section 5)."""
         ta, tb = self.layout[0] == "T", self.layout[1] == "T"
-        for name, ld, rows, nbytes in (("A", self.lda, self.k if ta else self.m, 2),
-                                       ("B", self.ldb, self.n if tb else self.k, 2),
-                                       ("C", self.ldc, self.m, DTYPE_BYTES[self.out_dtype])):
+        ebytes = self.in_type.bytes
+        for name, ld, rows, nbytes in (("A", self.lda, self.k if ta else self.m, ebytes),
+                                       ("B", self.ldb, self.n if tb else self.k, ebytes),
+                                       ("C", self.ldc, self.m, self.out_type.bytes)):
             if ld >= (1 << 24):
                 raise ConfigError(f"leading dimension of {name} = {ld} exceeds 2**24")
             if rows * ld * nbytes >= (1 << 31):
@@ -336,7 +348,7 @@ class GemmConfig:
         for name, op, ld in (("vec_a", "a", self.lda), ("vec_b", "b", self.ldb)):
             if not self.k_contig(op):
                 continue
-            widths = tuple(b // DTYPE_BYTES[self.dtype] for b in self.target.lds_dma_bytes)
+            widths = tuple(self.in_type.elements(b) for b in self.target.lds_dma_bytes)
             if self.lds_swizzle:     # a DMA vector stays inside one swizzle unit
                 widths = tuple(w for w in widths if w <= self.k_per_lane)
             ok = [w for w in widths if self.k % w == 0 and ld % w == 0]
@@ -362,13 +374,13 @@ class GemmConfig:
             val = getattr(self, name)
             k_contig = self.k_contig(op)
             contig = self.k if k_contig else mn_size
-            per_vec = 1 if k_contig else 2          # loads along K per vector
+            per_vec = 1 if k_contig else self.in_type.per_dword   # loads along K per vector
             widths = VEC_WIDTHS if k_contig else (2, 1)
             sw = self.swizzle_geometry
             if sw is not None:
                 # a vector must stay inside one swizzle unit (K-contiguous), and both MN rows of a
                 # 2-wide MN vector must share their XOR (rows per bank line >= 2)
-                widths = tuple(w for w in widths if 2 * w <= sw[0]) if k_contig else \
+                widths = tuple(w for w in widths if self.in_type.nbytes(w) <= sw[0]) if k_contig else \
                     (widths if sw[2] >= 2 else (1,))
             if val is None:
                 val = next((w for w in widths if contig % w == 0 and ld % w == 0
@@ -387,7 +399,7 @@ class GemmConfig:
                 dim = "K" if k_contig else ("M" if op == "a" else "N")
                 raise ConfigError(f"{name}={val} does not divide {dim}={contig} and the leading "
                                   f"dimension {ld}: vector loads would straddle the matrix edge")
-            if (mt * du) % (val * per_vec * self.threads) or du % (val if k_contig else 2):
+            if (mt * du) % (val * per_vec * self.threads) or du % (val if k_contig else per_vec):
                 raise ConfigError(f"{name}={val}: tile {mt}x{du} does not split into "
                                   f"{self.threads} threads x vectors of {val * per_vec}")
 
@@ -422,7 +434,7 @@ class GemmConfig:
         """K elements one thread writes to LDS per vector: the load vector for K-contiguous
         operands, a pair of single-element loads for MN-contiguous ones."""
         vec = self.vec_a if operand == "a" else self.vec_b
-        return vec if self.k_contig(operand) else 2
+        return vec if self.k_contig(operand) else self.in_type.per_dword
 
     def mn_vec(self, operand: str) -> int:
         """MN rows one vector covers: 1 for K-contiguous operands, the load width otherwise."""
@@ -443,5 +455,6 @@ class GemmConfig:
         gr = 0
         for op in ("a", "b"):
             n = self.loads_per_thread(op)
-            gr += n * (self.staging * max(self.kvec(op) * self.mn_vec(op) // 2, 1) + 1)
+            elems = self.kvec(op) * self.mn_vec(op)
+            gr += n * (self.staging * max(elems // self.in_type.per_dword, 1) + 1)
         return frag + gr + 16

@@ -19,7 +19,6 @@ import struct
 from isa.instr import Instr
 from isa.operands import Imm
 
-from ...target import DTYPE_BYTES
 from ..common.buffers import log2
 from .layout import acc_row_offset
 from .prologue import OFFEN, imm_or_sgpr
@@ -40,7 +39,7 @@ def build_epilogue(gb, ids, sc, srds, c_read, acc) -> None:
     cfg, e = gb.cfg, gb.k.epilogue
     mm, mn = cfg.mfma[0], cfg.mfma[1]
     wtm, wtn = cfg.wave_tile
-    ob = DTYPE_BYTES[cfg.out_dtype]
+    ob = cfg.out_type.bytes
     v = gb.vreg
     # per-lane row / column of register 0 relative to the tile origin
     g, r, wr, c, wc = (v(name=n) for n in ("e_g", "e_row", "e_wrow", "e_col", "e_wcol"))

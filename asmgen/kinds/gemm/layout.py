@@ -45,6 +45,7 @@ class GlobalReadMap:
     threads: int
     loads: int          # vectors per thread
     mn_vec: int = 1     # MN rows per vector (MN-contiguous: elements per load)
+    k_rows: int = 2     # MN-contiguous: K rows per vector (elements per dword of the type)
 
     def lane0(self, t: int) -> tuple[int, int]:
         """(row, k) of load 0 of thread ``t``."""
@@ -52,7 +53,7 @@ class GlobalReadMap:
             vpr = self.depth // self.vec
             return t >> log2(vpr), (t & (vpr - 1)) * self.vec
         vpr = self.rows // self.mn_vec
-        return (t & (vpr - 1)) * self.mn_vec, 2 * (t >> log2(vpr))
+        return (t & (vpr - 1)) * self.mn_vec, self.k_rows * (t >> log2(vpr))
 
     def deltas(self) -> list[tuple[int, int]]:
         """(row, k) offset of load j from load 0 of the same thread (independent of the thread)."""
@@ -64,7 +65,7 @@ class GlobalReadMap:
                 out.append((q >> log2(vpr), (q & (vpr - 1)) * self.vec))
             else:
                 vpr = self.rows // self.mn_vec
-                out.append(((q & (vpr - 1)) * self.mn_vec, 2 * (q >> log2(vpr))))
+                out.append(((q & (vpr - 1)) * self.mn_vec, self.k_rows * (q >> log2(vpr))))
         return out
 
     def coords(self, t: int, j: int) -> tuple[int, int]:
@@ -74,13 +75,14 @@ class GlobalReadMap:
             vpr = self.depth // self.vec
             return q >> log2(vpr), (q & (vpr - 1)) * self.vec
         vpr = self.rows // self.mn_vec
-        return (q & (vpr - 1)) * self.mn_vec, 2 * (q >> log2(vpr))
+        return (q & (vpr - 1)) * self.mn_vec, self.k_rows * (q >> log2(vpr))
 
 
 def global_read_map(cfg: GemmConfig, operand: str) -> GlobalReadMap:
     rows = cfg.tile[0] if operand == "a" else cfg.tile[1]
     return GlobalReadMap(operand, cfg.k_contig(operand), rows, cfg.tile[2], cfg.kvec(operand),
-                         cfg.threads, cfg.loads_per_thread(operand), cfg.mn_vec(operand))
+                         cfg.threads, cfg.loads_per_thread(operand), cfg.mn_vec(operand),
+                         cfg.in_type.per_dword)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,17 +94,18 @@ class LdsLayout:
     b_base: int
     buffer_bytes: int
     buffers: int
+    ebytes: int         # bytes per element
 
     def offset(self, operand: str, row: int, k: int, buffer: int = 0) -> int:
         base = self.a_base if operand == "a" else self.b_base
-        return buffer * self.buffer_bytes + base + row * self.row_bytes + 2 * k
+        return buffer * self.buffer_bytes + base + row * self.row_bytes + self.ebytes * k
 
     def region_base(self, operand: str) -> int:
         return self.a_base if operand == "a" else self.b_base
 
     def in_region(self, row: int, k: int) -> int:
         """Byte offset of (row, k) from the start of its operand's region."""
-        return row * self.row_bytes + 2 * k
+        return row * self.row_bytes + self.ebytes * k
 
     @property
     def total(self) -> int:
@@ -111,7 +114,8 @@ class LdsLayout:
 
 def lds_layout(cfg: GemmConfig) -> LdsLayout:
     rb = cfg.lds_row_bytes
-    return LdsLayout(rb, 0, cfg.tile[0] * rb, cfg.lds_buffer_bytes, cfg.prefetch + 1)
+    return LdsLayout(rb, 0, cfg.tile[0] * rb, cfg.lds_buffer_bytes, cfg.prefetch + 1,
+                     cfg.in_type.bytes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,27 +126,28 @@ class LdsSwizzle:
     phase reads (16 lanes of ds_read_b64, 8 of ds_read_b128, consecutive rows, one unit) then hit
     distinct units of distinct bank lines: no conflict."""
 
-    unit: int      # bytes per unit: 2 * k_per_lane
+    unit: int      # bytes per unit: the bytes of k_per_lane elements
     units: int     # units per row: row_bytes / unit
     rep: int       # rows per bank line: max(1, bank line / row_bytes)
+    ebytes: int    # bytes per element
 
     def xor_units(self, row: int) -> int:
         return (row // self.rep) % self.units
 
     def swizzle_k(self, row: int, k: int) -> int:
         """The K element stored at (row, k) of LDS (an involution: also where k is stored)."""
-        return k ^ (self.xor_units(row) * (self.unit // 2))
+        return k ^ (self.xor_units(row) * (self.unit // self.ebytes))
 
 
 def lds_swizzle(cfg: GemmConfig) -> LdsSwizzle | None:
     """The swizzle of ``cfg`` (None without ``lds_swizzle``)."""
     geo = cfg.swizzle_geometry
-    return None if geo is None else LdsSwizzle(*geo)
+    return None if geo is None else LdsSwizzle(*geo, cfg.in_type.bytes)
 
 
 def lds_write_width(cfg: GemmConfig, operand: str) -> int:
     """Bytes per ds_write of one vector (the vector lands in one LDS row)."""
-    return 2 * cfg.kvec(operand)
+    return cfg.in_type.nbytes(cfg.kvec(operand))
 
 
 DS_WRITE = {2: "ds_write_b16", 4: "ds_write_b32", 8: "ds_write_b64", 16: "ds_write_b128"}

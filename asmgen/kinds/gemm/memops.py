@@ -45,6 +45,7 @@ def emit_global_reads(gb, block, gr, gm, stage: int, dst: list | None = None,
     M0 = buffer + region + wave chunk + j * threads * lane bytes."""
     op = gr.operand
     vec = gm.vec if gr.k_contig else gm.mn_vec     # elements per load
+    load_bytes = gb.cfg.in_type.nbytes(vec)
     load_mods = OFFEN + cache_mods(gb.cfg.nontemporal)
     if gr.dma:
         dst = []
@@ -53,7 +54,8 @@ def emit_global_reads(gb, block, gr, gm, stage: int, dst: list | None = None,
                   stage=stage)
     elif dst is None:
         if gr.k_contig:
-            dst = [(gb.vreg(max(vec // 2, 1), name=f"g{op}{j}"),) for j in range(len(gr.offsets))]
+            regs = max(vec // gb.cfg.in_type.per_dword, 1)
+            dst = [(gb.vreg(regs, name=f"g{op}{j}"),) for j in range(len(gr.offsets))]
         else:   # one register per K row, holding ``vec`` (1 or 2) MN-neighbours
             dst = [(gb.vreg(name=f"g{op}{j}k0"), gb.vreg(name=f"g{op}{j}k1"))
                    for j in range(len(gr.offsets))]
@@ -73,18 +75,17 @@ def emit_global_reads(gb, block, gr, gm, stage: int, dst: list | None = None,
                 block.add(Instr("v_cndmask_b32", (am, gb.big, off, kmask[kk.id]), encoding="e64"),
                           tags, stage=stage)
             if gr.dma:
-                lane_bytes = 2 * vec
-                block.add(Instr("s_add_u32", (Special("m0"), m0b, Imm(j * gm.threads * lane_bytes))),
+                block.add(Instr("s_add_u32", (Special("m0"), m0b, Imm(j * gm.threads * load_bytes))),
                           tags, stage=stage)
-                block.add(Instr(BUFFER_LOAD[lane_bytes], (am, gr.srd, Imm(0)),
+                block.add(Instr(BUFFER_LOAD[load_bytes], (am, gr.srd, Imm(0)),
                                 load_mods + (("lds", True),)), (f"gr_{op}", f"lw_{op}"), stage=stage,
                           lds_write=region)
             else:
-                block.add(Instr(BUFFER_LOAD[2 * vec], (dst[j][0], am, gr.srd, Imm(0)), load_mods),
+                block.add(Instr(BUFFER_LOAD[load_bytes], (dst[j][0], am, gr.srd, Imm(0)), load_mods),
                           (f"gr_{op}",), stage=stage)
         else:
             for reg, addr in zip(dst[j], (off, gr.offsets1[j])):
-                block.add(Instr(BUFFER_LOAD[2 * vec], (reg, addr, gr.srd, Imm(0)), load_mods),
+                block.add(Instr(BUFFER_LOAD[load_bytes], (reg, addr, gr.srd, Imm(0)), load_mods),
                           (f"gr_{op}",), stage=stage)
     return dst
 
@@ -114,7 +115,7 @@ def emit_local_writes(gb, block, gr, gm, regs: list, addr: VReg, const_off: int,
         for r, data in rows:
             off = const_off + gb.lds.in_region(r, dk)
             mods = (("offset", off),) if off else ()
-            block.add(Instr(DS_WRITE[2 * gm.vec], (addr, data), mods), tags, stage=stage,
+            block.add(Instr(DS_WRITE[gb.cfg.in_type.nbytes(gm.vec)], (addr, data), mods), tags, stage=stage,
                       lds_write=region)
 
 
@@ -158,7 +159,7 @@ def _step_reads(gb, block, lr_base, addr: dict, kb: int, regs: dict, sets: int) 
     cfg = gb.cfg
     bm, bn = cfg.blocks
     rb = gb.lds.row_bytes
-    nbytes = 2 * cfg.k_per_lane
+    nbytes = cfg.in_type.nbytes(cfg.k_per_lane)
     frags = {}
     for op, nblk, mf in (("a", bm, cfg.mfma[0]), ("b", bn, cfg.mfma[1])):
         per_step = len(lr_base[op]) > 1
@@ -167,7 +168,7 @@ def _step_reads(gb, block, lr_base, addr: dict, kb: int, regs: dict, sets: int) 
             if key not in regs:
                 regs[key] = gb.vreg(cfg.operand_regs, name=f"f{op}{kb % sets}_{ib}")
             f = regs[key]
-            off = ib * mf * rb + (0 if per_step else kb * cfg.mfma[2] * 2)
+            off = ib * mf * rb + (0 if per_step else cfg.in_type.nbytes(kb * cfg.mfma[2]))
             mods = (("offset", off),) if off else ()
             block.add(Instr(DS_READ[nbytes], (f, addr[op, kb if per_step else 0]), mods),
                       (f"lr_{op}",), lds_read=f"{op.upper()}_r", comment=f"kstep {kb}")

@@ -10,9 +10,12 @@ import math
 
 import numpy as np
 
+from ...dtypes import dtype_of
 from ...errors import AsmgenError
 from ...profiling.common import arch_params, co_resident, cu_trip_cycles, emulate_streams, model_cu
 from ...profiling.device import tile_traffic, trip_and_bound, uncertainty
+
+EXTRA_TILES = 2      # the second, longer run: K grows by this many K-tiles
 
 
 def gemm_problem(meta: dict, iters: int) -> dict:
@@ -56,7 +59,7 @@ def profile_gemm(meta: dict, hsaco: bytes, iters: int, device: str | None,
     prob = gemm_problem(meta, iters)
     streams = emulate_streams(meta, hsaco, gemm_values(meta, prob["small"], seed), seed)
     tm, tn, _ = prob["tile"]
-    dt = 2  # f16/bf16 inputs (asmgen.target IN_DTYPES)
+    dt = dtype_of(meta["config"]["dtype"]).bytes
     loaded = prob["n_wg"] * (tm + tn) * prob["k"] * dt
     unique = (prob["m"] + prob["n"]) * prob["k"] * dt
     hbm_fraction = min(1.0, unique / loaded)
@@ -74,7 +77,7 @@ def profile_gemm(meta: dict, hsaco: bytes, iters: int, device: str | None,
                           "to extrapolate); raise --iters")
     cpi_wave, extrapolation = cpi, "cycles_per_iter_wave"
     if extra_iters >= 2:
-        more = dict(prob["small"], K=prob["small"]["K"] + 2 * prob["tile"][2])
+        more = dict(prob["small"], K=prob["small"]["K"] + EXTRA_TILES * prob["tile"][2])
         cpi, extrapolation = cu_trip_cycles(meta, hsaco, params, gemm_values(meta, more, seed),
                                             copies, 0.0, loop, res.cycles, cpi_wave,
                                             seed, vmem_latency=latency)

@@ -15,7 +15,6 @@ from isa.operands import Imm, Special
 
 from ... import kernarg
 from ...ir import VReg
-from ...target import DTYPE_BYTES
 from ..common.buffers import OOB_OFFSET, SRD_DWORD3, log2
 from .contract import gemm_args
 from .layout import lds_swizzle
@@ -82,7 +81,7 @@ def finish_srds(gb, srds: dict[str, VReg], sc: Scalars) -> VReg:
     ta, tb = cfg.layout[0] == "T", cfg.layout[1] == "T"
     rows = {"A": sc.K if ta else sc.M, "B": sc.N if tb else sc.K, "C": sc.M}
     lds = {"A": sc.lda, "B": sc.ldb, "C": sc.ldc}
-    ebytes = {"A": 2, "B": 2, "C": DTYPE_BYTES[cfg.out_dtype]}
+    ebytes = {"A": cfg.in_type.bytes, "B": cfg.in_type.bytes, "C": cfg.out_type.bytes}
     for name, srd in srds.items():
         p.add(Instr("s_and_b32", (srd.sub(1), srd.sub(1), Imm(0xFFFF))), ("addr",))
         p.add(Instr("s_mov_b32", (srd.sub(3), Imm(SRD_DWORD3))), ("addr",))
@@ -166,6 +165,7 @@ def global_reads(gb, ids: LaneIds, sc: Scalars, gm, srd: VReg, lds) -> GlobalRea
     index of its row (``layout.LdsSwizzle``) and still writes its natural LDS place."""
     cfg, p = gb.cfg, gb.k.prologue
     tags = ("addr",)
+    esh = Imm(cfg.in_type.log2_bytes)     # element index -> byte offset
     op = gm.operand
     ld = sc.lda if op == "a" else sc.ldb
     mn0 = sc.row0 if op == "a" else sc.col0
@@ -189,14 +189,15 @@ def global_reads(gb, ids: LaneIds, sc: Scalars, gm, srd: VReg, lds) -> GlobalRea
             p.add(Instr("v_and_b32", (r0, Imm(vpr - 1), ids.t)), tags)
         kq = gb.vreg(name=f"{op}_kq")
         p.add(Instr("v_lshrrev_b32", (kq, Imm(log2(vpr)), ids.t)), tags)
-        p.add(Instr("v_lshlrev_b32", (k0, Imm(1), kq)), tags)      # K pairs: k0 = 2 * kq
+        # K rows per vector (one dword of K-neighbours): k0 = per_dword * kq
+        p.add(Instr("v_lshlrev_b32", (k0, Imm(log2(gm.k_rows)), kq)), tags)
     # SGPR base in bytes of the tile origin
     sbase = gb.sreg(name=f"{op}_gbase")
     if gm.k_contig:
         p.add(Instr("s_mul_i32", (sbase, mn0, ld)), tags)
-        p.add(Instr("s_lshl_b32", (sbase, sbase, Imm(1))), tags)
+        p.add(Instr("s_lshl_b32", (sbase, sbase, esh)), tags)
     else:
-        p.add(Instr("s_lshl_b32", (sbase, mn0, Imm(1))), tags)
+        p.add(Instr("s_lshl_b32", (sbase, mn0, esh)), tags)
     offsets, kks, offsets1 = [], [], []
     kk_by_delta: dict[int, VReg] = {0: k0}
     vcc = Special("vcc")
@@ -204,7 +205,7 @@ def global_reads(gb, ids: LaneIds, sc: Scalars, gm, srd: VReg, lds) -> GlobalRea
     ld_bytes = None
     if not gm.k_contig:
         ld_bytes = gb.sreg(name=f"{op}_ldbytes")
-        p.add(Instr("s_lshl_b32", (ld_bytes, ld, Imm(1))), tags)
+        p.add(Instr("s_lshl_b32", (ld_bytes, ld, esh)), tags)
     for j, (dr, dk) in enumerate(gm.deltas()):
         rj = r0
         if dr:
@@ -223,7 +224,7 @@ def global_reads(gb, ids: LaneIds, sc: Scalars, gm, srd: VReg, lds) -> GlobalRea
         outer, inner = (rj, kj) if gm.k_contig else (kj, rj)
         p.add(Instr("v_mad_u32_u24", (e, outer, ld, inner)), tags)
         eb = gb.vreg(name=f"{op}_goff{j}")
-        p.add(Instr("v_lshl_add_u32", (eb, e, Imm(1), sbase)), tags)
+        p.add(Instr("v_lshl_add_u32", (eb, e, esh, sbase)), tags)
         # row mask: row0 + r0 + dr < M  <=>  r0 + dr < M - row0 (VOPC into VCC: no SGPR pair)
         p.add(Instr("v_cmp_gt_u32", (vcc, mnrem, rj)), tags)
         om = gb.vreg(name=f"{op}_goffm{j}")
@@ -236,30 +237,33 @@ def global_reads(gb, ids: LaneIds, sc: Scalars, gm, srd: VReg, lds) -> GlobalRea
             o1 = gb.vreg(name=f"{op}_goff1_{j}")
             p.add(Instr("v_add_u32", (o1, ld_bytes, om)), tags)
             offsets1.append(o1)
-    # LDS write offset of load 0: region + r0 * row_bytes + k0 * 2
+    # LDS write offset of load 0: region + r0 * row_bytes + k0 * element bytes
     lw = gb.vreg(name=f"lw_{op}_base")
     p.add(Instr("v_mul_u32_u24", (lw, Imm(lds.row_bytes), r0)), tags)
-    p.add(Instr("v_lshl_add_u32", (lw, k0, Imm(1), lw)), tags)
+    p.add(Instr("v_lshl_add_u32", (lw, k0, esh, lw)), tags)
     if lds.region_base(op):   # in the register, so instruction offsets stay within a region
         lw2 = gb.vreg(name=f"lw_{op}_base2")
         p.add(Instr("v_add_u32", (lw2, Imm(lds.region_base(op)), lw)), tags)
         lw = lw2
-    # bytes per K-tile: DepthU * 2 along K-contiguous rows, DepthU * ld * 2 down MN-contiguous ones
+    # bytes per K-tile: DepthU elements along K-contiguous rows, DepthU * ld down MN-contiguous ones
     step = gb.sreg(name=f"{op}_kstep")
+    tile_k_bytes = cfg.in_type.nbytes(cfg.tile[2])
     if gm.k_contig:
-        p.add(Instr("s_mov_b32", (step, Imm(2 * cfg.tile[2]))), tags)
+        p.add(Instr("s_mov_b32", (step, Imm(tile_k_bytes))), tags)
     else:
-        p.add(Instr("s_mul_i32", (step, ld, Imm(2 * cfg.tile[2]))), tags)
+        p.add(Instr("s_mul_i32", (step, ld, Imm(tile_k_bytes))), tags)
     gr = GlobalReads(op, gm.k_contig, offsets, kks, offsets1, lw, step, srd, ld_bytes)
     if cfg.dma(op):
         # LDS-DMA: lane l of wave w writes M0 + 4 l (16 l for dwordx4), cdna-facts section 6.
-        # Vector q = t + threads * j sits at LDS byte 2 * vec * q of the unpadded region, so
+        # Vector q = t + threads * j sits at LDS byte lane_bytes * q of the unpadded region, so
         # M0 for load j = region + wave * 64 * lane_bytes + j * threads * lane_bytes.
         gr.dma = True
         swave = gb.sreg(name=f"{op}_wave")
         p.add(Instr("v_readfirstlane_b32", (swave, ids.wave)), tags)
         gr.m0_base = gb.sreg(name=f"{op}_m0base")
-        p.add(Instr("s_lshl_b32", (gr.m0_base, swave, Imm(log2(64 * 2 * gm.vec)))), tags)
+        lane_bytes = cfg.in_type.nbytes(gm.vec)
+        p.add(Instr("s_lshl_b32", (gr.m0_base, swave, Imm(log2(cfg.target.wave_size * lane_bytes)))),
+              tags)
         if lds.region_base(op):
             p.add(Instr("s_add_u32", (gr.m0_base, gr.m0_base, Imm(lds.region_base(op)))), tags)
     return gr
@@ -270,7 +274,7 @@ def swizzled_k(gb, block, sw, row: VReg, k: VReg, name: str) -> VReg:
     tags = ("addr",)
     g, gs, kx = (gb.vreg(name=f"swz_{name}_{n}") for n in ("g", "gs", "k"))
     block.add(Instr("v_bfe_u32", (g, row, Imm(log2(sw.rep)), Imm(log2(sw.units)))), tags)
-    block.add(Instr("v_lshlrev_b32", (gs, Imm(log2(sw.unit // 2)), g)), tags)
+    block.add(Instr("v_lshlrev_b32", (gs, Imm(log2(sw.unit // sw.ebytes)), g)), tags)
     block.add(Instr("v_xor_b32", (kx, gs, k)), tags)
     return kx
 
@@ -311,7 +315,8 @@ def local_read_base(gb, ids: LaneIds, operand: str, lds) -> list[VReg]:
             out.append(b)
         return out
     p.add(Instr("v_mul_u32_u24", (base, Imm(lds.row_bytes), row)), tags)
-    p.add(Instr("v_lshl_add_u32", (base, kq, Imm(log2(2 * cfg.k_per_lane)), base)), tags)
+    p.add(Instr("v_lshl_add_u32", (base, kq, Imm(log2(cfg.in_type.nbytes(cfg.k_per_lane))), base)),
+          tags)
     if region:
         out = gb.vreg(name=f"lr_{operand}_base2")
         p.add(Instr("v_add_u32", (out, Imm(region), base)), tags)
