@@ -217,9 +217,10 @@ class KernelResources:
 
     @property
     def waves_per_simd(self) -> int:
-        """Occupancy limit from VGPRs (cdna-facts section 1): min(8, 512 // allocated)."""
-        alloc = (self.granulated_vgpr_count + 1) * 8
-        return min(8, 512 // alloc)
+        """Occupancy limit from VGPRs (cdna-facts section 1): min(8, 512 // allocated), the
+        Target's rule (``Target.waves_per_simd``) on the allocated unified registers."""
+        t = target_of(self.arch)
+        return t.waves_per_simd((self.granulated_vgpr_count + 1) * t.vgpr_granule)
 
 
 def _range(what: str, value: int, lo: int, hi: int) -> None:
