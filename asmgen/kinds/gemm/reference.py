@@ -6,6 +6,17 @@ MxK row-major for layout ``N`` (KxM for ``T``), B is KxN for ``N`` (NxK for ``T`
 (leading dimension ldc), bias is an f32 vector over N. The inputs are rounded to their real
 formats first (f16/bf16 through ml_dtypes), so the only differences to the kernel are fp32
 accumulation order and the final rounding.
+
+Low-precision inputs (issue 15: ``fp8_e4m3fnuz``/``bf8_e5m2fnuz``, ``fp8_e4m3``/``bf8_e5m2``,
+``i8``; the element types of ``asmgen.dtypes``): the arrays are the ml_dtypes / NumPy types of
+their dtype (``cfg.dtype`` for A, ``cfg.dtype_b`` for B when the config has it), decoded exactly
+to float64 (every fp8/bf8 and int8 value is a float64; a product of two is exact, and an i8 dot
+product of K < 2**24 terms stays below 2**53, so float64 accumulation is exact for i8). Per-tensor
+scales ``scale_a``/``scale_b`` (f32 scalars, the contract's fixed names) multiply the
+accumulator: ``alpha * scale_a * scale_b * op(A) @ op(B) + beta * C + bias``. An ``i32`` output
+is the integer accumulator wrapped to int32 (as ``v_mfma_i32_*`` accumulate, isa.emu.mfma) and
+takes no alpha/beta/scales/bias/activation. The accumulation error allowed per input dtype is
+the one table ``ACC_UNITS``.
 """
 from __future__ import annotations
 
@@ -13,7 +24,16 @@ import math
 
 import numpy as np
 
-from ...dtypes import EPS, NP_DTYPES, np_dtype  # noqa: F401  (np_dtype: re-exported)
+from ...dtypes import EPS, NP_DTYPES, dtype_of, np_dtype  # noqa: F401  (np_dtype: re-exported)
+from ...errors import ConfigError
+
+# Accumulation error per input dtype, in units of 2**-24 x sum |a b| per (K + 8) terms (the
+# tolerance's only per-dtype term). f16/bf16: the MFMA truncates each product to 24 bits below the
+# group's largest exponent and rounds once per group (isa.emu.mfma, MMA-Sim's CDNA3 model: "fdpa").
+# fp8/bf8: the even and odd half-sums are each floored once more before they are added ("fdpa2"):
+# twice that. i8: exact integer dot products (0).
+ACC_UNITS = {"f16": 1, "bf16": 1, "fp8_e4m3fnuz": 2, "bf8_e5m2fnuz": 2, "fp8_e4m3": 2,
+             "bf8_e5m2": 2, "i8": 0}
 
 
 def _rows(mat: np.ndarray, rows: int, cols: int) -> np.ndarray:
@@ -40,11 +60,39 @@ def activation(x: np.ndarray, kind: str) -> np.ndarray:
     raise ValueError(f"activation {kind!r} is not none, silu or gelu")
 
 
-def gemm_reference64(cfg, A, B, C, alpha: float, beta: float, bias=None) -> np.ndarray:
+def b_dtype(cfg) -> str:
+    """B's element type: ``cfg.dtype_b`` when the config has one (mixed fp8 x bf8), else A's."""
+    return getattr(cfg, "dtype_b", None) or cfg.dtype
+
+
+def _check_i32(cfg, alpha, beta, bias, scale_a, scale_b) -> None:
+    """An i32 output is the raw integer accumulator: nothing may scale or offset it."""
+    extra = {"alpha": (alpha, 1.0), "beta": (beta, 0.0), "scale_a": (scale_a, 1.0),
+             "scale_b": (scale_b, 1.0)}
+    bad = [f"{n}={v!r}" for n, (v, want) in extra.items() if v != want]
+    if bias is not None:
+        bad.append("bias")
+    if getattr(cfg, "activation", "none") != "none":
+        bad.append(f"activation={cfg.activation!r}")
+    if bad:
+        raise ConfigError(f"an i32 output is the integer accumulator; it takes no "
+                          f"{', '.join(bad)} (alpha 1, beta 0, scales 1, no bias/activation)")
+
+
+def gemm_accumulator(cfg, A, B) -> np.ndarray:
+    """op(A) @ op(B) in float64 (exact for i8: integer sums below 2**53)."""
+    return op_a(cfg.layout, A, cfg.m, cfg.k) @ op_b(cfg.layout, B, cfg.k, cfg.n)
+
+
+def gemm_reference64(cfg, A, B, C, alpha: float, beta: float, bias=None,
+                     scale_a: float = 1.0, scale_b: float = 1.0) -> np.ndarray:
     """The float64 result (M x N) before the cast to the output dtype."""
-    m, n, k = cfg.m, cfg.n, cfg.k
-    acc = op_a(cfg.layout, A, m, k) @ op_b(cfg.layout, B, k, n)
-    out = alpha * acc
+    m, n = cfg.m, cfg.n
+    acc = gemm_accumulator(cfg, A, B)
+    if cfg.out_dtype == "i32":
+        _check_i32(cfg, alpha, beta, bias, scale_a, scale_b)
+        return acc
+    out = (alpha * scale_a * scale_b) * acc
     if beta != 0:
         out = out + beta * _rows(C, m, n)
     if bias is not None:
@@ -52,36 +100,60 @@ def gemm_reference64(cfg, A, B, C, alpha: float, beta: float, bias=None) -> np.n
     return activation(out, cfg.activation)
 
 
-def gemm_reference(cfg, A, B, C, alpha: float = 1.0, beta: float = 0.0, bias=None) -> np.ndarray:
-    """``act(alpha * op(A) @ op(B) + beta * C + bias)`` in float64, cast to ``cfg.out_dtype``."""
-    return gemm_reference64(cfg, A, B, C, alpha, beta, bias).astype(NP_DTYPES[cfg.out_dtype])
+def wrap_i32(x: np.ndarray) -> np.ndarray:
+    """Integers (exact in float64) wrapped to int32 two's complement."""
+    return ((np.asarray(x).astype(np.int64) + 2 ** 31) % 2 ** 32 - 2 ** 31).astype(np.int32)
 
 
-def gemm_tolerance(cfg, A, B, C, alpha: float, beta: float, bias=None) -> np.ndarray:
-    """Per-element absolute tolerance: fp32 accumulation error (K + 2 units of 2^-24 times
-    sum |a*b|, cdna-facts section 2.3), the output rounding (one unit roundoff of out_dtype, of
-    the result plus the scaled inputs, since activation math in fp32 is close to 1-2 ulp), and a
-    small absolute floor for the transcendental activations."""
+def gemm_reference(cfg, A, B, C, alpha: float = 1.0, beta: float = 0.0, bias=None,
+                   scale_a: float = 1.0, scale_b: float = 1.0) -> np.ndarray:
+    """``act(alpha * scale_a * scale_b * op(A) @ op(B) + beta * C + bias)`` in float64, cast to
+    ``cfg.out_dtype`` (i32: the accumulator wrapped)."""
+    ref = gemm_reference64(cfg, A, B, C, alpha, beta, bias, scale_a, scale_b)
+    if cfg.out_dtype == "i32":
+        return wrap_i32(ref)
+    return ref.astype(np_dtype(cfg.out_dtype))
+
+
+def gemm_tolerance(cfg, A, B, C, alpha: float, beta: float, bias=None,
+                   scale_a: float = 1.0, scale_b: float = 1.0) -> np.ndarray:
+    """Per-element absolute tolerance: accumulation error (``ACC_UNITS[dtype]`` x (K + 8) units
+    of 2^-24 times sum |a*b|, cdna-facts section 2.3), the f32 product of alpha and the scales
+    (two roundings), the output rounding (one unit roundoff of out_dtype, of the result plus the
+    scaled inputs, since activation math in fp32 is close to 1-2 ulp), and a small absolute
+    floor for the transcendental activations. i32 outputs are exact (0)."""
     m, n, k = cfg.m, cfg.n, cfg.k
+    if cfg.out_dtype == "i32":
+        return np.zeros((m, n))
+    units = max(ACC_UNITS[cfg.dtype], ACC_UNITS[b_dtype(cfg)])
     mag = np.abs(op_a(cfg.layout, A, m, k)) @ np.abs(op_b(cfg.layout, B, k, n))
-    scale = abs(alpha) * mag
+    scale = abs(alpha * scale_a * scale_b) * mag
     if beta != 0:
         scale = scale + abs(beta) * np.abs(_rows(C, m, n))
     if bias is not None:
         scale = scale + np.abs(np.asarray(bias, dtype=np.float64))[None, :n]
-    ref = np.abs(gemm_reference64(cfg, A, B, C, alpha, beta, bias))
-    tol = (k + 8) * EPS["f32"] * scale + 2 * EPS[cfg.out_dtype] * (ref + EPS["f32"] * scale)
+    ref = np.abs(gemm_reference64(cfg, A, B, C, alpha, beta, bias, scale_a, scale_b))
+    acc_eps = units * (k + 8) * EPS["f32"]
+    if (scale_a, scale_b) != (1.0, 1.0):
+        acc_eps += 2 * EPS["f32"]      # alpha * scale_a * scale_b rounded twice in f32
+    if ACC_UNITS[cfg.dtype] == 0:      # i8: the exact i32 sum is converted to f32 once
+        acc_eps = 2 * EPS["f32"] + (2 * EPS["f32"] if (scale_a, scale_b) != (1.0, 1.0) else 0)
+    tol = acc_eps * scale + 2 * EPS[cfg.out_dtype] * (ref + EPS["f32"] * scale)
     if cfg.activation != "none":
         tol = tol + 1e-5 * (1.0 + scale) + 4 * EPS[cfg.out_dtype] * (ref + scale)
     # the smallest normal of the output format (values below it are flushed or denormal)
     return tol + {"f32": 1e-30, "f16": 6.1e-5, "bf16": 1e-30}[cfg.out_dtype]
 
 
-def compare(cfg, out, A, B, C, alpha: float, beta: float, bias=None) -> tuple[bool, str]:
-    """(ok, message): the kernel's ``out`` against the reference with ``gemm_tolerance``."""
-    ref = gemm_reference64(cfg, A, B, C, alpha, beta, bias)
+def compare(cfg, out, A, B, C, alpha: float, beta: float, bias=None,
+            scale_a: float = 1.0, scale_b: float = 1.0) -> tuple[bool, str]:
+    """(ok, message): the kernel's ``out`` against the reference with ``gemm_tolerance``
+    (i32 outputs: bit-exact against the wrapped accumulator)."""
+    ref = gemm_reference64(cfg, A, B, C, alpha, beta, bias, scale_a, scale_b)
+    if cfg.out_dtype == "i32":
+        ref = wrap_i32(ref).astype(np.float64)
     got = np.asarray(out)[:cfg.m, :cfg.n].astype(np.float64)
-    tol = gemm_tolerance(cfg, A, B, C, alpha, beta, bias)
+    tol = gemm_tolerance(cfg, A, B, C, alpha, beta, bias, scale_a, scale_b)
     err = np.abs(got - ref)
     bad = ~(err <= tol)
     if not bad.any():
@@ -91,23 +163,42 @@ def compare(cfg, out, A, B, C, alpha: float, beta: float, bias=None) -> tuple[bo
                    f"{got[i, j]!r}, expected {ref[i, j]!r} (tolerance {tol[i, j]:.3g})")
 
 
+def _draw(rng, shape, name: str) -> np.ndarray:
+    """Seeded values of dtype ``name``, representable by construction: floats are standard normal
+    rounded to the format (|x| < 10 is inside every fp8/bf8 range, so no NaN/saturation); i8 and
+    i32 are uniform over their range (i32: within +-2**20, a C that beta could add)."""
+    d = dtype_of(name)
+    if d.is_int:
+        lim = 2 ** 20 if d.bits > 8 else 2 ** (d.bits - 1)
+        return rng.integers(-lim, lim, shape).astype(d.np_type)
+    return rng.standard_normal(shape).astype(d.np_type)
+
+
 def gemm_random_inputs(cfg, seed: int = 0, alpha: float | None = None,
                        beta: float | None = None) -> dict:
     """Seeded inputs for ``cfg``: A, B, C (standard normal, rounded to their dtypes, rows padded
-    to lda/ldb/ldc), bias when fused, and alpha/beta (drawn when not given; beta is 0 for odd
-    seeds so both the C-read and the C-skip paths get exercised)."""
+    to lda/ldb/ldc; i8 uniform over -128..127), bias when fused, and alpha/beta (drawn when not
+    given; beta is 0 for odd seeds so both the C-read and the C-skip paths get exercised).
+    Low-precision inputs also get the per-tensor ``scale_a``/``scale_b`` (f32, 0.25..2); an i32
+    output gets alpha 1, beta 0 and unit scales (it is the raw accumulator)."""
     rng = np.random.default_rng(seed)
     ta, tb = cfg.layout[0] == "T", cfg.layout[1] == "T"
     a_rows = cfg.k if ta else cfg.m
     b_rows = cfg.n if tb else cfg.k
-    dt, ot = NP_DTYPES[cfg.dtype], NP_DTYPES[cfg.out_dtype]
     out = {
-        "A": rng.standard_normal((a_rows, cfg.lda)).astype(dt),
-        "B": rng.standard_normal((b_rows, cfg.ldb)).astype(dt),
-        "C": rng.standard_normal((cfg.m, cfg.ldc)).astype(ot),
+        "A": _draw(rng, (a_rows, cfg.lda), cfg.dtype),
+        "B": _draw(rng, (b_rows, cfg.ldb), b_dtype(cfg)),
+        "C": _draw(rng, (cfg.m, cfg.ldc), cfg.out_dtype),
         "alpha": float(np.float32(rng.uniform(0.5, 1.5))) if alpha is None else alpha,
         "beta": (0.0 if seed % 2 else float(np.float32(rng.uniform(-1.0, 1.0)))) if beta is None else beta,
     }
     if cfg.bias:
         out["bias"] = rng.standard_normal(cfg.n).astype(np.float32)
+    if cfg.dtype in ACC_UNITS and dtype_of(cfg.dtype).bits == 8:
+        if cfg.out_dtype == "i32":
+            out.update(alpha=1.0 if alpha is None else alpha, beta=0.0 if beta is None else beta,
+                       scale_a=1.0, scale_b=1.0)
+        else:
+            out["scale_a"], out["scale_b"] = (float(np.float32(rng.uniform(0.25, 2.0)))
+                                              for _ in range(2))
     return out
