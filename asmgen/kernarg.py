@@ -20,7 +20,8 @@ if TYPE_CHECKING:     # numpy is imported where arrays are met (start-up time of
 
 # dtype -> (bytes, struct code or None when packed through numpy/ml_dtypes)
 SCALAR_DTYPES: dict[str, int] = {
-    "f32": 4, "f16": 2, "bf16": 2, "fp8_e4m3fnuz": 1, "fp8_e4m3": 1, "i8": 1, "u8": 1,
+    "f32": 4, "f16": 2, "bf16": 2, "fp8_e4m3fnuz": 1, "fp8_e4m3": 1,
+    "bf8_e5m2fnuz": 1, "bf8_e5m2": 1, "i8": 1, "u8": 1,
     "i16": 2, "u16": 2, "i32": 4, "u32": 4, "i64": 8, "u64": 8, "f64": 8,
 }
 _INT_FMT = {"i8": "b", "u8": "B", "i16": "h", "u16": "H", "i32": "i", "u32": "I", "i64": "q", "u64": "Q"}
@@ -238,9 +239,8 @@ def _pack_scalar(a: ArgSpec, value: Any) -> bytes:
             return struct.pack("<" + _FLOAT_FMT[dt], float(value))
         except OverflowError as exc:
             raise KernargError(f"scalar argument {a.name}: {value} overflows {dt}") from exc
-    import ml_dtypes  # bf16 and fp8 scalars are rare; import only when needed
-    np_dt = {"bf16": ml_dtypes.bfloat16, "fp8_e4m3fnuz": ml_dtypes.float8_e4m3fnuz,
-             "fp8_e4m3": ml_dtypes.float8_e4m3fn}[dt]
+    from .dtypes import np_dtype  # bf16 / fp8 scalars (ml_dtypes) are rare: import when needed
+    np_dt = np_dtype(dt)
     return np.asarray(float(value), dtype=np_dt).tobytes()
 
 
@@ -303,9 +303,8 @@ def unpack_kernargs(args: Iterable[ArgLike], data: bytes) -> dict[str, Any]:
         elif a.dtype in _FLOAT_FMT:
             out[a.name] = struct.unpack("<" + _FLOAT_FMT[a.dtype], raw)[0]
         else:
-            import ml_dtypes
-            np_dt = {"bf16": ml_dtypes.bfloat16, "fp8_e4m3fnuz": ml_dtypes.float8_e4m3fnuz,
-                     "fp8_e4m3": ml_dtypes.float8_e4m3fn}[a.dtype]
+            from .dtypes import np_dtype
+            np_dt = np_dtype(a.dtype)
             out[a.name] = float(np.frombuffer(raw, dtype=np_dt)[0])
     return out
 

@@ -25,6 +25,20 @@ LAYOUTS = ("NN", "NT", "TN", "TT")
 # "interleave" (4 waves) of kinds.gemm.pingpong
 ARRANGEMENTS = ("default", "pingpong", "interleave")
 ACTIVATIONS = ("none", "silu", "gelu")
+# fp8/bf8 inputs the GEMM builds (1-byte elements, K-contiguous operands only for now)
+LOWP_DTYPES = ("fp8_e4m3fnuz", "bf8_e5m2fnuz", "fp8_e4m3", "bf8_e5m2")
+
+
+def _arch_has(arch: str, dtype: str) -> None:
+    """ConfigError naming the arch and the input dtypes it has when ``dtype`` is not one."""
+    from ...target import target_of
+    have = target_of(arch).dtypes()
+    if dtype not in have:
+        ok = [d for d in have if d in IN_DTYPES + LOWP_DTYPES]
+        raise ConfigError(f"dtype {dtype!r} is not available on {arch}; {arch} has "
+                          f"{', '.join(ok)}")
+
+
 VEC_WIDTHS = (8, 4, 2, 1)  # f16 elements per buffer_load_dwordx4 / x2 / dword / ushort
 
 
@@ -90,10 +104,11 @@ class GemmConfig:
                 raise ConfigError(f"{name}={val!r} must be an integer >= 1")
             if val >= (1 << 24):
                 raise ConfigError(f"{name}={val} exceeds 2**24 (32-bit buffer offsets)")
-        if self.dtype not in IN_DTYPES:
-            raise ConfigError(f"dtype {self.dtype!r} is not one of {IN_DTYPES}")
-        if self.out_dtype is None:
-            st(self, "out_dtype", self.dtype)
+        if self.dtype not in IN_DTYPES + LOWP_DTYPES:
+            raise ConfigError(f"dtype {self.dtype!r} is not one of {IN_DTYPES + LOWP_DTYPES}")
+        _arch_has(self.arch, self.dtype)
+        if self.out_dtype is None:   # 8-bit inputs: f32 (no fp8 output is built yet)
+            st(self, "out_dtype", "f32" if self.dtype in LOWP_DTYPES else self.dtype)
         if self.out_dtype not in OUT_DTYPES:
             raise ConfigError(f"out_dtype {self.out_dtype!r} is not one of {OUT_DTYPES}")
         if self.layout not in LAYOUTS:
@@ -104,7 +119,8 @@ class GemmConfig:
         st(self, "tile", _triple(self.tile, "tile", 3))
         st(self, "waves", _triple(self.waves, "waves", 2))
         if self.mfma is None:
-            st(self, "mfma", self.target.default_mfma(self.dtype))
+            st(self, "mfma", next(f.shape for f in self.target.mfmas(self.dtype)
+                                  if f.blocks == 1 and "f8f6f4" not in f.name))
         st(self, "mfma", _triple(self.mfma, "mfma", 3))
         self.target.mfma_for(self.mfma, self.dtype)      # ConfigError naming the valid shapes
         if self.prefetch not in (1, 2, 3):
@@ -144,6 +160,12 @@ class GemmConfig:
         self._check_resources()
 
     # -- derived sizes ------------------------------------------------------------------------
+    @property
+    def scaled(self) -> bool:
+        """Whether the kernel takes per-tensor scales ``scale_a``/``scale_b`` (8-bit inputs):
+        C = alpha * scale_a * scale_b * op(A) @ op(B) + beta * C (+ bias)."""
+        return self.in_type.bits == 8
+
     @property
     def in_type(self) -> DType:
         """The element type of A and B (``asmgen.dtypes``)."""
@@ -375,7 +397,12 @@ class GemmConfig:
             k_contig = self.k_contig(op)
             contig = self.k if k_contig else mn_size
             per_vec = 1 if k_contig else self.in_type.per_dword   # loads along K per vector
-            widths = VEC_WIDTHS if k_contig else (2, 1)
+            if not k_contig and self.in_type.bits == 8:
+                raise ConfigError(f"layout {self.layout}: the {op.upper()} operand is not "
+                                  f"K-contiguous; {self.dtype} GEMMs are built for K-contiguous "
+                                  f"operands only (layout NT: A MxK, B NxK) so far")
+            widths = (tuple(w for w in (self.in_type.elements(b) for b in (16, 8, 4, 2, 1)) if w)
+                      if k_contig else (2, 1))
             sw = self.swizzle_geometry
             if sw is not None:
                 # a vector must stay inside one swizzle unit (K-contiguous), and both MN rows of a

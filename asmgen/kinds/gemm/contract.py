@@ -12,7 +12,7 @@ LD_MAX = 1 << 24
 
 def gemm_args(cfg: GemmConfig) -> list[ArgSpec]:
     """The GEMM argument contract (design.md: names A, B, C, [bias], M, N, K, lda, ldb, ldc,
-    alpha, beta), in kernarg order; the prologue reads its kernarg offsets from it."""
+    alpha, beta, and scale_a, scale_b for 8-bit inputs), in kernarg order; the prologue reads its kernarg offsets from it."""
     ta, tb = cfg.layout[0] == "T", cfg.layout[1] == "T"
     a_shape = (cfg.k, cfg.m) if ta else (cfg.m, cfg.k)
     b_shape = (cfg.n, cfg.k) if tb else (cfg.k, cfg.n)
@@ -33,6 +33,9 @@ def gemm_args(cfg: GemmConfig) -> list[ArgSpec]:
                             range=rng))
     args.append(ArgSpec("alpha", "scalar", "f32", value=1.0))
     args.append(ArgSpec("beta", "scalar", "f32", value=0.0))
+    if cfg.scaled:      # per-tensor dequantisation scales of 8-bit inputs (issue 15, fixed names)
+        args.append(ArgSpec("scale_a", "scalar", "f32", value=1.0))
+        args.append(ArgSpec("scale_b", "scalar", "f32", value=1.0))
     return args
 
 

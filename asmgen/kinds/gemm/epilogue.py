@@ -64,6 +64,7 @@ def build_epilogue(gb, ids, sc, srds, c_read, acc) -> None:
     ldc_b = gb.sreg(name="ldc_bytes")
     e.add(Instr("s_lshl_b32", (ldc_b, sc.ldc, Imm(log2(ob)))), TAGS)
     consts = _constants(gb, e)
+    consts["alpha"] = _alpha(gb, e, sc)
 
     bm, bn = cfg.blocks
     col_off, bias_v = [], []
@@ -112,6 +113,19 @@ def _constants(gb, e) -> dict:
     return out
 
 
+def _alpha(gb, e, sc):
+    """The accumulator's factor: alpha, or (scale_a * scale_b) * alpha in a VGPR (two f32
+    roundings, the reference's tolerance) when the kernel takes per-tensor scales."""
+    if sc.scales is None:
+        return sc.alpha
+    v = gb.vreg
+    t, u, w = v(name="sc_a"), v(name="sc_ab"), v(name="alpha_s")
+    e.add(Instr("v_mov_b32", (t, sc.scales.sub(0))), TAGS)
+    e.add(Instr("v_mul_f32", (u, sc.scales.sub(1), t)), TAGS)
+    e.add(Instr("v_mul_f32", (w, sc.alpha, u)), TAGS)
+    return w
+
+
 def _load_c(gb, e, cr: int, coff, rem_r, ldc_b, c_read):
     """Byte offset of C row ``cr`` of this lane's column (OOB past M: the row mask), and the
     C load (returns 0 past the edges or when beta == 0)."""
@@ -139,7 +153,7 @@ def _finish(gb, e, acc_reg, om, cr, sc, srds, bias, consts) -> None:
     x = v(name="x")
     e.add(Instr("v_accvgpr_read_b32", (x, acc_reg)), ("epi", "acc_read"))
     xa = v(name="xa")
-    e.add(Instr("v_mul_f32", (xa, sc.alpha, x)), TAGS)
+    e.add(Instr("v_mul_f32", (xa, consts["alpha"], x)), TAGS)
     cf = cr
     if cfg.out_dtype == "f16":
         cf = v(name="c_f32")

@@ -48,7 +48,8 @@ class GemmKind(KernelKind):
     def compare(self, cfg: GemmConfig, out, inputs: dict) -> tuple[bool, str]:
         from .reference import compare
         return compare(cfg, out, inputs["A"], inputs["B"], inputs["C"], inputs["alpha"],
-                       inputs["beta"], inputs.get("bias"))
+                       inputs["beta"], inputs.get("bias"), inputs.get("scale_a", 1.0),
+                       inputs.get("scale_b", 1.0))
 
     @staticmethod
     def profile(meta: dict, hsaco: bytes, **kw) -> dict:

@@ -150,9 +150,9 @@ def lds_write_width(cfg: GemmConfig, operand: str) -> int:
     return cfg.in_type.nbytes(cfg.kvec(operand))
 
 
-DS_WRITE = {2: "ds_write_b16", 4: "ds_write_b32", 8: "ds_write_b64", 16: "ds_write_b128"}
+DS_WRITE = {1: "ds_write_b8", 2: "ds_write_b16", 4: "ds_write_b32", 8: "ds_write_b64", 16: "ds_write_b128"}
 DS_READ = {8: "ds_read_b64", 16: "ds_read_b128"}
-BUFFER_LOAD = {2: "buffer_load_ushort", 4: "buffer_load_dword", 8: "buffer_load_dwordx2",
+BUFFER_LOAD = {1: "buffer_load_ubyte", 2: "buffer_load_ushort", 4: "buffer_load_dword", 8: "buffer_load_dwordx2",
                16: "buffer_load_dwordx4"}
 
 
@@ -178,8 +178,7 @@ def acc_row_offset(cfg: GemmConfig, reg: int) -> int:
 
 
 def mfma_name(cfg: GemmConfig) -> str:
-    m, n, k = cfg.mfma
-    return f"v_mfma_f32_{m}x{n}x{k}_{cfg.dtype}"
+    return cfg.target.mfma_for(cfg.mfma, cfg.dtype).name
 
 
 def wave_coords(cfg: GemmConfig, wave: int) -> tuple[int, int]:

@@ -44,6 +44,7 @@ class Scalars:
     ldc: VReg
     alpha: VReg
     beta: VReg
+    scales: VReg = None   # scale_a, scale_b (8-bit inputs, ``cfg.scaled``)
     row0: VReg = None     # first C row of this workgroup
     col0: VReg = None     # first C column
     mrem: VReg = None     # M - row0 (> 0)
@@ -69,7 +70,12 @@ def load_arguments(gb) -> tuple[dict[str, VReg], Scalars]:
     else:
         first = kernarg.contiguous(args, ("M", "N", "K", "lda", "ldb", "ldc", "alpha", "beta"))
         p.add(Instr("s_load_dwordx8", (sc, gb.kernarg, Imm(first))), ("addr", "karg"))
-    return srds, Scalars(*(sc.sub(i) for i in range(8)))
+    scalars = Scalars(*(sc.sub(i) for i in range(8)))
+    if cfg.scaled:
+        scalars.scales = gb.k.vreg("s", 2, align=2, name="scales")
+        first = kernarg.contiguous(args, ("scale_a", "scale_b"))
+        p.add(Instr("s_load_dwordx2", (scalars.scales, gb.kernarg, Imm(first))), ("addr", "karg"))
+    return srds, scalars
 
 
 def finish_srds(gb, srds: dict[str, VReg], sc: Scalars) -> VReg:

@@ -1,0 +1,99 @@
+"""8-bit float GEMMs (issue 15, first slice): fp8/bf8 FNUZ on gfx942, OCP on gfx950, K-contiguous
+operands (layout NT here: A MxK, B NxK, what BLAS calls TN), per-tensor scale_a/scale_b, f32/f16/
+bf16 output. Every kernel is assembled by LLVM and run on the emulator against the ml_dtypes
+reference, two emulator seeds x two input seeds (the odd one has beta = 0). ``--runslow`` adds the
+cross product arch x dtype x out dtype x recipe x sizes."""
+import functools
+import itertools
+
+import pytest
+
+from asmgen.api import gemm, load
+from asmgen.errors import ConfigError
+from asmgen.kinds.gemm.contract import gemm_args
+from asmgen.kinds.gemm.reference import compare, gemm_random_inputs
+
+FP8 = {"gfx942": ("fp8_e4m3fnuz", "bf8_e5m2fnuz"), "gfx950": ("fp8_e4m3", "bf8_e5m2")}
+SMALL = (("tile", (32, 32, 32)), ("waves", (1, 1)))
+MED = (("tile", (64, 64, 64)), ("waves", (2, 2)))
+
+CASES = [
+    # arch, dtype, out, recipe, (m, n, k), geometry
+    ("gfx942", "fp8_e4m3fnuz", "f32", "pgr1", (17, 255, 40), SMALL),
+    ("gfx942", "bf8_e5m2fnuz", "bf16", "pgr2", (255, 17, 100), SMALL),
+    ("gfx942", "fp8_e4m3fnuz", "f16", "pgr2", (1, 1, 1), SMALL),
+    ("gfx942", "fp8_e4m3fnuz", "bf16", "pgr1", (100, 64, 100), MED),
+    ("gfx950", "fp8_e4m3", "f32", "pgr2", (17, 255, 40), SMALL),
+    ("gfx950", "bf8_e5m2", "bf16", "pgr1", (1, 17, 37), SMALL),
+    ("gfx950", "fp8_e4m3", "f16", "pgr2", (100, 64, 100), MED),
+]
+
+
+@functools.cache
+def _kernel(arch, dtype, out, recipe, mnk, geo):
+    return gemm(*mnk, dtype=dtype, arch=arch, layout="NT", out_dtype=out, schedule=recipe,
+                **dict(geo))
+
+
+def _run(arch, dtype, out, recipe, mnk, geo, emu_seed, input_seed):
+    kern = _kernel(arch, dtype, out, recipe, mnk, geo)
+    assert kern.hsaco, "LLVM produced no code object"
+    inp = gemm_random_inputs(kern.config, input_seed)
+    got = load(kern, seed=emu_seed)(**inp)
+    args = (inp["A"], inp["B"], inp["C"], inp["alpha"], inp["beta"], None)
+    ok, msg = compare(kern.config, got, *args, inp["scale_a"], inp["scale_b"])
+    assert ok, f"{kern.name} emu seed {emu_seed} input seed {input_seed}: {msg}"
+    # the scales reach the result: without scale_b the reference disagrees
+    assert not compare(kern.config, got, *args, inp["scale_a"], 1.0)[0]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}-{c[3]}-"
+                         f"{'x'.join(map(str, c[4]))}")
+@pytest.mark.parametrize("seeds", [(0, 0), (1, 1)])
+def test_fp8_gemm_on_the_emulator(case, seeds):
+    _run(*case, *seeds)
+
+
+SLOW = [(arch, dt, out, recipe, mnk, SMALL)
+        for arch, dts in FP8.items() for dt in dts
+        for out, recipe, mnk in itertools.product(
+            ("f32", "f16", "bf16"), ("pgr1", "pgr2"),
+            ((1, 1, 1), (17, 17, 17), (255, 255, 257), (33, 1, 72)))]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", SLOW, ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}-{c[3]}-"
+                         f"{'x'.join(map(str, c[4]))}")
+@pytest.mark.parametrize("seeds", [(0, 0), (1, 1)])
+def test_fp8_gemm_matrix(case, seeds):
+    _run(*case, *seeds)
+
+
+@pytest.mark.parametrize("arch,dtype", [("gfx950", "fp8_e4m3fnuz"), ("gfx950", "bf8_e5m2fnuz"),
+                                        ("gfx942", "fp8_e4m3"), ("gfx942", "bf8_e5m2")])
+def test_a_dtype_the_arch_lacks_names_the_arch_and_its_dtypes(arch, dtype):
+    with pytest.raises(ConfigError) as e:
+        gemm(64, 64, 64, dtype=dtype, arch=arch, layout="NT", assemble=False)
+    msg = str(e.value)
+    assert arch in msg and dtype in msg
+    for have in FP8[arch] + ("f16", "bf16"):
+        assert have in msg
+
+
+@pytest.mark.parametrize("layout", ["NN", "TN", "TT"])
+def test_mn_contiguous_8bit_operands_are_refused(layout):
+    with pytest.raises(ConfigError, match="K-contiguous"):
+        gemm(64, 64, 64, dtype="fp8_e4m3fnuz", arch="gfx942", layout=layout, assemble=False)
+
+
+def test_8bit_kernels_pick_the_dtype_mfma_and_byte_widths():
+    kern = _kernel("gfx942", "fp8_e4m3fnuz", "f32", "pgr1", (64, 64, 64), SMALL)
+    asm = kern.asm
+    assert "v_mfma_f32_32x32x16_fp8_fp8" in asm and "_f16" not in asm.split("v_mfma")[1][:30]
+    assert "buffer_load_dwordx4" in asm                    # 16 fp8 along K per load
+    assert "ds_read_b64" in asm                            # 8 fp8 per lane per MFMA operand
+    names = [a.name for a in gemm_args(kern.config)]
+    assert names[-4:] == ["alpha", "beta", "scale_a", "scale_b"]
+    f16 = _kernel("gfx942", "f16", "f16", "pgr1", (64, 64, 64), (("tile", (32, 32, 16)),
+                                                                ("waves", (1, 1))))
+    assert "scale_a" not in [a.name for a in gemm_args(f16.config)]
