@@ -1,6 +1,6 @@
-"""8-bit float GEMMs (issue 15, first slice): fp8/bf8 FNUZ on gfx942, OCP on gfx950, K-contiguous
-operands (layout NT here: A MxK, B NxK, what BLAS calls TN), per-tensor scale_a/scale_b, f32/f16/
-bf16 output. Every kernel is assembled by LLVM and run on the emulator against the ml_dtypes
+"""8-bit GEMMs (issue 15, first slice): fp8/bf8 FNUZ on gfx942, OCP on gfx950, and i8 on both,
+K-contiguous operands (layout NT here: A MxK, B NxK, what BLAS calls TN), per-tensor
+scale_a/scale_b, f32/f16/bf16 output (and the raw i32 accumulator for i8, bit-exact). Every kernel is assembled by LLVM and run on the emulator against the ml_dtypes
 reference, two emulator seeds x two input seeds (the odd one has beta = 0). ``--runslow`` adds the
 cross product arch x dtype x out dtype x recipe x sizes."""
 import functools
@@ -26,6 +26,10 @@ CASES = [
     ("gfx950", "fp8_e4m3", "f32", "pgr2", (17, 255, 40), SMALL),
     ("gfx950", "bf8_e5m2", "bf16", "pgr1", (1, 17, 37), SMALL),
     ("gfx950", "fp8_e4m3", "f16", "pgr2", (100, 64, 100), MED),
+    ("gfx942", "i8", "i32", "pgr1", (17, 33, 40), SMALL),
+    ("gfx942", "i8", "bf16", "pgr2", (255, 17, 100), SMALL),
+    ("gfx950", "i8", "i32", "pgr2", (1, 255, 37), SMALL),
+    ("gfx950", "i8", "f32", "pgr1", (17, 17, 72), SMALL),
 ]
 
 
@@ -41,10 +45,12 @@ def _run(arch, dtype, out, recipe, mnk, geo, emu_seed, input_seed):
     inp = gemm_random_inputs(kern.config, input_seed)
     got = load(kern, seed=emu_seed)(**inp)
     args = (inp["A"], inp["B"], inp["C"], inp["alpha"], inp["beta"], None)
-    ok, msg = compare(kern.config, got, *args, inp["scale_a"], inp["scale_b"])
+    assert kern.config.scaled == ("scale_a" in inp) == (out != "i32")
+    scales = (inp["scale_a"], inp["scale_b"]) if kern.config.scaled else (1.0, 1.0)
+    ok, msg = compare(kern.config, got, *args, *scales)
     assert ok, f"{kern.name} emu seed {emu_seed} input seed {input_seed}: {msg}"
-    # the scales reach the result: without scale_b the reference disagrees
-    assert not compare(kern.config, got, *args, inp["scale_a"], 1.0)[0]
+    if kern.config.scaled:   # the scales reach the result: without scale_b the reference disagrees
+        assert not compare(kern.config, got, *args, scales[0], 1.0)[0]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}-{c[3]}-"
@@ -58,7 +64,10 @@ SLOW = [(arch, dt, out, recipe, mnk, SMALL)
         for arch, dts in FP8.items() for dt in dts
         for out, recipe, mnk in itertools.product(
             ("f32", "f16", "bf16"), ("pgr1", "pgr2"),
-            ((1, 1, 1), (17, 17, 17), (255, 255, 257), (33, 1, 72)))]
+            ((1, 1, 1), (17, 17, 17), (255, 255, 257), (33, 1, 72)))] + \
+    [(arch, "i8", out, recipe, mnk, SMALL) for arch in FP8
+     for out, recipe, mnk in itertools.product(
+         ("i32", "f32", "bf16"), ("pgr1", "pgr2"), ((1, 1, 1), (17, 255, 17), (255, 33, 257)))]
 
 
 @pytest.mark.slow
@@ -97,3 +106,13 @@ def test_8bit_kernels_pick_the_dtype_mfma_and_byte_widths():
     f16 = _kernel("gfx942", "f16", "f16", "pgr1", (64, 64, 64), (("tile", (32, 32, 16)),
                                                                 ("waves", (1, 1))))
     assert "scale_a" not in [a.name for a in gemm_args(f16.config)]
+
+
+def test_i32_output_needs_i8_and_no_epilogue_math():
+    with pytest.raises(ConfigError, match="i32"):
+        gemm(64, 64, 64, dtype="f16", out_dtype="i32", assemble=False)
+    with pytest.raises(ConfigError, match="integer accumulator"):
+        gemm(64, 64, 64, dtype="i8", out_dtype="i32", layout="NT", bias=True, assemble=False)
+    kern = gemm(64, 64, 64, dtype="i8", layout="NT", assemble=False)
+    assert kern.config.out_dtype == "i32" and not kern.config.scaled
+    assert "v_mfma_i32_32x32x16_i8" in kern.asm

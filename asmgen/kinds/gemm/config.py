@@ -26,7 +26,7 @@ LAYOUTS = ("NN", "NT", "TN", "TT")
 ARRANGEMENTS = ("default", "pingpong", "interleave")
 ACTIVATIONS = ("none", "silu", "gelu")
 # fp8/bf8 inputs the GEMM builds (1-byte elements, K-contiguous operands only for now)
-LOWP_DTYPES = ("fp8_e4m3fnuz", "bf8_e5m2fnuz", "fp8_e4m3", "bf8_e5m2")
+LOWP_DTYPES = ("fp8_e4m3fnuz", "bf8_e5m2fnuz", "fp8_e4m3", "bf8_e5m2", "i8")
 
 
 def _arch_has(arch: str, dtype: str) -> None:
@@ -108,9 +108,15 @@ class GemmConfig:
             raise ConfigError(f"dtype {self.dtype!r} is not one of {IN_DTYPES + LOWP_DTYPES}")
         _arch_has(self.arch, self.dtype)
         if self.out_dtype is None:   # 8-bit inputs: f32 (no fp8 output is built yet)
-            st(self, "out_dtype", "f32" if self.dtype in LOWP_DTYPES else self.dtype)
-        if self.out_dtype not in OUT_DTYPES:
-            raise ConfigError(f"out_dtype {self.out_dtype!r} is not one of {OUT_DTYPES}")
+            st(self, "out_dtype", {"i8": "i32"}.get(self.dtype, "f32") if self.dtype in
+               LOWP_DTYPES else self.dtype)
+        outs = OUT_DTYPES + (("i32",) if self.dtype == "i8" else ())
+        if self.out_dtype not in outs:
+            raise ConfigError(f"out_dtype {self.out_dtype!r} is not one of {outs} (input "
+                              f"{self.dtype})")
+        if self.out_dtype == "i32" and (self.bias or self.activation != "none"):
+            raise ConfigError("an i32 output is the integer accumulator: no bias or activation "
+                              f"(bias={self.bias}, activation={self.activation!r})")
         if self.layout not in LAYOUTS:
             raise ConfigError(f"layout {self.layout!r} is not one of {LAYOUTS}")
         if self.activation not in ACTIVATIONS:
@@ -162,9 +168,10 @@ class GemmConfig:
     # -- derived sizes ------------------------------------------------------------------------
     @property
     def scaled(self) -> bool:
-        """Whether the kernel takes per-tensor scales ``scale_a``/``scale_b`` (8-bit inputs):
+        """Whether the kernel takes per-tensor scales ``scale_a``/``scale_b`` (8-bit inputs, not
+        with the raw i32 output of i8):
         C = alpha * scale_a * scale_b * op(A) @ op(B) + beta * C (+ bias)."""
-        return self.in_type.bits == 8
+        return self.in_type.bits == 8 and self.out_dtype != "i32"
 
     @property
     def in_type(self) -> DType:

@@ -27,8 +27,8 @@ TAGS = ("epi",)
 _LOG2E = math.log2(math.e)
 _GELU_C1 = 2.0 * math.sqrt(2.0 / math.pi)
 _GELU_C2 = _GELU_C1 * 0.044715
-LOAD_OUT = {"f32": "buffer_load_dword", "f16": "buffer_load_ushort", "bf16": "buffer_load_ushort"}
-STORE_OUT = {"f32": "buffer_store_dword", "f16": "buffer_store_short", "bf16": "buffer_store_short"}
+LOAD_OUT = {"i32": "buffer_load_dword", "f32": "buffer_load_dword", "f16": "buffer_load_ushort", "bf16": "buffer_load_ushort"}
+STORE_OUT = {"i32": "buffer_store_dword", "f32": "buffer_store_dword", "f16": "buffer_store_short", "bf16": "buffer_store_short"}
 
 
 def f32_bits(x: float) -> int:
@@ -152,6 +152,13 @@ def _finish(gb, e, acc_reg, om, cr, sc, srds, bias, consts) -> None:
     v = gb.vreg
     x = v(name="x")
     e.add(Instr("v_accvgpr_read_b32", (x, acc_reg)), ("epi", "acc_read"))
+    if cfg.out_dtype == "i32":   # the raw i32 accumulator (v_mfma_i32_*), alpha/beta unused
+        e.add(Instr("buffer_store_dword", (x, om, srds["C"], Imm(0)), OFFEN), ("epi", "store"))
+        return
+    if cfg.in_type.is_int:       # i32 accumulator -> f32 (round to nearest even)
+        xi = x
+        x = v(name="x_f32")
+        e.add(Instr("v_cvt_f32_i32", (x, xi)), TAGS)
     xa = v(name="xa")
     e.add(Instr("v_mul_f32", (xa, consts["alpha"], x)), TAGS)
     cf = cr

@@ -180,7 +180,7 @@ def gemm_random_inputs(cfg, seed: int = 0, alpha: float | None = None,
     to lda/ldb/ldc; i8 uniform over -128..127), bias when fused, and alpha/beta (drawn when not
     given; beta is 0 for odd seeds so both the C-read and the C-skip paths get exercised).
     Low-precision inputs also get the per-tensor ``scale_a``/``scale_b`` (f32, 0.25..2); an i32
-    output gets alpha 1, beta 0 and unit scales (it is the raw accumulator)."""
+    output gets alpha 1, beta 0 and no scales (it is the raw accumulator)."""
     rng = np.random.default_rng(seed)
     ta, tb = cfg.layout[0] == "T", cfg.layout[1] == "T"
     a_rows = cfg.k if ta else cfg.m
@@ -196,8 +196,7 @@ def gemm_random_inputs(cfg, seed: int = 0, alpha: float | None = None,
         out["bias"] = rng.standard_normal(cfg.n).astype(np.float32)
     if cfg.dtype in ACC_UNITS and dtype_of(cfg.dtype).bits == 8:
         if cfg.out_dtype == "i32":
-            out.update(alpha=1.0 if alpha is None else alpha, beta=0.0 if beta is None else beta,
-                       scale_a=1.0, scale_b=1.0)
+            out.update(alpha=1.0 if alpha is None else alpha, beta=0.0 if beta is None else beta)
         else:
             out["scale_a"], out["scale_b"] = (float(np.float32(rng.uniform(0.25, 2.0)))
                                               for _ in range(2))
