@@ -30,6 +30,12 @@ CASES = [
     ("gfx942", "i8", "bf16", "pgr2", (255, 17, 100), SMALL),
     ("gfx950", "i8", "i32", "pgr2", (1, 255, 37), SMALL),
     ("gfx950", "i8", "f32", "pgr1", (17, 17, 72), SMALL),
+    # the template's other paths with 1-byte elements
+    ("gfx950", "fp8_e4m3", "f32", "pgr1", (40, 40, 96), SMALL + (("direct_to_lds", True),)),
+    ("gfx942", "fp8_e4m3fnuz", "f32", "pgr1", (40, 40, 96), SMALL + (("lds_swizzle", True),)),
+    ("gfx942", "bf8_e5m2fnuz", "f32", "pgr2", (40, 40, 96), SMALL + (("staging", 2),)),
+    ("gfx942", "fp8_e4m3fnuz", "bf16", "pgr1", (40, 40, 96),
+     MED + (("arrangement", "interleave"),)),
 ]
 
 
