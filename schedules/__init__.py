@@ -1,10 +1,12 @@
 """Named schedule recipes: small functions of their parameters, selected by name.
 
 ``get_recipe(name, **params)`` returns a recipe object for ``asmgen.sched.list_sched`` (through
-``asmgen.passes.manager``): it has ``for_block(name)`` giving, per block ("prologue" | "loop" |
-"epilogue"), an object with ``groups`` (SchedGroups), ``repeat``, ``seed`` and ``priority(node)``,
-plus ``name``, ``params`` and the template knobs it implies (``prefetch``, ``staging``). Unknown names raise
-``UnknownRecipe`` listing the valid ones.
+``asmgen.passes.manager``): it has ``for_block(role, tags)`` giving, per block ("prologue" |
+"loop" | "epilogue"; ``tags`` the block's tag counts, so groups matching no node are left out),
+an object with ``groups`` (SchedGroups), ``repeat``, ``seed`` and ``priority(node)``, plus
+``name``, ``params``, and the config values it is designed for (``defaults``) or requires
+(``requires``): recipes only order, the pipeline shape is the kind's config. Unknown names
+raise ``UnknownRecipe`` listing the valid ones.
 
 The registry itself is ``asmgen.recipes`` (asmgen never imports this package; it imports it by
 name as a recipe provider): importing ``schedules`` registers every recipe of its modules there.

@@ -67,11 +67,11 @@ class ClusterRecipe(AttnRecipe):
         loop = replace(self.loop, groups=groups)
         return replace(self, loop=loop, bound=True)
 
-    def for_block(self, name: str):
+    def for_block(self, name: str, tags=None):
         if name == "loop" and not self.bound:
             raise ConfigError(f"recipe {self.name} needs bind(config) before scheduling "
                               f"(asmgen.api.compile_attention does it)")
-        return super().for_block(name)
+        return super().for_block(name, tags)
 
 
 # setprio_qk_lo issues as soon as allowed, setprio_pv_hi only when nothing else is ready

@@ -16,8 +16,6 @@ global reads and LDS writes fill the remaining slots.
 """
 from __future__ import annotations
 
-from asmgen.sched.groups import SchedGroup
-
 from . import register
 from .common import GR, LR, LW, BlockRecipe, GemmRecipe, check_int, setprio_groups
 

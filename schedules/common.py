@@ -23,6 +23,10 @@ class BlockRecipe:
     repeat: bool = False
     seed: int | None = None
 
+    def for_tags(self, tags) -> BlockRecipe:
+        """This recipe without the groups that match none of ``tags`` (a block's tag counts)."""
+        return restrict_groups(self, tags)
+
     def priority(self, node) -> tuple:
         best = 0
         table = dict(self.ranks)
@@ -46,8 +50,12 @@ class GemmRecipe:
     defaults: dict = field(default_factory=dict)
     requires: dict = field(default_factory=dict)
 
-    def for_block(self, name: str):
-        return self.loop if name == "loop" else None
+    def for_block(self, name: str, tags=None):
+        """The loop body's recipe (``tags``: the block's tag counts; groups matching none of
+        them are left out), nothing for the other blocks (the scheduler's default order)."""
+        if name != "loop":
+            return None
+        return self.loop if tags is None else restrict_groups(self.loop, tags)
 
     def check_config(self, cfg) -> None:
         """ConfigError naming the recipe, the field and both values when ``cfg`` lacks a
@@ -57,6 +65,17 @@ class GemmRecipe:
             if have != want:
                 raise ConfigError(f"recipe {self.name} requires {key}={want!r}, but the config "
                                   f"has {key}={have!r}")
+
+
+def restrict_groups(block_recipe, tags):
+    """``block_recipe`` (a dataclass with ``groups``) keeping only the SchedGroups that match
+    some tag in ``tags``; the same object when all do."""
+    from dataclasses import replace
+    if tags is None or not block_recipe.groups:
+        return block_recipe
+    keep = tuple(g for g in block_recipe.groups if any(tags.get(t) for t in g.mask))
+    return block_recipe if len(keep) == len(block_recipe.groups) else replace(block_recipe,
+                                                                              groups=keep)
 
 
 def check_int(name: str, value, lo: int, hi: int) -> int:

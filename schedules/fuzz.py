@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 from asmgen.sched.groups import SchedGroup
 
 from . import register
-from .common import GemmRecipe, check_int
+from .common import GemmRecipe, check_int, restrict_groups
 
 MODES = ("uniform", "keys", "tags", "groups")
-# Tags the random interleave groups are drawn from (asmgen.ir "Tag nodes for recipes"); tags a
-# kernel does not carry simply match nothing, and the scheduler skips such a group.
+# Tags the random interleave groups are drawn from (asmgen.ir "Tag nodes for recipes"); a group
+# whose tags the block does not carry is left out (``for_block`` gets the block's tag counts).
 GROUP_TAGS = ("gr_a", "gr_b", "lw_a", "lw_b", "lr_a", "lr_b", "mfma", "addr", "barrier",
               "setprio", "store", "gr_k", "gr_v", "lr_k", "lr_v", "lw_k", "lw_v", "softmax", "exp")
 
@@ -106,8 +106,8 @@ class FuzzRecipe(GemmRecipe):
 
     seed: int = 0
 
-    def for_block(self, name: str):
-        return block_recipe(self.seed, name)
+    def for_block(self, name: str, tags=None):
+        return restrict_groups(block_recipe(self.seed, name), tags)
 
 
 @register("fuzz")

@@ -46,10 +46,10 @@ class PingpongRecipe(GemmRecipe):
     """The prologue is ordered like the memory phase (``PhaseRecipe``: program order, each
     address right before its use), which keeps its peak register use below the loop's."""
 
-    def for_block(self, name: str):
+    def for_block(self, name: str, tags=None):
         if name == "prologue":
             return PhaseRecipe(seed=self.loop.seed)
-        return super().for_block(name)
+        return super().for_block(name, tags)
 
 
 @register("pingpong")

@@ -24,7 +24,7 @@ class ShuffleBlock:
 
 @dataclass(frozen=True)
 class ShuffleRecipe(GemmRecipe):
-    def for_block(self, name: str):
+    def for_block(self, name: str, tags=None):
         return self.loop
 
 

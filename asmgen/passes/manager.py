@@ -15,6 +15,7 @@ that returns. Each block is scheduled on its own; its terminator stays after it,
 from __future__ import annotations
 
 import gc
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -22,6 +23,7 @@ from isa.instr import Instr
 
 from ..dag import block_dag
 from ..ir import Block, KernelIR, SBlock, Stream
+from ..sched.groups import SchedError
 from ..sched.list_sched import schedule
 from .hazards import insert_nops
 from .regalloc import Allocation, allocate
@@ -41,10 +43,17 @@ class Compiled:
         return self.stream.items()
 
 
-def _recipe_for(recipe, role: str):
+def _recipe_for(recipe, role: str, tags: Counter):
+    """The per-block recipe: ``recipe.for_block(role, tags)`` (``tags``: the block's tag counts,
+    so the recipe leaves out the groups its block has no nodes for) when it has that method."""
     if recipe is not None and hasattr(recipe, "for_block"):
-        return recipe.for_block(role)
+        return recipe.for_block(role, tags)
     return recipe
+
+
+def tag_counts(block: Block) -> Counter:
+    """How many nodes of ``block`` carry each tag."""
+    return Counter(t for n in block.nodes for t in n.tags)
 
 
 def schedule_block(block: Block, recipe=None, *, loop: bool | None = None):
@@ -53,7 +62,11 @@ def schedule_block(block: Block, recipe=None, *, loop: bool | None = None):
         return []
     loop = block.in_loop if loop is None else loop
     g = block_dag(block.nodes, block.kernel.arch, loop=loop)
-    return schedule(block.nodes, g, _recipe_for(recipe, block.role))
+    try:
+        return schedule(block.nodes, g, _recipe_for(recipe, block.role, tag_counts(block)))
+    except SchedError as exc:
+        name = getattr(recipe, "name", type(recipe).__name__)
+        raise SchedError(f"recipe {name}, block {block.name}: {exc}") from None
 
 
 def lower(kernel: KernelIR, recipe=None) -> Stream:

@@ -84,10 +84,11 @@ class _Pipe:
 def schedule(nodes: list[Node], g: nx.DiGraph, recipe=None) -> list[Node]:
     """An order of ``nodes`` respecting every distance-0 edge of ``g`` (see module docstring).
 
-    Returns the ordered node list; ``schedule.last_skipped`` (module global ``LAST_SKIPPED``)
-    counts groups closed early because nothing matching them was ready.
+    Returns the ordered node list. A SchedGroup that matches no node of the block is a
+    ``SchedError`` naming it (a recipe receives the block's tag counts, ``for_block(role,
+    tags)``, and leaves out the groups its block has no nodes for); a group whose nodes are not
+    ready yet is still closed early rather than deadlock.
     """
-    global LAST_SKIPPED
     prio_fn = getattr(recipe, "priority", None) if recipe is not None else None
     groups = tuple(getattr(recipe, "groups", None) or ())
     repeat = bool(getattr(recipe, "repeat", False))
@@ -115,6 +116,12 @@ def schedule(nodes: list[Node], g: nx.DiGraph, recipe=None) -> list[Node]:
             if m:
                 counts[sid] += 1
         sig[n.id] = tuple(s)
+    for sid in sync_ids:
+        for i, gr in enumerate(pipes_by_sync[sid]):
+            if not any(i in sig[n.id][sync_ids.index(sid)] for n in nodes):
+                raise SchedError(f"SchedGroup({sorted(gr.mask)}, count={gr.count}, "
+                                 f"sync_id={gr.sync_id}) matches no node of the block "
+                                 f"({len(nodes)} nodes); drop it for this block")
     pipes = [_Pipe(pipes_by_sync[sid], counts[sid], repeat) for sid in sync_ids]
 
     indeg = {n.id: 0 for n in nodes}
@@ -187,11 +194,7 @@ def schedule(nodes: list[Node], g: nx.DiGraph, recipe=None) -> list[Node]:
             indeg[v] -= 1
             if indeg[v] == 0:
                 push(v)
-    LAST_SKIPPED = skipped
     return out
-
-
-LAST_SKIPPED = 0
 
 
 def _allows(p: _Pipe, m: frozenset) -> bool:

@@ -2,13 +2,13 @@
 determinism and seeded tie-breaks."""
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from asmgen.dag import build_dag, is_valid_order
 from asmgen.ir import KernelIR
-from asmgen.sched import list_sched
-from asmgen.sched.groups import SchedGroup
+from asmgen.sched.groups import SchedError, SchedGroup
 from asmgen.sched.list_sched import schedule
 from isa.instr import Instr
 from isa.operands import Imm
@@ -68,8 +68,9 @@ def test_any_schedule_is_a_topological_order(seed, n, loop, use_groups):
     rng = random.Random(seed)
     k, b = random_block(rng, n, loop)
     g = build_dag(b.nodes, k.arch, loop=loop)
-    groups = [SchedGroup({rng.choice(TAGS)}, rng.randint(1, 3), rng.randint(0, 1))
-              for _ in range(rng.randint(1, 4))] if use_groups else []
+    present = sorted({t for nd in b.nodes for t in nd.tags})   # a recipe sees the tag counts
+    groups = [SchedGroup({rng.choice(present)}, rng.randint(1, 3), rng.randint(0, 1))
+              for _ in range(rng.randint(1, 4))] if use_groups and present else []
     recipe = _Recipe(rng, groups, rng.choice([None, seed]))
     order = schedule(b.nodes, g, recipe)
     assert is_valid_order(g, order)
@@ -107,10 +108,9 @@ def test_groups_interleave_mfma_and_lds_reads():
     order = schedule(b.nodes, g, R())
     kinds = "".join("m" if "mfma" in n.tags else "r" for n in order)
     assert kinds == "mrr" * 4
-    assert list_sched.LAST_SKIPPED == 0
 
 
-def test_group_skipped_when_its_nodes_are_not_ready():
+def test_group_matching_no_node_is_an_error_naming_it():
     k = KernelIR("gfx942", "t")
     b = k.prologue
     x = k.vreg("v")
@@ -118,7 +118,24 @@ def test_group_skipped_when_its_nodes_are_not_ready():
     b.add(Instr("v_add_u32", (x, x, x)), {"addr"})
 
     class R:
-        groups = (SchedGroup("mfma", 1),)    # nothing matches: must not deadlock
+        groups = (SchedGroup("addr", 1), SchedGroup("mfma", 1, sync_id=3))
+
+    with pytest.raises(SchedError, match=r"SchedGroup\(\['mfma'\], count=1, sync_id=3\) "
+                                         r"matches no node of the block"):
+        schedule(b.nodes, build_dag(b.nodes, k.arch), R())
+
+
+def test_group_closed_when_its_nodes_are_not_ready_yet():
+    """A group whose nodes exist but wait for others is closed early, not a deadlock."""
+    k = KernelIR("gfx942", "t")
+    b = k.prologue
+    x = k.vreg("v")
+    b.add(Instr("v_mov_b32", (x, Imm(1))), {"addr"})
+    b.add(Instr("v_add_u32", (x, x, x)), {"valu"})
+
+    class R:
+        groups = (SchedGroup("valu", 1), SchedGroup("addr", 1))
+        repeat = True
 
     order = schedule(b.nodes, build_dag(b.nodes, k.arch), R())
     assert [n.instr.op for n in order] == ["v_mov_b32", "v_add_u32"]
@@ -142,3 +159,17 @@ def test_seeded_tie_break_varies_but_repeats():
     assert a1 == [n.id for n in schedule(b.nodes, g, R(1))]
     assert any([n.id for n in schedule(b.nodes, g, R(s))] != a1 for s in range(2, 6))
     assert [n.id for n in schedule(b.nodes, g, R(None))] == sorted(a1)
+
+
+def test_recipe_leaves_out_groups_its_block_has_no_nodes_for():
+    """A recipe receives the block's tag counts: its groups matching none of them are dropped,
+    the others kept in order (schedules.common.restrict_groups)."""
+    from collections import Counter
+
+    from schedules import get_recipe
+    r = get_recipe("pgr2")
+    full = r.for_block("loop").groups
+    kept = r.for_block("loop", Counter({"mfma": 4, "lr_a": 2})).groups
+    assert kept == tuple(g for g in full if g.mask & {"mfma", "lr_a"})
+    assert any(g.mask == {"setprio_hi"} for g in full) and not any("setprio_hi" in g.mask
+                                                                     for g in kept)
