@@ -102,9 +102,10 @@ Rules a template must follow
     Hazards count a taken branch as one wait state (the conservative assumption of
     ``asmgen.passes.hazards``), so the skipping path provides 1, the other 2.
   * Node fields: ``priority`` is read by the scheduler's default priority (higher first, then
-    critical-path height); ``stage``, ``iteration`` and ``group`` are bookkeeping for templates
-    and recipes (the scheduler itself orders by the recipe's ``priority(node)`` and
-    ``SchedGroup`` tag masks, see ``asmgen.sched.list_sched``).
+    critical-path height); ``stage`` is the template's pipeline stage of the node (the K-tile
+    ahead of the computed one it works on; read by the DAG tests); the scheduler itself orders
+    by the recipe's ``priority(node)`` and ``SchedGroup`` tag masks (``asmgen.sched.list_sched``).
+    (The never-set ``iteration`` and ``group`` fields were deleted.)
 """
 from __future__ import annotations
 

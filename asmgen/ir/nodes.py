@@ -51,8 +51,6 @@ class Node:
     instr: Instr
     tags: frozenset[str] = frozenset()
     stage: int = 0
-    iteration: int = 0
-    group: int | None = None
     priority: int = 0
     lds_read: str | None = None
     lds_write: str | None = None
@@ -90,8 +88,7 @@ class Block:
         self.loop: Loop | None = None
         self.hoist_waits = False
 
-    def add(self, instr: Instr, tags: Iterable[str] = (), *, stage: int = 0, iteration: int = 0,
-            group: int | None = None, priority: int = 0, lds_read: str | None = None,
+    def add(self, instr: Instr, tags: Iterable[str] = (), *, stage: int = 0, priority: int = 0, lds_read: str | None = None,
             lds_write: str | None = None, comment: str = "", publish_after: int = 1) -> Node:
         """Append ``instr`` (operands may be VRegs) and return its node."""
         if not isinstance(instr, Instr):
@@ -105,8 +102,8 @@ class Block:
         if publish_after != 1 and not dict(instr.mods).get("lds"):
             raise IRError(f"publish_after={publish_after} on {instr.op}: only LDS-DMA loads "
                           f"(modifier lds) are published by a later barrier")
-        node = Node(self.kernel.next_node_id(), instr, frozenset(tags), stage, iteration, group,
-                    priority, lds_read, lds_write, comment, publish_after)
+        node = Node(self.kernel.next_node_id(), instr, frozenset(tags), stage, priority, lds_read,
+                    lds_write, comment, publish_after)
         self.nodes.append(node)
         return node
 

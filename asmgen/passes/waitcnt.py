@@ -48,6 +48,7 @@ SMEM); stores to the same global address as a later load are not tracked (VMEM i
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from isa import waitcnt_enc
@@ -481,8 +482,7 @@ def _wait_smem_at_loop_entry(prog: Stream, an: Analyzer, st: State, out: list[No
 
 def _clone(n: Node) -> Node:
     """A copy for the fixpoint probes (insertion mutates merged wait nodes)."""
-    return Node(n.id, n.instr, n.tags, n.stage, n.iteration, n.group, n.priority, n.lds_read,
-                n.lds_write, n.comment, n.publish_after)
+    return dataclasses.replace(n)
 
 
 def insert_waitcnts(prog: Stream) -> Stream:

@@ -34,11 +34,13 @@ iterations prefetch past K, and F's last read, add nothing.
 """
 from __future__ import annotations
 
+import dataclasses
+
 from isa.instr import Instr
 from isa.operands import Imm
 
 from ...errors import ConfigError
-from ...ir import Block, Node, VReg
+from ...ir import Block, VReg
 from .memops import advance_k, emit_global_reads, emit_local_reads, emit_local_writes, emit_mfmas
 
 PINGPONG_WAVES = 8
@@ -116,8 +118,7 @@ def split_pipeline(gb, st, pingpong: bool) -> None:
     f0 = emit_local_reads(gb, first, lr_base, bufs[0])
     rename = {f0[key]: frags[key] for key in f0}
     for n in first.nodes:
-        p.nodes.append(Node(n.id, _renamed(n.instr, rename), n.tags, n.stage, n.iteration,
-                            n.group, n.priority, n.lds_read, n.lds_write, n.comment))
+        p.nodes.append(dataclasses.replace(n, instr=_renamed(n.instr, rename)))
 
     wave_s = None
     if not pingpong:    # M_0 overwrites buffer 0: every wave's tile-0 reads come first
