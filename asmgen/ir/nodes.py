@@ -9,15 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from isa.instr import Instr
 from isa.operands import Label
 
 from .regs import OPERAND_TYPES, IRError, VReg
 
-if TYPE_CHECKING:
-    from .kernel import KernelIR, Loop
+
+class BlockOwner(Protocol):
+    """What a Block needs of the kernel that owns it (``asmgen.ir.kernel.KernelIR``): stated here
+    so this module does not import the kernel module that imports it."""
+
+    def check_operands(self, instr: Instr) -> None: ...
+
+    def next_node_id(self) -> int: ...
+
 
 # SOPP branches (ISA guide "Program flow control"); the conditional ones also fall through
 COND_BRANCHES = ("s_cbranch_scc0", "s_cbranch_scc1", "s_cbranch_vccz", "s_cbranch_vccnz",
@@ -75,7 +82,7 @@ class Block:
     that block's branch, so every path out of the branch has it (the conditional barrier uses it:
     the waves that skip the barrier must not carry its outstanding LDS ops into the loop)."""
 
-    def __init__(self, kernel: KernelIR, name: str, role: str = "prologue",
+    def __init__(self, kernel: BlockOwner, name: str, role: str = "prologue",
                  label: str | None = None) -> None:
         if role not in ROLES:
             raise IRError(f"block {name!r}: role {role!r} is not one of {ROLES}")
@@ -85,7 +92,7 @@ class Block:
         self.label = label
         self.nodes: list[Node] = []
         self.term: list[tuple[Instr, frozenset[str]]] = []
-        self.loop: Loop | None = None
+        self.loop: Any = None       # the innermost asmgen.ir.kernel.Loop, or None
         self.hoist_waits = False
 
     def add(self, instr: Instr, tags: Iterable[str] = (), *, stage: int = 0, priority: int = 0, lds_read: str | None = None,
