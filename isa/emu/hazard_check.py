@@ -81,13 +81,17 @@ def check(m, w, e) -> None:
     ``w.hazard_hist`` holds (expiry clock, clock after the producer, entry) of producers whose
     largest possible requirement has not yet elapsed (appended by the machine). The wait a
     (producer pc, consumer pc) pair needs is asked once and kept in the consumer's ``hz_need``
-    (0 when the rule masks do not intersect)."""
+    (0 when the rule masks do not intersect).
+
+    The history is walked newest first, so the error names the NEAREST unsatisfied producer
+    (the one whose result the consumer actually waits on, e.g. the last MFMA of an accumulate
+    chain), not an older one that happens to touch the same registers."""
     hist = w.hazard_hist
     clock = w.ws_clock
     if hist[0][0] <= clock:
         hist[:] = [h for h in hist if h[0] > clock]
     needs = e.hz_need
-    for h in hist:
+    for h in reversed(hist):
         prev = h[2]
         need = needs.get(prev.pc)
         if need is None:

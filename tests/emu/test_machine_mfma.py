@@ -58,3 +58,29 @@ def test_mfma_srcc_zero_constant():
       s_endpgm""", vgprs={0: ra[0], 1: ra[1], 2: rb[0], 3: rb[1]})
     d = mfma_layout.unpack_d(NAME, m.waves[0].vgpr[4:8])
     np.testing.assert_array_equal(d, a.astype(np.float32) @ b.astype(np.float32))
+
+
+def test_hazard_names_the_nearest_producer():
+    """Two MFMAs accumulate into a[0:3], then a VALU reads a0 at once: both producers are short
+    of wait states (1 and 0 elapsed, 7 needed), and the error must name the newer one (pc 1), the
+    result the read actually waits on, not the older MFMA at pc 0."""
+    from isa.asm_parse import parse_program
+    from isa.emu import Emulator
+    a, b, c, ra, rb, rc = _regs()
+    instrs, labels = parse_program("""
+      v_mfma_f32_16x16x16_f16 a[0:3], v[0:1], v[2:3], a[0:3]
+      v_mfma_f32_16x16x16_f16 a[0:3], v[0:1], v[2:3], a[0:3]
+      v_accvgpr_read_b32 v8, a0
+      s_endpgm""")
+    with pytest.raises(HazardError, match=r"needs 7 wait states after pc 1 'v_mfma_f32_16x16x16_f16"
+                                          r".*, got 0 ") as err:
+        Emulator().run_program(instrs, labels, setup=_setup(ra, rb, rc))
+    assert "after pc 0" not in str(err.value)
+    # with the newer producer satisfied, the older one is the one named
+    instrs, labels = parse_program("""
+      v_mfma_f32_16x16x16_f16 a[0:3], v[0:1], v[2:3], a[0:3]
+      v_mfma_f32_16x16x16_f16 a[4:7], v[0:1], v[2:3], a[4:7]
+      v_accvgpr_read_b32 v8, a0
+      s_endpgm""")
+    with pytest.raises(HazardError, match=r"after pc 0 'v_mfma_f32_16x16x16_f16 a\[0:3\].*got 1 "):
+        Emulator().run_program(instrs, labels, setup=_setup(ra, rb, rc))
