@@ -18,7 +18,7 @@ Rules (contract fields of ``asmgen.kernarg.ArgSpec``):
   object arrays are refused for float buffers.
 - buffer without ``dims`` (contracts written before them): the contract's ``shape`` exactly.
 - host inputs: NumPy arrays, anything with ``__array_interface__``, host DLPack tensors
-  (``__dlpack__``, dtypes NumPy imports); device memory (``__cuda_array_interface__``, a GPU DLPack device) is refused
+  (``__dlpack__``, every int/float type and bf16/fp8 as ml_dtypes: ``asmgen.runtime.dlpack``); device memory (``__cuda_array_interface__``, a GPU DLPack device) is refused
   on the emulator with a clear message; the HIP backend passes ``device_buffer`` to take it.
 - grid: the contract's ``grid``, each dimension that ``grid_from`` ties to a runtime scalar at
   ceil(scalar / per-workgroup) (GEMM: M and N over the tile; attention: seqlen_q blocks, heads,
@@ -199,14 +199,15 @@ def host_array(name: str, value: Any) -> np.ndarray:
 
 
 def _from_dlpack(name: str, value: Any) -> np.ndarray:
-    """A host DLPack tensor as NumPy (copied); a dtype NumPy's DLPack import does not know (bf16)
-    is refused with what to do instead."""
+    """A host DLPack tensor as NumPy (copied) by ``asmgen.runtime.dlpack``: bf16 and the fp8
+    formats become ml_dtypes arrays; a tensor it cannot read is a ``LaunchError`` saying why."""
+    from .dlpack import DLPackError, from_dlpack
     try:
-        return np.array(np.from_dlpack(value), copy=True)
-    except (TypeError, ValueError, BufferError, AttributeError, RuntimeError) as exc:
-        raise LaunchError(name, f"a DLPack tensor NumPy cannot import ({exc})",
-                          "a NumPy-readable tensor (for bf16: pass a NumPy array of "
-                          "ml_dtypes.bfloat16)") from None
+        return from_dlpack(value)
+    except (DLPackError, TypeError, ValueError, BufferError, AttributeError, RuntimeError) as exc:
+        raise LaunchError(name, f"a DLPack tensor that cannot be read ({exc})",
+                          "a host tensor of an int, uint, float, bf16 or fp8 type with lanes=1"
+                          ) from None
 
 
 def _dtype_ok(a: ArgSpec, arr: np.ndarray) -> np.ndarray:
