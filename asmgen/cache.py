@@ -226,22 +226,30 @@ def cached(parts: Mapping[str, Any], build_fn: Callable[[], Mapping[str, Any]],
     return arts, False
 
 
+LOCK_PREFIX = ".lock-"
+
+
 @contextlib.contextmanager
 def _build_lock(key: str, root: str | Path | None):
-    """An exclusive ``flock`` on the cache folder itself while a missing entry is built:
-    concurrent builders of one key build it once, the others wait and then read the entry
-    (POSIX ``flock(2)`` on the directory: no lock files; the lock goes with the process, so a
-    killed builder frees it). Builds of different keys wait for each other too (one ~1 s build
-    at a time per cache folder). Without fcntl (Windows) every builder builds, as before."""
+    """An exclusive ``flock(2)`` on the key's own lock file ``.lock-<key>`` while its missing entry
+    is built: concurrent builders of ONE key build it once (the others wait, then read the entry);
+    builders of different keys hold different locks and run concurrently. The lock goes with the
+    process (a killed builder frees it). The process that holds the lock unlinks the file before
+    releasing it when the path is still its inode, so no lock file outlives a build: a waiter
+    still blocked on the unlinked inode, or a newcomer that creates a fresh one, takes the lock
+    and re-reads the entry the builder published first (``cached``), so it still builds at most
+    once per key (a second build only after a failed one). Without fcntl (Windows) every builder
+    builds, as before."""
     folder = _root(root)
     try:
         import fcntl
     except ImportError:        # pragma: no cover - not POSIX
         yield
         return
+    path = folder / f"{LOCK_PREFIX}{key}"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(folder, os.O_RDONLY)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
         raise CacheError(f"cannot write to the kernel cache folder {folder}: {exc}; set {CACHE_ENV} "
                          "to a writable folder (or ASMGEN_NO_CACHE=1)") from None
@@ -249,6 +257,11 @@ def _build_lock(key: str, root: str | Path | None):
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
+        try:
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                os.unlink(path)
+        except OSError:
+            pass
         os.close(fd)           # releases the lock
 
 
@@ -370,17 +383,19 @@ STALE_TMP_SECONDS = 60.0   # a temporary file younger than this may be a writer'
 
 
 def cache_clear(root: str | Path | None = None) -> int:
-    """Delete every entry and every temporary file older than ``STALE_TMP_SECONDS`` (a younger one
-    belongs to a build in progress); nothing else in the folder is touched. Returns how many files
+    """Delete every entry and every temporary or lock file older than ``STALE_TMP_SECONDS`` (a
+    younger one belongs to a build in progress; an old lock file is one a killed builder left); nothing else in the folder is touched. Returns how many files
     were removed."""
     folder = _root(root)
     if not folder.is_dir():
         return 0
     removed = 0
     now = time.time()
-    for path in [*folder.glob(f"*{ENTRY_SUFFIX}"), *folder.glob(f"{TMP_PREFIX}*")]:
+    for path in [*folder.glob(f"*{ENTRY_SUFFIX}"), *folder.glob(f"{TMP_PREFIX}*"),
+                 *folder.glob(f"{LOCK_PREFIX}*")]:
         try:
-            if path.name.startswith(TMP_PREFIX) and now - path.stat().st_mtime < STALE_TMP_SECONDS:
+            if (path.name.startswith((TMP_PREFIX, LOCK_PREFIX))
+                    and now - path.stat().st_mtime < STALE_TMP_SECONDS):
                 continue
             path.unlink()
             removed += 1

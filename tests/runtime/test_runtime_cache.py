@@ -154,6 +154,48 @@ def test_concurrent_builders_leave_one_valid_entry(tmp_path):
     assert hit and int(arts["who"]) in {pid for pid, _, _, _ in results}
 
 
+def _timed_builder(root, barrier, queue, parts):
+    barrier.wait()
+
+    def build():
+        t0 = time.monotonic()
+        time.sleep(1.0)
+        return ARTS | {"t": f"{t0} {time.monotonic()}"}
+
+    arts, hit = C.cached(parts, build, root=root)
+    queue.put((hit, arts["t"].decode()))
+
+
+def test_builders_of_different_keys_do_not_wait_for_each_other(tmp_path):
+    """The lock is per key: two 1 s builds of different keys overlap in time (with one lock for the
+    whole folder the second would start after the first ended); no lock file is left behind."""
+    ctx = mp.get_context("fork")
+    barrier, queue = ctx.Barrier(2), ctx.Queue()
+    keys = [PARTS, PARTS | {"arch": "gfx950"}]
+    procs = [ctx.Process(target=_timed_builder, args=(str(tmp_path), barrier, queue, k)) for k in keys]
+    for p in procs:
+        p.start()
+    results = [queue.get(timeout=60) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    assert not any(hit for hit, _ in results)
+    spans = [tuple(map(float, t.split())) for _, t in results]
+    assert max(s for s, _ in spans) < min(e for _, e in spans), spans      # they overlapped
+    assert sorted(p.name for p in Path(tmp_path).iterdir()) == sorted(
+        C.entry_path(C.cache_key(k), tmp_path).name for k in keys)
+
+
+def test_clear_removes_a_lock_file_a_killed_builder_left(tmp_path):
+    stale = tmp_path / f"{C.LOCK_PREFIX}{C.cache_key(PARTS)}"
+    stale.write_bytes(b"")
+    os.utime(stale, (time.time() - 3600, time.time() - 3600))
+    assert C.cache_clear(tmp_path) == 1 and not stale.exists()
+    arts, hit = C.cached(PARTS, lambda: ARTS, root=tmp_path)      # the key still builds
+    assert not hit and sorted(p.name for p in tmp_path.iterdir()) == [
+        C.entry_path(C.cache_key(PARTS), tmp_path).name]
+
+
 def test_cached_kernel_round_trip(cache_root, gemm_kernel):
     parts = C.key_parts("gemm", gemm_kernel.config.to_dict(), {"name": "pgr1"}, "gfx942",
                         gemm_kernel.meta["toolchain"])
