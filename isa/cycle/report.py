@@ -187,36 +187,70 @@ def problem_tflops(params, flops: float, n_wg: int, cycles_per_round: float,
 # Chrome / Perfetto trace
 
 def chrome_trace(res: SimResult, max_events: int = 400_000) -> dict:
-    """Trace Event Format: process 0 = the CU; one track per wave (instructions and stalls) and
-    one per SIMD's MFMA pipe. Time unit: 1 us in the viewer = 1 clk."""
+    """Trace Event Format: process 0 = the CU; per wave one track of instruction issues and one of
+    stalls, and one track per SIMD's MFMA pipe. Time unit: 1 us in the viewer = 1 clk.
+
+    Complete ("X") events on one thread must nest perfectly: the Trace Event Format (Google,
+    https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU, "Duration
+    Events": "must be properly nested") and Perfetto's importer (https://perfetto.dev/docs/faq,
+    "Why are overlapping events in JSON traces not displayed correctly?": overlapping B/E/X
+    events are not supported). An issue slice is drawn 1..4 clk long while the next issue may
+    come one clk later, and stalls of different reasons can overlap, so each group is split over
+    as few lanes (threads named "... +1", "+2") as keep every lane free of overlaps
+    (``_lanes``: greedy interval colouring, start order)."""
     ev: list[dict] = [{"ph": "M", "pid": 0, "name": "process_name",
                        "args": {"name": f"CU ({res.arch}, 1 us = 1 clk)"}}]
     tid = 0
+
+    def track(name: str, slices: list[dict]) -> None:
+        nonlocal tid
+        lanes = _lanes(slices)
+        for lane in range(max(lanes, default=0) + 1):
+            ev.append({"ph": "M", "pid": 0, "tid": tid + lane, "name": "thread_name",
+                       "args": {"name": name if lane == 0 else f"{name} +{lane}"}})
+            ev.append({"ph": "M", "pid": 0, "tid": tid + lane, "name": "thread_sort_index",
+                       "args": {"sort_index": tid + lane}})
+        for sl, lane in zip(slices, lanes):
+            ev.append(dict(sl, ph="X", pid=0, tid=tid + lane))
+        tid += max(lanes, default=0) + 1
+
     for s in sorted(res.mfma):
-        ev.append({"ph": "M", "pid": 0, "tid": tid, "name": "thread_name",
-                   "args": {"name": f"SIMD{s} MFMA pipe"}})
-        ev.append({"ph": "M", "pid": 0, "tid": tid, "name": "thread_sort_index", "args": {"sort_index": tid}})
-        for t, e, wave in res.mfma[s]:
-            ev.append({"ph": "X", "pid": 0, "tid": tid, "ts": t, "dur": e - t, "name": "mfma",
-                       "cat": "pipe", "args": {"wave": wave}})
-        tid += 1
+        track(f"SIMD{s} MFMA pipe", [{"ts": t, "dur": e - t, "name": "mfma", "cat": "pipe",
+                                      "args": {"wave": wave}} for t, e, wave in res.mfma[s]])
     for w in res.waves:
-        ev.append({"ph": "M", "pid": 0, "tid": tid, "name": "thread_name",
-                   "args": {"name": f"wg{w.wg} wave{w.wave} (SIMD{w.simd})"}})
-        ev.append({"ph": "M", "pid": 0, "tid": tid, "name": "thread_sort_index", "args": {"sort_index": tid}})
-        for r in w.issues:
-            ev.append({"ph": "X", "pid": 0, "tid": tid, "ts": r.t, "dur": max(1, min(r.dur, 4)),
-                       "name": r.kind, "cat": r.kind, "args": {"pc": r.pc, "instr": r.text,
-                                                              "busy": r.dur}})
-        for a, b, reason in w.stall_spans:
-            ev.append({"ph": "X", "pid": 0, "tid": tid, "ts": a, "dur": b - a,
-                       "name": f"stall:{reason}", "cat": "stall"})
-        tid += 1
+        name = f"wg{w.wg} wave{w.wave} (SIMD{w.simd})"
+        track(name, [{"ts": r.t, "dur": max(1, min(r.dur, 4)), "name": r.kind, "cat": r.kind,
+                      "args": {"pc": r.pc, "instr": r.text, "busy": r.dur}} for r in w.issues])
+        if w.stall_spans:
+            track(f"{name} stalls", [{"ts": a, "dur": b - a, "name": f"stall:{reason}",
+                                      "cat": "stall"} for a, b, reason in w.stall_spans])
     if len(ev) > max_events:
         raise CycleModelError(f"trace has {len(ev)} events, more than {max_events}; "
                               "profile fewer iterations")
     return {"traceEvents": ev, "displayTimeUnit": "ns",
             "otherData": {"arch": res.arch, "cycles": res.cycles, "unit": "1 us = 1 clk"}}
+
+
+def _lanes(slices: list[dict]) -> list[int]:
+    """A lane per slice such that no two slices of one lane overlap (a slice may start where the
+    previous one ends): each slice, in start order, takes the lowest lane free at its start."""
+    import heapq
+    order = sorted(range(len(slices)), key=lambda i: (slices[i]["ts"], -slices[i]["dur"]))
+    out = [0] * len(slices)
+    busy: list[tuple[float, int]] = []      # (end, lane) of each lane's last slice
+    free: list[int] = []
+    n = 0
+    for i in order:
+        ts = slices[i]["ts"]
+        while busy and busy[0][0] <= ts:
+            heapq.heappush(free, heapq.heappop(busy)[1])
+        if free:
+            lane = heapq.heappop(free)
+        else:
+            lane, n = n, n + 1
+        out[i] = lane
+        heapq.heappush(busy, (ts + slices[i]["dur"], lane))
+    return out
 
 
 def write_chrome_trace(res: SimResult, path: str) -> None:
