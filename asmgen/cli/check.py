@@ -36,6 +36,20 @@ def register(sub) -> None:
                         ("--seqlen-k", "seqlen_k")):
         c.add_argument(alias, type=int, dest=f"size_{name}", default=None,
                        help=f"shorthand for --size {name}=VALUE")
+    c.add_argument("--full", action="store_true",
+                   help="check at the contract's own sizes however long the emulation takes "
+                        "(default: only when the estimate fits --budget, else at smaller sizes "
+                        "the contract allows, named in the output)")
+    c.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                   help="emulation time the contract's sizes may take before check picks "
+                        "smaller ones (default 30; the estimate is explained in "
+                        "asmgen.runtime.check_size)")
+    bar = c.add_mutually_exclusive_group()
+    bar.add_argument("--progress", action="store_true", default=None,
+                     help="draw the progress bar on stderr even when it is not a terminal")
+    bar.add_argument("--no-progress", dest="progress", action="store_false",
+                     help="never draw the progress bar (default: on a terminal, for runs over "
+                          "a few seconds)")
     c.add_argument("--no-reference", action="store_true",
                    help="run and report, no comparison (the only mode for a launch contract of a "
                         "foreign code object)")
@@ -62,7 +76,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"asmgen check: error: {path}: kernel kind {name!r} has no checker "
               f"(known: {registry.names()})", file=sys.stderr)
         return EXIT_BAD_INPUT
-    meta, _ = read_checked(path)        # every self-consistency check before anything runs
+    meta, hsaco = read_checked(path)    # every self-consistency check before anything runs
     from isa.emu.errors import EmulatorError
     from isa.errors import IsaError
     from isa.hazards import RULES
@@ -76,9 +90,22 @@ def cmd_check(args: argparse.Namespace) -> int:
     if sizes:
         print(f"checking at runtime sizes {', '.join(f'{k}={v}' for k, v in sizes.items())} "
               f"(the contract's other sizes unchanged)", flush=True)
+    if args.budget is not None and not args.budget > 0:
+        print(f"asmgen check: error: --budget {args.budget} must be a positive number of seconds",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    bar = None
     try:
         run = load(path, backend=args.backend, seed=args.seed, allow_hazards=args.allow_hazard)
-        ok, msg = kind.check(meta, run, args.seed, sizes) if sizes else kind.check(meta, run, args.seed)
+        if getattr(run, "backend", "emu") == "emu":
+            sizes, bar = _plan_emulation(kind, meta, hsaco, sizes, args)
+            run.progress = bar
+        try:
+            ok, msg = (kind.check(meta, run, args.seed, sizes) if sizes
+                       else kind.check(meta, run, args.seed))
+        finally:
+            if bar is not None:
+                bar.finish()
     except AsmgenError as exc:
         print(f"asmgen check: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -97,6 +124,37 @@ def cmd_check(args: argparse.Namespace) -> int:
         msg += " (--no-reference ignored: asmgen contracts are compared with their reference)"
     print(f"{'OK' if ok else 'MISMATCH'} {meta.get('kernel')} seed={args.seed}: {msg}")
     return EXIT_OK if ok else EXIT_MISMATCH
+
+
+def _plan_emulation(kind, meta: dict, hsaco: bytes, sizes: dict, args):
+    """The sizes to emulate at and the progress bar. Without ``--size``/``--m``...: the
+    contract's sizes when their estimated emulation fits ``--budget`` (or ``--full``), else the
+    smaller sizes ``asmgen.runtime.check_size.choose_sizes`` picks, printed with the reason."""
+    from ..runtime import check_size as cs
+    from ..runtime.progress import Progress
+    cfg = kind.config_from_dict(meta["config"])
+    shape = kind.check_shape(cfg)
+    counts = cs.static_counts(hsaco, meta["kernel"], meta["arch"])
+    budget = cs.DEFAULT_BUDGET_S if args.budget is None else args.budget
+    if sizes:
+        est = cs.estimate(meta, counts, shape or cs.CheckShape(lambda s: 1), sizes)
+    else:
+        choice = cs.choose_sizes(meta, counts, shape, budget, full=args.full)
+        est = choice.estimate
+        if choice.reduced:
+            sizes = choice.sizes
+            contract = cs.resolve_scalars(tuple(cs.as_args(meta["args"])), {})
+            given = ", ".join(f"{k}={v}" for k, v in sizes.items())
+            was = ", ".join(f"{k}={contract[k]}" for k in sizes)
+            kept = "".join(f"; {k} stays: {why}" for k, why in choice.kept.items())
+            print(f"checking at runtime sizes {given} instead of the contract's {was}: "
+                  f"{choice.reason} (these sizes: {est.describe()}){kept}; --full checks the "
+                  f"contract's sizes", flush=True)
+        elif choice.full.seconds > budget:
+            print(f"checking at the contract's sizes ({choice.reason}): {est.describe()}",
+                  flush=True)
+    bar = Progress(est.workgroups, estimate_s=est.seconds, enabled=args.progress)
+    return sizes, bar
 
 
 def _check_launch(path: Path, args: argparse.Namespace) -> int:

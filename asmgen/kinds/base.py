@@ -16,6 +16,8 @@ A kind is one object (a subclass instance, registered once) with:
   which grid dimensions follow a runtime scalar), ``kernel_name(cfg, recipe)``;
 * checking: ``random_inputs(cfg, seed)``, ``run_outputs(out)`` and ``compare(cfg, out, inputs)
   -> (ok, message)``; ``check(meta, run, seed)`` combines them for ``asmgen check``;
+  ``check_shape(cfg)`` (loop trips and shrinkable sizes, ``asmgen.runtime.check_size``) lets
+  ``check`` pick smaller sizes for a kernel too big to emulate in reasonable time;
 * ``profile(meta, hsaco, **kw) -> dict`` (``asmgen profile``; ``None`` when the kind has none);
 * fuzzing: ``fuzz_configs(small, arches)`` (a hypothesis strategy of configs),
   ``fuzz_schedule_params(cfg, sched_seed)``, ``fuzz_case_config(cfg, sched_seed)``,
@@ -133,6 +135,13 @@ class KernelKind:
         run_cfg = dataclasses.replace(cfg, **{n.lower(): v for n, v in sizes.items()})
         inputs = self.random_inputs(run_cfg, seed)
         return self.compare(run_cfg, run(**inputs, **sizes), inputs)
+
+    def check_shape(self, cfg):
+        """What ``asmgen check`` needs to estimate and shrink a run
+        (``asmgen.runtime.check_size.CheckShape``: loop trips per workgroup at given sizes, and
+        per shrinkable size its period and floor); None: the contract's sizes, no estimate of
+        the loop (the run is counted as one trip)."""
+        return None
 
     # -- profile / fuzz / CLI -------------------------------------------------------------------
     profile: Any = None

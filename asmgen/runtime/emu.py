@@ -26,6 +26,8 @@ class EmuRunner:
         # hazard rules the emulator lets run on, each violation counted (isa.emu.hazard_check)
         self.allow_hazards = frozenset(allow_hazards)
         self.allowed_hazards: dict = {}
+        # called as progress(done, total) after each emulated workgroup (asmgen.runtime.progress)
+        self.progress = None
 
     def __call__(self, seed: int | None = None, **values):
         from isa.emu import Emulator
@@ -36,8 +38,9 @@ class EmuRunner:
         for name, arr in plan.host.items():
             packed[name] = emu.alloc(arr, name)
         kernargs = pack_kernargs(self.args, packed)
+        extra = {} if self.progress is None else {"progress": self.progress}
         emu.launch(self.hsaco, self.meta["kernel"], grid=plan.grid, block=tuple(self.meta["block"]),
-                   kernargs=kernargs)
+                   kernargs=kernargs, **extra)
         self.last_emulator = emu
         for key, n in emu.allowed_hazards.items():
             self.allowed_hazards[key] = self.allowed_hazards.get(key, 0) + n

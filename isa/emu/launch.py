@@ -110,9 +110,11 @@ class Emulator:
 
     # -----------------------------------------------------------------------------------------
     def launch(self, hsaco: bytes, kernel: str, grid=(1, 1, 1), block=(64, 1, 1),
-               kernargs: bytes = b"", dynamic_lds: int = 0) -> None:
+               kernargs: bytes = b"", dynamic_lds: int = 0,
+               progress: Callable[[int, int], None] | None = None) -> None:
         """Run ``kernel`` of a code object over ``grid`` workgroups of ``block`` work-items.
-        Buffers registered with ``alloc`` are updated in place."""
+        Buffers registered with ``alloc`` are updated in place. ``progress(done, total)`` is
+        called after each workgroup (a progress bar; it cannot change the run)."""
         from ..codeobj import CodeObject
         grid = _dims(grid, "grid")
         block = _dims(block, "block")
@@ -169,6 +171,8 @@ class Emulator:
                 m.wg_index, m.wg_names = wg_index, order
             m.run()
             self.steps += m.steps
+            if progress is not None:
+                progress(wg_index + 1, len(order))
 
     def _system_buffer(self, name: str, size: int) -> int:
         """Address of a zeroed emulator-owned buffer (kernargs, dispatch packet, queue), reused by

@@ -30,6 +30,18 @@ class AttentionKind(KernelKind):
                       grid_from=(("seqlen_q", cfg.rows_per_wg), ("heads", 1), ("batch", 1)))
 
     # -- checking -------------------------------------------------------------------------------
+    def check_shape(self, cfg: AttentionConfig):
+        """KV loop: ceil(seqlen_k / key block) trips (causal: the same bound). batch shrinks to 1,
+        kv_heads to 1 with heads to one GQA group (heads / kv_heads: the group size is kept),
+        seqlen_q in workgroup row blocks to two blocks, seqlen_k in key blocks to three (more
+        than the KV buffers, so the loop wraps its buffers)."""
+        from ...runtime.check_size import CheckShape
+        bq, bk, group = cfg.rows_per_wg, cfg.block_k, cfg.heads // cfg.kv_heads
+        return CheckShape(trips=lambda s: -(-int(s["seqlen_k"]) // bk),
+                          shrink=(("batch", 1, 1), ("kv_heads", 1, 1), ("heads", group, group),
+                                  ("seqlen_q", bq, 2 * bq),
+                                  ("seqlen_k", bk, max(3, cfg.kv_buffers + 1) * bk)))
+
     def random_inputs(self, cfg: AttentionConfig, seed: int) -> dict:
         from .reference import attention_random_inputs
         return attention_random_inputs(cfg, seed)

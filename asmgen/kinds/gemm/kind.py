@@ -41,6 +41,16 @@ class GemmKind(KernelKind):
                       grid_from=(("M", cfg.tile[0]), ("N", cfg.tile[1]), None))
 
     # -- checking -------------------------------------------------------------------------------
+    def check_shape(self, cfg: GemmConfig):
+        """K loop: ceil(K / tile K) trips. M and N shrink in whole tiles to at least two tiles
+        (the grid keeps more than one workgroup per dimension), K in whole K tiles to at least
+        prefetch + staging + 2 tiles (the prologue's tiles, and the steady loop running twice)."""
+        from ...runtime.check_size import CheckShape
+        tm, tn, tk = cfg.tile
+        return CheckShape(trips=lambda s: -(-int(s["K"]) // tk),
+                          shrink=(("M", tm, 2 * tm), ("N", tn, 2 * tn),
+                                  ("K", tk, (cfg.prefetch + cfg.staging + 2) * tk)))
+
     def random_inputs(self, cfg: GemmConfig, seed: int) -> dict:
         from .reference import gemm_random_inputs
         return gemm_random_inputs(cfg, seed)

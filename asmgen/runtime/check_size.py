@@ -1,0 +1,193 @@
+"""How long ``asmgen check`` would emulate a kernel, and the runtime sizes it checks at.
+
+The estimate (``estimate``) needs no emulation:
+
+    instructions = workgroups x waves per workgroup x (S_rest + S_loop x trips)
+    seconds      = instructions / EMU_INSTR_PER_SECOND
+
+* ``workgroups``: the runtime grid at those sizes (``launch.grid_of``: the contract's
+  ``grid_from``); ``waves``: the contract's block over 64 lanes.
+* ``S_loop``: static instructions of the kernel's main loop, the widest backward branch of the
+  decoded code object (``static_counts``); ``S_rest``: every other instruction, counted once
+  (prologue, epilogue, both arms of a branch: an upper bound for straight code).
+* ``trips``: loop iterations per workgroup at those sizes, from the kind
+  (``KernelKind.check_shape``: a GEMM's K tiles, attention's key blocks).
+* ``EMU_INSTR_PER_SECOND``: the emulator's rate in wave-instructions per second, measured on
+  this 2-core machine under the usual load (``benchmarks/check_rate.py`` prints it, and the
+  estimate's ratio to the measured time, for GEMM and attention kernels).
+
+The sizes (``choose_sizes``): the contract's own when the estimate fits the budget (or
+``--full``); otherwise the kind's candidates (``CheckShape.shrink``: per size a period, the tile
+or block it is walked in, and a floor) give smaller sizes that keep each size's remainder modulo
+its period (a partial last tile stays partial), stay a multiple of the contract's
+``multiple_of``, and are refused by the contract's own scalar rules (baked sizes, ranges,
+``divides``) exactly as a launch would refuse them: a size that cannot shrink keeps its value. Of
+the candidates, from the mildest (each size halved towards its floor, repeatedly) to the floors,
+the first that fits is used; when none fits, the smallest.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from ..kernarg import as_args
+from .launch import LaunchError, grid_of, resolve_scalars, scalar_value
+
+# wave-instructions per second of isa.emu, wall clock, on this 2-core machine under its usual load
+# (load average 9-13): benchmarks/check_rate.py, 2026-12-03, printed 16k-23k/s for the emulation
+# alone (66k-95k/s of CPU time); a whole `asmgen check` run (inputs, decode, reference, a busier
+# machine) measured 6.5k/s. 12k/s is between; the estimate is an order of magnitude, not a promise.
+EMU_INSTR_PER_SECOND = 12_000.0
+DEFAULT_BUDGET_S = 30.0
+
+
+@dataclass(frozen=True)
+class CheckShape:
+    """What a kind tells ``check`` about its runtime sizes: ``trips(scalars)`` loop iterations
+    per workgroup; ``shrink``: (size name, period, floor) per size that may be made smaller."""
+
+    trips: Callable[[Mapping[str, int]], int]
+    shrink: tuple[tuple[str, int, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class Estimate:
+    sizes: dict
+    workgroups: int
+    instructions: int
+    seconds: float
+
+    def describe(self) -> str:
+        return (f"{self.workgroups} workgroups, ~{self.instructions:.2g} wave-instructions, "
+                f"~{_duration(self.seconds)} at ~{EMU_INSTR_PER_SECOND:.0f}/s")
+
+
+@dataclass(frozen=True)
+class SizeChoice:
+    sizes: dict                  # runtime sizes to pass (empty: the contract's)
+    estimate: Estimate
+    full: Estimate               # at the contract's sizes
+    reason: str
+    reduced: bool = False
+    kept: dict = field(default_factory=dict)   # size -> why it could not shrink
+
+
+def static_counts(hsaco: bytes, kernel: str, arch: str) -> tuple[int, int]:
+    """(S_rest, S_loop) of the kernel's code (see the module doc); S_loop 0 without a loop."""
+    from isa.codeobj import CodeObject
+    from isa.decode import decode, label_index
+    from isa.operands import Label
+    co = CodeObject.from_bytes(hsaco)
+    decoded = decode(co.kernels[kernel].code, arch)
+    labels = label_index(decoded)
+    span = 0
+    for i, d in enumerate(decoded):
+        if not d.instr.op.startswith(("s_branch", "s_cbranch")):
+            continue
+        for o in d.instr.operands:
+            if isinstance(o, Label) and labels.get(o.name, i + 1) <= i:
+                span = max(span, i - labels[o.name] + 1)
+    return len(decoded) - span, span
+
+
+def estimate(meta: Mapping, counts: tuple[int, int], shape: CheckShape,
+             sizes: Mapping[str, int]) -> Estimate:
+    """Emulation cost at ``sizes`` (the contract's for the rest); see the module doc."""
+    scalars = _scalars(meta, sizes)
+    grid = grid_of(meta, scalars)
+    wgs = math.prod(grid)
+    waves = -(-math.prod(int(x) for x in meta["block"]) // 64)
+    rest, loop = counts
+    n = wgs * waves * (rest + loop * max(0, int(shape.trips(scalars))))
+    return Estimate(dict(sizes), wgs, n, n / EMU_INSTR_PER_SECOND)
+
+
+def choose_sizes(meta: Mapping, counts: tuple[int, int], shape: CheckShape | None,
+                 budget_s: float = DEFAULT_BUDGET_S, full: bool = False) -> SizeChoice:
+    """The sizes ``check`` runs at (module doc)."""
+    trips = shape if shape is not None else CheckShape(lambda s: 1)
+    whole = estimate(meta, counts, trips, {})
+    if full:
+        return SizeChoice({}, whole, whole, "--full: the contract's sizes")
+    if whole.seconds <= budget_s:
+        return SizeChoice({}, whole, whole, f"the contract's sizes fit the {budget_s:g} s budget")
+    if shape is None or not shape.shrink:
+        return SizeChoice({}, whole, whole, "the kind has no smaller sizes to offer")
+    cands, kept = candidates(meta, shape)
+    if not cands:
+        why = "; ".join(f"{k}: {v}" for k, v in kept.items())
+        return SizeChoice({}, whole, whole, f"no size can shrink ({why})", kept=kept)
+    best = None
+    for sizes in cands:
+        best = estimate(meta, counts, shape, sizes)
+        if best.seconds <= budget_s:
+            break
+    over = best.seconds > budget_s
+    reason = (f"the contract's sizes would take {whole.describe()}, over the {budget_s:g} s "
+              f"budget" + ("; even the smallest sizes the contract allows are over it" if over
+                           else ""))
+    return SizeChoice(best.sizes, best, whole, reason, reduced=True, kept=kept)
+
+
+def candidates(meta: Mapping, shape: CheckShape) -> tuple[list[dict], dict]:
+    """Smaller size sets, mildest first, each accepted by the contract's scalar rules; and the
+    sizes that cannot shrink, with the contract's reason."""
+    args = as_args(meta["args"])
+    by_name = {a.name: a for a in args if a.kind == "scalar"}
+    base = resolve_scalars(tuple(args), {})
+    kept: dict = {}
+    ladders: dict[str, list[int]] = {}
+    for name, period, floor in shape.shrink:
+        a = by_name.get(name)
+        if a is None:
+            continue
+        steps = _ladder(int(base[name]), period, floor, a.multiple_of or 1)
+        good = []
+        for v in steps:
+            try:
+                scalar_value(a, v)              # its own rules: baked, range, multiple_of
+                good.append(v)
+            except LaunchError as exc:
+                kept[name] = exc.need
+                break
+        if good:
+            ladders[name] = good
+    out, depth = [], max((len(v) for v in ladders.values()), default=0)
+    for level in range(depth):
+        sizes = {n: lad[min(level, len(lad) - 1)] for n, lad in ladders.items()}
+        try:
+            resolve_scalars(tuple(args), sizes)        # sizes that bind each other (divides)
+        except LaunchError:
+            continue
+        out.append(sizes)
+    return out, kept
+
+
+def _ladder(value: int, period: int, floor: int, multiple: int) -> list[int]:
+    """Smaller values for one size: each about half the previous, down to ``floor``, all
+    congruent to ``value`` modulo lcm(period, multiple) (same remainder in its last tile, still
+    a multiple of ``multiple``)."""
+    step = math.lcm(max(1, period), max(1, multiple))
+    out: list[int] = []
+    v = value
+    while True:
+        target = max(floor, v // 2)
+        nxt = value - ((value - target) // step) * step       # smallest congruent >= target
+        if nxt >= v or nxt < 1:
+            break
+        out.append(nxt)
+        v = nxt
+    return out
+
+
+def _scalars(meta: Mapping, sizes: Mapping[str, int]) -> dict:
+    return resolve_scalars(tuple(as_args(meta["args"])), dict(sizes))
+
+
+def _duration(s: float) -> str:
+    if s < 90:
+        return f"{s:.0f} s"
+    if s < 5400:
+        return f"{s / 60:.0f} min"
+    return f"{s / 3600:.1f} h"
