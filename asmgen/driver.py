@@ -51,6 +51,9 @@ def compile(kind, cfg, recipe, toolchain=None, assemble: bool = True,
     if hasattr(recipe, "bind"):      # recipes whose groups depend on the config (MFMA counts)
         recipe = recipe.bind(cfg)
     ir = kind.build(cfg, recipe)
+    if kind.tags is not None and ir.tags is not kind.tags:
+        raise ConfigError(f"kind {kind.name} built a kernel with the tag vocabulary of kind "
+                          f"{ir.tags.kind}, not its own (KernelKind.tags)")
     t1 = time.perf_counter()
     compiled = compile_kernel(ir, recipe, limits=limits)
     t2 = time.perf_counter()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from asmgen.kinds.attention.tags import AttnTag as A
 from asmgen.sched.groups import SchedGroup
 
 from . import register
@@ -31,7 +32,7 @@ def attn_basic(seed: int | None = None) -> AttnRecipe:
     """Loads first, then the critical path order of the list scheduler."""
     if seed is not None:
         check_int("seed", seed, 0, 2**31 - 1)
-    loop = BlockRecipe(ranks=(("gr_k", 3), ("gr_v", 2)), groups=setprio_groups(2), seed=seed)
+    loop = BlockRecipe(ranks=((A.GR_K, 3), (A.GR_V, 2)), groups=setprio_groups(2), seed=seed)
     return AttnRecipe("attn_basic", loop, {"seed": seed} if seed is not None else {})
 
 
@@ -42,9 +43,10 @@ def attn_interleave(valu_per_mfma: int = 4, seed: int | None = None) -> AttnReci
     check_int("valu_per_mfma", valu_per_mfma, 1, 32)
     if seed is not None:
         check_int("seed", seed, 0, 2**31 - 1)
-    groups = (SchedGroup({"mfma_pv"}, 1, 1), SchedGroup({"rescale", "pack", "pack_v", "kv_adv"},
-                                                         valu_per_mfma, 1)) + setprio_groups(2)
-    loop = BlockRecipe(ranks=(("gr_k", 4), ("gr_v", 3), ("mfma_qk", 2)), groups=groups,
+    groups = (SchedGroup({A.MFMA_PV}, 1, 1),
+              SchedGroup({A.RESCALE, A.PACK, A.PACK_V, A.KV_ADV}, valu_per_mfma, 1)) + \
+        setprio_groups(2)
+    loop = BlockRecipe(ranks=((A.GR_K, 4), (A.GR_V, 3), (A.MFMA_QK, 2)), groups=groups,
                        repeat=True, seed=seed)
     params = {"valu_per_mfma": valu_per_mfma} | ({"seed": seed} if seed is not None else {})
     return AttnRecipe("attn_interleave", loop, params)

@@ -28,15 +28,16 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from asmgen.errors import ConfigError
+from asmgen.kinds.attention.tags import AttnTag as A
 from asmgen.sched.groups import SchedGroup
 
 from . import register
 from .attention_fwd import AttnRecipe
-from .common import BlockRecipe, check_int, setprio_groups
+from .common import BlockRecipe, CommonTag, check_int, setprio_groups
 
 PRIO_SYNC = 2
-MEM_TAGS = frozenset({"gr_k", "gr_k_addr", "gr_v", "lw_v", "lw_v_addr", "pack_v", "lr_v",
-                      "lr_v_addr"})
+MEM_TAGS = frozenset({A.GR_K, A.GR_K_ADDR, A.GR_V, A.LW_V, A.LW_V_ADDR, A.PACK_V, A.LR_V,
+                      A.LR_V_ADDR})
 
 
 def cluster_groups(cfg) -> tuple[SchedGroup, ...]:
@@ -44,9 +45,9 @@ def cluster_groups(cfg) -> tuple[SchedGroup, ...]:
     n_qk = cfg.head_dim // cfg.mfma_k
     n_pv = (32 // cfg.mfma_k) * (cfg.head_dim // 32)
     s = PRIO_SYNC
-    return (SchedGroup({"setprio_hi"}, 1, s), SchedGroup({"mfma_qk"}, n_qk, s),
-            SchedGroup({"setprio_qk_lo"}, 1, s), SchedGroup({"setprio_pv_hi"}, 1, s),
-            SchedGroup({"mfma_pv"}, n_pv, s), SchedGroup({"setprio_lo"}, 1, s))
+    return (SchedGroup({CommonTag.SETPRIO_HI}, 1, s), SchedGroup({A.MFMA_QK}, n_qk, s),
+            SchedGroup({A.SETPRIO_QK_LO}, 1, s), SchedGroup({A.SETPRIO_PV_HI}, 1, s),
+            SchedGroup({A.MFMA_PV}, n_pv, s), SchedGroup({CommonTag.SETPRIO_LO}, 1, s))
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ class ClusterRecipe(AttnRecipe):
     def bind(self, cfg) -> AttnRecipe:
         groups: tuple[SchedGroup, ...] = ()
         if self.mem_per_mfma:
-            groups = (SchedGroup({"mfma"}, 1, 1), SchedGroup(MEM_TAGS, self.mem_per_mfma, 1))
+            groups = (SchedGroup({CommonTag.MFMA}, 1, 1), SchedGroup(MEM_TAGS, self.mem_per_mfma, 1))
         if cfg.kv_buffers > 1:
             groups += cluster_groups(cfg)
         else:
@@ -75,7 +76,7 @@ class ClusterRecipe(AttnRecipe):
 
 
 # setprio_qk_lo issues as soon as allowed, setprio_pv_hi only when nothing else is ready
-_RANKS = (("setprio_qk_lo", 9), ("gr_k", 3), ("gr_v", 2), ("setprio_pv_hi", -1))
+_RANKS = ((A.SETPRIO_QK_LO, 9), (A.GR_K, 3), (A.GR_V, 2), (A.SETPRIO_PV_HI, -1))
 
 
 @register("attn_prio")
@@ -93,6 +94,6 @@ def attn_prio_interleave(mem_per_mfma: int = 2, seed: int | None = None) -> Clus
     check_int("mem_per_mfma", mem_per_mfma, 1, 16)
     if seed is not None:
         check_int("seed", seed, 0, 2**31 - 1)
-    loop = BlockRecipe(ranks=_RANKS + (("lr_k", 4),), repeat=True, seed=seed)
+    loop = BlockRecipe(ranks=_RANKS + ((A.LR_K, 4),), repeat=True, seed=seed)
     params = {"mem_per_mfma": mem_per_mfma} | ({"seed": seed} if seed is not None else {})
     return ClusterRecipe("attn_prio_interleave", loop, params, mem_per_mfma=mem_per_mfma)

@@ -17,7 +17,7 @@ global reads and LDS writes fill the remaining slots.
 from __future__ import annotations
 
 from . import register
-from .common import GR, LR, LW, BlockRecipe, GemmRecipe, check_int, setprio_groups
+from .common import GR, LR, LW, BlockRecipe, CommonTag, GemmRecipe, check_int, setprio_groups
 
 SHAPE = {"frag_buffers": 2}
 
@@ -25,10 +25,10 @@ SHAPE = {"frag_buffers": 2}
 @register("ck_v4")
 def ck_v4(ds_reads_per_mfma: int = 4, seed=None) -> GemmRecipe:
     check_int("ds_reads_per_mfma", ds_reads_per_mfma, 1, 16)
-    ranks = tuple((t, 4) for t in LR) + (("mfma", 3),) + tuple((t, 2) for t in GR) + \
+    ranks = tuple((t, 4) for t in LR) + ((CommonTag.MFMA, 3),) + tuple((t, 2) for t in GR) + \
         tuple((t, 2) for t in LW)
     groups = ()
-    loop = BlockRecipe(ranks=ranks + (("setprio_hi", 3),), groups=groups + setprio_groups(),
+    loop = BlockRecipe(ranks=ranks + ((CommonTag.SETPRIO_HI, 3),), groups=groups + setprio_groups(),
                        repeat=True, seed=seed)
     return GemmRecipe("ck_v4", loop, {"ds_reads_per_mfma": ds_reads_per_mfma},
                       defaults=SHAPE, requires=SHAPE)

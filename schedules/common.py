@@ -5,13 +5,20 @@ issue first among ready nodes, then program order. ``GemmRecipe`` holds the loop
 config values it is designed for (``defaults``) and those it requires (``requires``); it leaves
 the prologue and epilogue to the scheduler's default (critical path first). Recipes only order:
 the pipeline shape (prefetch, staging, arrangement, fragment register sets) is the kind's config.
+
+Recipes name tags by their declarations (``asmgen.ir.tags``: the kinds' ``tags`` modules), never
+by string: a rank table or SchedGroup mask with a bare string is refused when the recipe is
+made, and one naming a tag the kernel's kind does not declare at its first use on that kernel.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from asmgen.errors import ConfigError
-from asmgen.sched.groups import SchedGroup
+from asmgen.ir.tags import CoreTag
+from asmgen.kinds.common.tags import CommonTag
+from asmgen.kinds.gemm.tags import GR, LR, LW
+from asmgen.sched.groups import SchedError, SchedGroup, check_declared
 
 
 @dataclass(frozen=True)
@@ -22,6 +29,9 @@ class BlockRecipe:
     groups: tuple[SchedGroup, ...] = ()
     repeat: bool = False
     seed: int | None = None
+
+    def __post_init__(self) -> None:
+        check_declared((t for t, _ in self.ranks), "rank table")
 
     def for_tags(self, tags) -> BlockRecipe:
         """This recipe without the groups that match none of ``tags`` (a block's tag counts)."""
@@ -90,10 +100,21 @@ def setprio_groups(sync_id: int = 1) -> tuple[SchedGroup, ...]:
     other node can issue (the MFMA group is open-ended: the recipe does not know the MFMA count;
     the scheduler closes it when it runs dry), i.e. at the end of the body (cdna-facts 9.1/9.3:
     raise priority for the MFMA cluster so other waves' memory ops do not starve it)."""
-    return (SchedGroup({"setprio_hi"}, 1, sync_id), SchedGroup({"mfma"}, 1 << 20, sync_id),
-            SchedGroup({"setprio_lo"}, 1, sync_id))
+    return (SchedGroup({CommonTag.SETPRIO_HI}, 1, sync_id),
+            SchedGroup({CommonTag.MFMA}, 1 << 20, sync_id),
+            SchedGroup({CommonTag.SETPRIO_LO}, 1, sync_id))
 
 
-GR = ("gr_a", "gr_b", "gr_a_addr", "gr_b_addr", "gr_a_k", "gr_b_k")
-LW = ("lw_a", "lw_b")
-LR = ("lr_a", "lr_b")
+__all__ = [
+    "GR",
+    "LR",
+    "LW",
+    "BlockRecipe",
+    "CommonTag",
+    "CoreTag",
+    "GemmRecipe",
+    "SchedError",
+    "check_int",
+    "restrict_groups",
+    "setprio_groups",
+]

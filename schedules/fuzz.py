@@ -25,18 +25,24 @@ from __future__ import annotations
 
 import random
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from asmgen.kinds.attention.tags import AttnTag as A
+from asmgen.kinds.gemm.tags import GemmTag as G
 from asmgen.sched.groups import SchedGroup
 
 from . import register
-from .common import GemmRecipe, check_int, restrict_groups
+from .common import CommonTag, CoreTag, GemmRecipe, check_int, restrict_groups
 
 MODES = ("uniform", "keys", "tags", "groups")
-# Tags the random interleave groups are drawn from (asmgen.ir "Tag nodes for recipes"); a group
-# whose tags the block does not carry is left out (``for_block`` gets the block's tag counts).
-GROUP_TAGS = ("gr_a", "gr_b", "lw_a", "lw_b", "lr_a", "lr_b", "mfma", "addr", "barrier",
-              "setprio", "store", "gr_k", "gr_v", "lr_k", "lr_v", "lw_k", "lw_v", "softmax", "exp")
+# Tags the random rank tables and interleave groups are drawn from, over the GEMM and attention
+# vocabularies; ``for_block`` keeps only the tags its block carries (it gets the block's tag
+# counts), so the recipe never names a tag the kernel's kind does not declare, and drops a group
+# left with none. (A tag no node of the block carries can change no order: the draws are made
+# over the whole list first, so the orders of a seed do not depend on the kind.)
+GROUP_TAGS = (G.GR_A, G.GR_B, G.LW_A, G.LW_B, G.LR_A, G.LR_B, CommonTag.MFMA, CoreTag.ADDR,
+              CoreTag.BARRIER, CommonTag.SETPRIO, CommonTag.STORE, A.GR_K, A.GR_V, A.LR_K, A.LR_V,
+              A.LW_K, A.LW_V, A.SOFTMAX, A.EXP)
 
 
 def _sub_seed(seed: int, block: str) -> int:
@@ -51,7 +57,7 @@ class FuzzBlock:
     seed: int
     mode: str
     move_rate: float = 0.0
-    tag_ranks: tuple[tuple[str, int], ...] = ()
+    ranks: tuple[tuple[str, int], ...] = ()
     groups: tuple[SchedGroup, ...] = ()
     repeat: bool = False
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
@@ -69,7 +75,7 @@ class FuzzBlock:
         key = rng.random()
         if self.mode == "keys":
             return (key,)
-        ranks = dict(self.tag_ranks)
+        ranks = dict(self.ranks)
         rank = max((ranks.get(t, 0) for t in node.tags), default=0)
         move = rng.random()
         if move < self.move_rate / 2:
@@ -107,7 +113,22 @@ class FuzzRecipe(GemmRecipe):
     seed: int = 0
 
     def for_block(self, name: str, tags=None):
-        return restrict_groups(block_recipe(self.seed, name), tags)
+        return present_only(block_recipe(self.seed, name), tags)
+
+
+def present_only(br: FuzzBlock, tags) -> FuzzBlock:
+    """``br`` naming only tags of ``tags`` (a block's tag counts): rank entries and mask tags of
+    other tags dropped (no node of the block carries them, so the order is the same), groups
+    left with no tag dropped (``restrict_groups``)."""
+    if tags is None:
+        return br
+    have = {t for t, c in tags.items() if c}      # the block's own members (equal spellings)
+    groups = tuple(SchedGroup({t for t in have if t in g.mask}, g.count, g.sync_id)
+                   if g.mask & have else g for g in br.groups)
+    ranks = tuple((t, r) for t, r in br.ranks if t in have)
+    ranks = tuple((next(h for h in have if h == t), r) for t, r in ranks)
+    br = replace(br, ranks=ranks, groups=groups, _cache={})
+    return restrict_groups(br, tags)
 
 
 @register("fuzz")

@@ -9,10 +9,13 @@ placed after each MFMA (SchedGroups repeated through the body).
 """
 from __future__ import annotations
 
+from asmgen.kinds.gemm.tags import GemmTag
 from asmgen.sched.groups import SchedGroup
 
 from . import register
-from .common import GR, LR, LW, BlockRecipe, GemmRecipe, check_int, setprio_groups
+from .common import GR, LR, LW, BlockRecipe, CommonTag, GemmRecipe, check_int, setprio_groups
+
+MFMA = CommonTag.MFMA
 
 
 def prefetch_recipe(name: str, interleave: bool, lr_per_mfma: int = 2, gr_per_mfma: int = 1,
@@ -22,15 +25,15 @@ def prefetch_recipe(name: str, interleave: bool, lr_per_mfma: int = 2, gr_per_mf
         check_int(pname, val, 1, 64)
     if not interleave:
         ranks = tuple((t, 4) for t in GR) + tuple((t, 3) for t in LW) + \
-            tuple((t, 2) for t in LR) + (("mfma", 1),)
-        loop = BlockRecipe(ranks=ranks + (("setprio_hi", 1),), groups=setprio_groups(), seed=seed)
+            tuple((t, 2) for t in LR) + ((MFMA, 1),)
+        loop = BlockRecipe(ranks=ranks + ((CommonTag.SETPRIO_HI, 1),), groups=setprio_groups(), seed=seed)
     else:
-        ranks = tuple((t, 4) for t in LR) + (("mfma", 3),) + tuple((t, 2) for t in GR) + \
+        ranks = tuple((t, 4) for t in LR) + ((MFMA, 3),) + tuple((t, 2) for t in GR) + \
             tuple((t, 2) for t in LW)
-        groups = (SchedGroup(set(LR), lr_per_mfma), SchedGroup({"mfma"}, 1),
-                  SchedGroup({"gr_a", "gr_b"}, gr_per_mfma), SchedGroup({"mfma"}, 1),
-                  SchedGroup(set(LW), lw_per_mfma), SchedGroup({"mfma"}, 1))
-        loop = BlockRecipe(ranks=ranks + (("setprio_hi", 3),), groups=groups + setprio_groups(),
+        groups = (SchedGroup(set(LR), lr_per_mfma), SchedGroup({MFMA}, 1),
+                  SchedGroup({GemmTag.GR_A, GemmTag.GR_B}, gr_per_mfma), SchedGroup({MFMA}, 1),
+                  SchedGroup(set(LW), lw_per_mfma), SchedGroup({MFMA}, 1))
+        loop = BlockRecipe(ranks=ranks + ((CommonTag.SETPRIO_HI, 3),), groups=groups + setprio_groups(),
                            repeat=True, seed=seed)
     params = {"lr_per_mfma": lr_per_mfma, "gr_per_mfma": gr_per_mfma, "lw_per_mfma": lw_per_mfma}
     return GemmRecipe(name, loop, params, defaults=dict(defaults or {}))

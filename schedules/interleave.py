@@ -14,7 +14,9 @@ from __future__ import annotations
 from asmgen.sched.groups import SchedGroup
 
 from . import register
-from .common import GR, LR, LW, BlockRecipe, GemmRecipe, check_int, setprio_groups
+from .common import GR, LR, LW, BlockRecipe, CommonTag, GemmRecipe, check_int, setprio_groups
+
+MFMA = CommonTag.MFMA
 
 
 @register("interleave")
@@ -25,8 +27,8 @@ def interleave(lr_per_mfma: int = 2, mem_per_mfma: int = 4, seed: int | None = N
     if seed is not None:
         check_int("seed", seed, 0, 2**31 - 1)
     ranks = tuple((t, 4) for t in LW) + tuple((t, 3) for t in GR) + tuple((t, 2) for t in LR) + \
-        (("mfma", 5), ("setprio_hi", 5))
-    groups = (SchedGroup({"mfma"}, 1), SchedGroup(set(LR), lr_per_mfma), SchedGroup({"mfma"}, 1),
+        ((MFMA, 5), (CommonTag.SETPRIO_HI, 5))
+    groups = (SchedGroup({MFMA}, 1), SchedGroup(set(LR), lr_per_mfma), SchedGroup({MFMA}, 1),
               SchedGroup(set(LW) | set(GR), mem_per_mfma))
     loop = BlockRecipe(ranks=ranks, groups=groups + setprio_groups(), repeat=True, seed=seed)
     params = {"lr_per_mfma": lr_per_mfma, "mem_per_mfma": mem_per_mfma}

@@ -15,19 +15,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from asmgen.kinds.gemm.tags import GemmTag
 from asmgen.sched.groups import SchedGroup
 
 from . import register
-from .common import GR, LR, LW, BlockRecipe, GemmRecipe, check_int
+from .common import GR, LR, LW, BlockRecipe, CommonTag, CoreTag, GemmRecipe, check_int
 
 OPEN = 1 << 20    # an open-ended group: closes when no matching node is left to issue
 
 
 def phase_groups() -> tuple[SchedGroup, ...]:
     """The compute phase, the mid barrier, the memory phase and the end barrier, in that order."""
-    return (SchedGroup({"setprio_hi"}, 1), SchedGroup({"mfma"}, OPEN), SchedGroup({"setprio_lo"}, 1),
-            SchedGroup({"barrier_mid"}, 1), SchedGroup({"phase_m"}, OPEN),
-            SchedGroup({"barrier_end"}, 1))
+    return (SchedGroup({CommonTag.SETPRIO_HI}, 1), SchedGroup({CommonTag.MFMA}, OPEN),
+            SchedGroup({CommonTag.SETPRIO_LO}, 1), SchedGroup({GemmTag.BARRIER_MID}, 1),
+            SchedGroup({GemmTag.PHASE_M}, OPEN), SchedGroup({GemmTag.BARRIER_END}, 1))
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ class PhaseRecipe(BlockRecipe):
 
     def priority(self, node) -> tuple:
         rank, order = super().priority(node)
-        return (rank - 0.5 if "addr" in node.tags else rank, order)
+        return (rank - 0.5 if CoreTag.ADDR in node.tags else rank, order)
 
 
 @dataclass(frozen=True)

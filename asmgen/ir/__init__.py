@@ -12,7 +12,7 @@ How a template builds a kernel
     from isa.operands import Imm, Special, s, v
     from asmgen.ir import KernelIR
 
-    k = KernelIR(arch="gfx942", name="gemm_f16")
+    k = KernelIR(arch="gfx942", name="gemm_f16", tags=GEMM_TAGS)   # asmgen.kinds.gemm.tags
     kernarg = k.precolored("s", s(0, 2), "kernarg")     # s[0:1] kernarg pointer (code object v5)
     wg_x = k.precolored("s", s(2), "wg_x")               # workgroup id x (after the user SGPRs)
     tid = k.precolored("v", v(0), "tid")                 # v0: workitem id (flat / x)
@@ -75,9 +75,13 @@ Rules a template must follow
   * Do NOT add ``s_waitcnt`` or hazard ``s_nop`` nodes: passes insert them from dataflow.
     ``s_barrier`` and ``s_setprio`` are ordinary nodes (tags ``barrier`` / ``setprio``).
     Branches are never ``Block.add``-ed: they are terminators (``branch``, ``jump``, loops).
-  * Tag nodes for recipes: ``gr_a gr_b`` (global reads), ``lw_a lw_b`` (LDS writes), ``lr_a lr_b``
-    (LDS reads), ``mfma``, ``addr`` (address/SALU/VALU bookkeeping), ``barrier``, ``setprio``,
-    ``store`` (epilogue global stores); any other string is allowed too.
+  * Tag nodes for recipes with the tags of the kernel's kind: ``KernelIR(arch, name,
+    tags=VOCABULARY)`` (``asmgen.ir.tags``; the GEMM's ``asmgen.kinds.gemm.tags.GEMM_TAGS``:
+    ``gr_a gr_b`` global reads, ``lw_a lw_b`` LDS writes, ``lr_a lr_b`` LDS reads, ``mfma``,
+    ``store``, ...; every vocabulary has the core ``addr`` ``barrier`` and the pass-inserted
+    ``wait`` ``nop``). ``Block.add`` refuses any other tag (``UnknownTag``, naming it and the
+    kind); a declared tag may be passed as its member or its string. Parameterised tags are
+    declared families (``TagFamily("stage", 4)[i]``).
   * LDS buffers are named regions: pass ``lds_write=`` (ds_write, LDS-DMA loads) and
     ``lds_read=`` (ds_read) with a region id (e.g. "A0", "B1"). Two LDS ops with different
     regions never alias; an LDS op with no region aliases everything. The waitcnt pass uses the
@@ -114,7 +118,9 @@ from .kernel import COND_PLACES, KernelIR, Loop
 from .nodes import COND_BRANCHES, JUMP, ROLES, Block, Node, branch_target
 from .regs import FILES, AnyOperand, IRError, VReg
 from .stream import SBlock, Stream
+from .tags import CoreTag, FamilyTag, TagEnum, TagFamily, TagVocabulary, UnknownTag, is_declared
 
 __all__ = ["COND_BRANCHES", "COND_PLACES", "FILES", "JUMP", "ROLES", "AnyOperand", "Block",
-           "IRError", "KernelIR", "Loop", "Node", "SBlock", "Stream", "VReg", "block_successors",
-           "branch_target", "natural_loops", "predecessors", "reverse_postorder"]
+           "CoreTag", "FamilyTag", "IRError", "KernelIR", "Loop", "Node", "SBlock", "Stream",
+           "TagEnum", "TagFamily", "TagVocabulary", "UnknownTag", "VReg", "block_successors",
+           "branch_target", "is_declared", "natural_loops", "predecessors", "reverse_postorder"]

@@ -18,6 +18,7 @@ from isa.spec import ARCHES
 from .cfg import block_successors
 from .nodes import COND_BRANCHES, Block, Node, check_operand_types
 from .regs import IRError, VReg
+from .tags import CoreTag, TagVocabulary
 
 COND_PLACES = ("prologue_end", "epilogue_start")
 
@@ -55,11 +56,17 @@ class Loop:
 
 
 class KernelIR:
-    """A kernel: basic blocks (``prologue`` first, ``epilogue`` last), loops, registers, LDS size."""
+    """A kernel: basic blocks (``prologue`` first, ``epilogue`` last), loops, registers, LDS size;
+    ``tags`` is the vocabulary of the kind being built (``asmgen.ir.tags``): every node's tags
+    are checked against it."""
 
-    def __init__(self, arch: str, name: str = "kernel") -> None:
+    def __init__(self, arch: str, name: str = "kernel", *, tags: TagVocabulary) -> None:
         if arch not in ARCHES:
             raise IRError(f"arch {arch!r} is not one of {', '.join(ARCHES)}")
+        if not isinstance(tags, TagVocabulary):
+            raise IRError(f"kernel {name}: tags={tags!r} is not a TagVocabulary "
+                          f"(asmgen.ir.tags: the kind's declared tags)")
+        self.tags = tags
         self.arch = arch
         self.name = name
         self.lds_bytes = 0
@@ -163,12 +170,12 @@ class KernelIR:
         if op not in COND_BRANCHES:
             raise IRError(f"branch {op!r} is not one of {COND_BRANCHES}")
         if compare is not None:
-            frm.end_with(compare, ("addr", "cond"))
-        frm.end_with(Instr(op, (Label(self.label_of(target)),)), ("branch",))
+            frm.end_with(compare, (CoreTag.ADDR, CoreTag.COND))
+        frm.end_with(Instr(op, (Label(self.label_of(target)),)), (CoreTag.BRANCH,))
 
     def jump(self, frm: Block, target: Block) -> None:
         """End ``frm`` with ``s_branch`` to ``target``."""
-        frm.end_with(Instr("s_branch", (Label(self.label_of(target)),)), ("branch",))
+        frm.end_with(Instr("s_branch", (Label(self.label_of(target)),)), (CoreTag.BRANCH,))
 
     @contextmanager
     def do_loop(self, counter: VReg | Reg, label: str = "loop",
@@ -187,7 +194,7 @@ class KernelIR:
             self._open.pop()
         lp.latch = next(b for b in reversed(self._mid) if b in lp.blocks)
         for i in lp.control_instrs():
-            lp.latch.end_with(i, ("loop_ctrl",))
+            lp.latch.end_with(i, (CoreTag.LOOP_CTRL,))
         if lp.cold:
             end = self._new(f"{label}_end", "loop" if self._open else "epilogue",
                             label=f"{label}_end")
@@ -221,7 +228,7 @@ class KernelIR:
         else:
             frm = self._new(f"cond_test{n}", role)
         bar = self._new(f"cond_barrier{n}", role)
-        bar.add(Instr("s_barrier"), ("barrier", "cond_barrier"))
+        bar.add(Instr("s_barrier"), (CoreTag.BARRIER, CoreTag.COND_BARRIER))
         bar.hoist_waits = True
         skip = self._new(f"cond_skip{n}", role, label=f"cond_barrier_skip{n}")
         self.branch(frm, "s_cbranch_scc0", skip, compare)
@@ -253,5 +260,6 @@ class KernelIR:
         return self._next_node - 1
 
     def new_node(self, instr: Instr, tags: Iterable[str] = (), comment: str = "") -> Node:
-        """A node not yet in any block (passes use this for inserted s_waitcnt / s_nop)."""
-        return Node(self.next_node_id(), instr, frozenset(tags), comment=comment)
+        """A node not yet in any block (passes use this for inserted s_waitcnt / s_nop); its tags
+        are checked against the kernel's vocabulary."""
+        return Node(self.next_node_id(), instr, self.tags.members(tags, instr.op), comment=comment)

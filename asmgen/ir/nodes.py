@@ -15,11 +15,14 @@ from isa.instr import Instr
 from isa.operands import Label
 
 from .regs import OPERAND_TYPES, IRError, VReg
+from .tags import TagVocabulary
 
 
 class BlockOwner(Protocol):
     """What a Block needs of the kernel that owns it (``asmgen.ir.kernel.KernelIR``): stated here
     so this module does not import the kernel module that imports it."""
+
+    tags: TagVocabulary     # the tags of the kernel's kind (``asmgen.ir.tags``)
 
     def check_operands(self, instr: Instr) -> None: ...
 
@@ -51,7 +54,8 @@ class Node:
     ``publish_after`` (LDS-DMA loads only): the number of ``s_barrier``s this wave passes, counted
     from the DMA (across the loop back-edge too), before other waves first read its data; the
     waitcnt pass makes that barrier, not an earlier one, wait for it (1 = the next barrier).
-    Waitcnt/nop nodes inserted by passes carry the tag ``wait`` / ``nop``.
+    ``tags``: declared tags (``asmgen.ir.tags``) of the kernel's vocabulary; waitcnt/nop nodes
+    inserted by passes carry the core tags ``wait`` / ``nop``.
     """
 
     id: int
@@ -97,7 +101,9 @@ class Block:
 
     def add(self, instr: Instr, tags: Iterable[str] = (), *, stage: int = 0, priority: int = 0, lds_read: str | None = None,
             lds_write: str | None = None, comment: str = "", publish_after: int = 1) -> Node:
-        """Append ``instr`` (operands may be VRegs) and return its node."""
+        """Append ``instr`` (operands may be VRegs) and return its node. Every tag must be one
+        the kernel's kind declares (a member of its ``TagVocabulary``, or that member's string):
+        ``UnknownTag`` (an IRError) names any other and the kind."""
         if not isinstance(instr, Instr):
             raise IRError(f"Block.add wants an isa.instr.Instr, got {type(instr).__name__}: {instr!r}")
         self.kernel.check_operands(instr)
@@ -109,19 +115,29 @@ class Block:
         if publish_after != 1 and not dict(instr.mods).get("lds"):
             raise IRError(f"publish_after={publish_after} on {instr.op}: only LDS-DMA loads "
                           f"(modifier lds) are published by a later barrier")
-        node = Node(self.kernel.next_node_id(), instr, frozenset(tags), stage, priority, lds_read,
+        tags = self.kernel.tags.members(tags, f"{instr.op} in block {self.name}")
+        node = Node(self.kernel.next_node_id(), instr, tags, stage, priority, lds_read,
                     lds_write, comment, publish_after)
         self.nodes.append(node)
         return node
 
     def end_with(self, instr: Instr, tags: Iterable[str] = ()) -> None:
-        """Append ``instr`` to the unscheduled terminator (after every scheduled node)."""
+        """Append ``instr`` to the unscheduled terminator (after every scheduled node); ``tags``
+        are checked as in ``add``."""
         if not isinstance(instr, Instr):
             raise IRError(f"block {self.name}: terminator {instr!r} is not an Instr")
         if self.term and self.term[-1][0].op == JUMP:
             raise IRError(f"block {self.name} already ends with {self.term[-1][0]}")
         self.kernel.check_operands(instr)
-        self.term.append((instr, frozenset(tags)))
+        self.term.append((instr, self.kernel.tags.members(tags, f"{instr.op} ending block "
+                                                                f"{self.name}")))
+
+    def tag(self, nodes: Iterable[Node], *tags) -> None:
+        """Add ``tags`` (checked as in ``add``) to ``nodes`` already built (e.g. every node of
+        one phase of a loop body)."""
+        extra = self.kernel.tags.members(tags, f"block {self.name}")
+        for n in nodes:
+            n.tags = n.tags | extra
 
     @property
     def in_loop(self) -> bool:

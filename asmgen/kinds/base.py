@@ -5,7 +5,8 @@ every kind through ``asmgen.kinds.registry`` without naming any.
 A kind is one object (a subclass instance, registered once) with:
 
 * ``name`` (the contract's ``config.kind`` and the CLI subcommand), ``config_type``, ``help``,
-  ``default_schedule``;
+  ``default_schedule``, ``tags`` (its ``asmgen.ir.tags.TagVocabulary``: the KernelIR its
+  ``build`` makes carries it, and every node tag and recipe tag is checked against it);
 * config: ``make_config(recipe, **kw)`` (the Python API / CLI keywords, after the recipe is known:
   fields left out take the recipe's ``defaults``), ``recipe_knobs(kw)`` (keywords that are
   recipe parameters; none for the built-in kinds, recipes only order), ``config_from_dict(d)``
@@ -67,6 +68,7 @@ class KernelKind:
     config_type: type = object
     help: str = ""
     default_schedule: str = ""
+    tags = None         # the kind's TagVocabulary (asmgen.ir.tags)
 
     def _missing(self, hook: str):
         return MissingHook(f"kernel kind {self.name!r} does not implement {hook}")

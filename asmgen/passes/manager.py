@@ -11,6 +11,8 @@ program)`` is called after every stage (for examples/dump_pipeline.py and debugg
 Recipes: ``recipe`` is passed to the list scheduler for every block, or, when it has a
 ``for_block(role)`` method (the block's role: "prologue" | "loop" | "epilogue"), the object
 that returns. Each block is scheduled on its own; its terminator stays after it, unscheduled.
+A per-block recipe naming a tag the kernel's kind does not declare is a SchedError naming it
+(``asmgen.sched.groups.check_recipe_tags``).
 """
 from __future__ import annotations
 
@@ -22,8 +24,8 @@ from dataclasses import dataclass
 from isa.instr import Instr
 
 from ..dag import block_dag
-from ..ir import Block, KernelIR, SBlock, Stream
-from ..sched.groups import SchedError
+from ..ir import Block, CoreTag, KernelIR, SBlock, Stream
+from ..sched.groups import SchedError, check_recipe_tags
 from ..sched.list_sched import schedule
 from .hazards import insert_nops
 from .regalloc import Allocation, allocate
@@ -63,7 +65,9 @@ def schedule_block(block: Block, recipe=None, *, loop: bool | None = None):
     loop = block.in_loop if loop is None else loop
     g = block_dag(block.nodes, block.kernel.arch, loop=loop)
     try:
-        return schedule(block.nodes, g, _recipe_for(recipe, block.role, tag_counts(block)))
+        br = _recipe_for(recipe, block.role, tag_counts(block))
+        check_recipe_tags(br, block.kernel.tags)
+        return schedule(block.nodes, g, br)
     except SchedError as exc:
         name = getattr(recipe, "name", type(recipe).__name__)
         raise SchedError(f"recipe {name}, block {block.name}: {exc}") from None
@@ -76,7 +80,7 @@ def lower(kernel: KernelIR, recipe=None) -> Stream:
     for b in kernel.blocks():
         nodes = schedule_block(b, recipe) + [kernel.new_node(i, tags) for i, tags in b.term]
         if b is kernel.epilogue:
-            nodes.append(kernel.new_node(Instr("s_endpgm"), {"end"}))
+            nodes.append(kernel.new_node(Instr("s_endpgm"), {CoreTag.END}))
         blocks.append(SBlock(b.name, nodes, b.role, b.label, b.hoist_waits))
     prog = Stream.of_blocks(kernel, blocks)
     prog.cfg()      # raises IRError on a branch to an undefined label / a fall-through past the end

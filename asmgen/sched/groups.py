@@ -10,15 +10,21 @@ recipe debugging). Pipelines with different ``sync_id`` are independent. With ``
 the recipe, a finished pipeline starts over while matching nodes remain (an interleave pattern
 such as "1 mfma, 2 ds_read" repeated through the loop body).
 
+Masks hold declared tags (``asmgen.ir.tags``: enum or family members, never bare strings), and
+``check_recipe_tags`` refuses a block recipe naming a tag the kernel's kind does not declare
+(the pass manager calls it when a recipe is first used on a kernel's block).
+
 Example (LLVM AMDGPU ``__builtin_amdgcn_sched_group_barrier(mask, size, syncid)`` analogue)::
 
-    groups = [SchedGroup({"mfma"}, 1), SchedGroup({"lr_a", "lr_b"}, 2), SchedGroup({"gr_a"}, 1)]
+    groups = [SchedGroup({CommonTag.MFMA}, 1), SchedGroup({GemmTag.LR_A, GemmTag.LR_B}, 2),
+              SchedGroup({GemmTag.GR_A}, 1)]
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ..errors import ConfigError
+from ..ir.tags import TagVocabulary, is_declared
 
 
 class SchedError(ConfigError):
@@ -39,6 +45,7 @@ class SchedGroup:
         mask = frozenset(mask)
         if not mask:
             raise SchedError("SchedGroup mask is empty: give at least one tag")
+        check_declared(mask, "SchedGroup mask")
         if count < 1:
             raise SchedError(f"SchedGroup count {count} < 1")
         object.__setattr__(self, "mask", mask)
@@ -47,6 +54,37 @@ class SchedGroup:
 
     def matches(self, tags: frozenset[str]) -> bool:
         return not self.mask.isdisjoint(tags)
+
+
+def check_declared(tags, what: str) -> None:
+    """SchedError unless every tag is a declared tag object (``asmgen.ir.tags.is_declared``)."""
+    for t in tags:
+        if not is_declared(t):
+            raise SchedError(f"{what}: tag {t!r} is a bare {type(t).__name__}; name a declared "
+                             f"tag (a kind's TagEnum member, e.g. GemmTag.LR_A, or a TagFamily "
+                             f"member)")
+
+
+def recipe_tags(block_recipe) -> set:
+    """The tags a per-block recipe names: its SchedGroup masks and its rank table (``ranks``,
+    pairs of tag and rank)."""
+    out = set()
+    for gr in getattr(block_recipe, "groups", None) or ():
+        out |= gr.mask
+    out.update(t for t, _ in getattr(block_recipe, "ranks", None) or ())
+    return out
+
+
+def check_recipe_tags(block_recipe, vocab: TagVocabulary, name: str = "") -> None:
+    """SchedError naming the recipe, the tag and the kind when ``block_recipe`` names a tag that
+    the kernel's vocabulary does not declare (a typo, or another kind's recipe)."""
+    if block_recipe is None:
+        return
+    bad = sorted(str(t) for t in recipe_tags(block_recipe) if t not in vocab)
+    if bad:
+        raise SchedError(f"{'recipe ' + name if name else 'the recipe'} names tag"
+                         f"{'s' if len(bad) > 1 else ''} {', '.join(map(repr, bad))} that kind "
+                         f"{vocab.kind} does not declare (its tags: {', '.join(vocab.names())})")
 
 
 def pipelines(groups) -> dict[int, list[SchedGroup]]:

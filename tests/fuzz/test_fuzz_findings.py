@@ -17,6 +17,7 @@ from asmgen.fuzz.predict import register_violations
 from asmgen.fuzz.strategies import FuzzCase
 from asmgen.ir import KernelIR
 from asmgen.kinds.gemm.config import GemmConfig
+from asmgen.kinds.gemm.tags import GEMM_TAGS
 from asmgen.passes.manager import compile_kernel
 from isa.instr import Instr
 from isa.operands import v
@@ -31,7 +32,7 @@ class ProgramOrder:
 
 def test_sixteen_ds_reads_then_use_of_the_first_gets_a_wait():
     """Minimal: 16 ds_reads (the first one's result is consumed after 15 younger LDS ops)."""
-    k = KernelIR(arch="gfx942", name="sat16")
+    k = KernelIR(arch="gfx942", name="sat16", tags=GEMM_TAGS)
     tid = k.precolored("v", v(0), "tid")
     p = k.prologue
     dst = [k.vreg("v", 1, name=f"d{i}") for i in range(16)]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from asmgen.emit import emit_kernel
-from asmgen.ir import KernelIR
+from asmgen.ir import CoreTag, KernelIR, TagEnum, TagFamily, TagVocabulary
 from asmgen.kernarg import ArgSpec, layout, pack_kernargs
 from asmgen.kinds.common.buffers import SRD_DWORD3
 from asmgen.passes.manager import compile_kernel
@@ -32,8 +32,23 @@ ARGS = (ArgSpec("A", "buffer", "f16", (1,), (1,), "in"), ArgSpec("B", "buffer", 
         ArgSpec("n_wg"))
 
 
+class PTag(TagEnum):
+    """This proof kernel's tags (addr is core)."""
+
+    GR_A = "gr_a"
+    GR_B = "gr_b"
+    MFMA = "mfma"
+    STORE = "store"
+
+
+# a parameterised tag: the four stores of a tile, C_PART[0..3] (one dwordx4 of 16 C values each)
+C_PART = TagFamily("c_part", 4)
+TAGS = TagVocabulary("persistent_gemm", PTag, families=(C_PART,))
+ADDR = (CoreTag.ADDR,)
+
+
 def build(arch: str = "gfx942", tn_log2: int = 1) -> KernelIR:
-    k = KernelIR(arch, NAME)
+    k = KernelIR(arch, NAME, tags=TAGS)
     off = {sl.arg.name: sl.offset for sl in layout(ARGS)}
     kp = k.precolored("s", s(0, 2), "kernarg")
     wg = k.precolored("s", s(2), "wg_x")
@@ -42,46 +57,46 @@ def build(arch: str = "gfx942", tn_log2: int = 1) -> KernelIR:
     srd = {}
     for name in ("A", "B", "C"):
         r = srd[name] = k.vreg("s", 4, name=f"srd_{name}")
-        p.add(Instr("s_load_dwordx2", (r.sub(0, 2), kp, Imm(off[name]))), ("addr",))
-        p.add(Instr("s_mov_b32", (r.sub(2), Imm(0x7FFFFFF0))), ("addr",))
-        p.add(Instr("s_mov_b32", (r.sub(3), Imm(SRD_DWORD3))), ("addr",))
+        p.add(Instr("s_load_dwordx2", (r.sub(0, 2), kp, Imm(off[name]))), ADDR)
+        p.add(Instr("s_mov_b32", (r.sub(2), Imm(0x7FFFFFF0))), ADDR)
+        p.add(Instr("s_mov_b32", (r.sub(3), Imm(SRD_DWORD3))), ADDR)
     sc = k.vreg("s", 2, name="kiters_tiles")
     nwg = k.vreg("s", name="n_wg")
-    p.add(Instr("s_load_dwordx2", (sc, kp, Imm(off["k_iters"]))), ("addr",))
-    p.add(Instr("s_load_dword", (nwg, kp, Imm(off["n_wg"]))), ("addr",))
+    p.add(Instr("s_load_dwordx2", (sc, kp, Imm(off["k_iters"]))), ADDR)
+    p.add(Instr("s_load_dword", (nwg, kp, Imm(off["n_wg"]))), ADDR)
     kiters, tiles = sc.sub(0), sc.sub(1)
     stride, t = k.vreg("s", name="ab_stride"), k.vreg("s", name="tile")
-    p.add(Instr("s_lshl_b32", (stride, kiters, Imm(9))), ("addr",))      # k_iters * 64 lanes * 8 B
-    p.add(Instr("s_mov_b32", (t, wg)), ("addr",))
+    p.add(Instr("s_lshl_b32", (stride, kiters, Imm(9))), ADDR)      # k_iters * 64 lanes * 8 B
+    p.add(Instr("s_mov_b32", (t, wg)), ADDR)
     vin, vout = k.vreg("v", name="vin"), k.vreg("v", name="vout")
-    p.add(Instr("v_lshlrev_b32", (vin, Imm(3), tid)), ("addr",))
-    p.add(Instr("v_lshlrev_b32", (vout, Imm(6), tid)), ("addr",))
+    p.add(Instr("v_lshlrev_b32", (vin, Imm(3), tid)), ADDR)
+    p.add(Instr("v_lshlrev_b32", (vout, Imm(6), tid)), ADDR)
     acc = k.vreg("v", 16, name="acc")
     soa, sob, kc = k.vreg("s", name="soff_a"), k.vreg("s", name="soff_b"), k.vreg("s", name="k_left")
     with k.do_loop(tiles, "loop_tile") as head:
         tm, tn = k.vreg("s", name="tm"), k.vreg("s", name="tn")
-        head.add(Instr("s_lshr_b32", (tm, t, Imm(tn_log2))), ("addr",))
-        head.add(Instr("s_and_b32", (tn, t, Imm((1 << tn_log2) - 1))), ("addr",))
-        head.add(Instr("s_mul_i32", (soa, tm, stride)), ("addr",))
-        head.add(Instr("s_mul_i32", (sob, tn, stride)), ("addr",))
-        head.add(Instr("s_mov_b32", (kc, kiters)), ("addr",))
+        head.add(Instr("s_lshr_b32", (tm, t, Imm(tn_log2))), ADDR)
+        head.add(Instr("s_and_b32", (tn, t, Imm((1 << tn_log2) - 1))), ADDR)
+        head.add(Instr("s_mul_i32", (soa, tm, stride)), ADDR)
+        head.add(Instr("s_mul_i32", (sob, tn, stride)), ADDR)
+        head.add(Instr("s_mov_b32", (kc, kiters)), ADDR)
         for i in range(16):
-            head.add(Instr("v_mov_b32", (acc.sub(i), Imm(0))), ("addr",))
+            head.add(Instr("v_mov_b32", (acc.sub(i), Imm(0))), ADDR)
         with k.do_loop(kc, "loop_k") as kb:
             a, b = k.vreg("v", 2, name="a"), k.vreg("v", 2, name="b")
-            kb.add(Instr("buffer_load_dwordx2", (a, vin, srd["A"], soa), OFFEN), ("gr_a",))
-            kb.add(Instr("buffer_load_dwordx2", (b, vin, srd["B"], sob), OFFEN), ("gr_b",))
-            kb.add(Instr("s_add_u32", (soa, soa, Imm(512))), ("addr",))
-            kb.add(Instr("s_add_u32", (sob, sob, Imm(512))), ("addr",))
-            kb.add(Instr(MFMA, (acc, a, b, acc)), ("mfma",))
+            kb.add(Instr("buffer_load_dwordx2", (a, vin, srd["A"], soa), OFFEN), (PTag.GR_A,))
+            kb.add(Instr("buffer_load_dwordx2", (b, vin, srd["B"], sob), OFFEN), (PTag.GR_B,))
+            kb.add(Instr("s_add_u32", (soa, soa, Imm(512))), ADDR)
+            kb.add(Instr("s_add_u32", (sob, sob, Imm(512))), ADDR)
+            kb.add(Instr(MFMA, (acc, a, b, acc)), (PTag.MFMA,))
         st = k.block("tile_store")
         soc = k.vreg("s", name="soff_c")
-        st.add(Instr("s_lshl_b32", (soc, t, Imm(12))), ("addr",))          # 64 lanes * 64 B
+        st.add(Instr("s_lshl_b32", (soc, t, Imm(12))), ADDR)          # 64 lanes * 64 B
         for i in range(4):
             mods = OFFEN + ((("offset", 16 * i),) if i else ())
             st.add(Instr("buffer_store_dwordx4", (acc.sub(4 * i, 4), vout, srd["C"], soc), mods),
-                   ("store",))
-        st.add(Instr("s_add_u32", (t, t, nwg)), ("addr",))
+                   (PTag.STORE, C_PART[i]))
+        st.add(Instr("s_add_u32", (t, t, nwg)), ADDR)
     return k
 
 

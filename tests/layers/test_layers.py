@@ -31,7 +31,16 @@ LAYERS = (
 )
 
 
+# A kind's tag vocabulary (``asmgen/kinds/<kind>/tags.py``, ``asmgen/kinds/common/tags.py``) is a
+# leaf declaration beside the IR's own tags (``asmgen.ir.tags``): the kind's template and its
+# recipes (``schedules``, below the kinds) both name its members.
+KIND_TAGS_LAYER = 1
+
+
 def layer(mod: str) -> tuple[str, float]:
+    parts = mod.split(".")
+    if len(parts) == 4 and parts[:2] == ["asmgen", "kinds"] and parts[3] == "tags":
+        return "asmgen.kinds.*.tags", KIND_TAGS_LAYER
     hits = [(p, r) for p, r in LAYERS if mod == p or mod.startswith(p + ".")]
     assert hits, f"{mod} is in no layer of {__name__}.LAYERS (add it)"
     return max(hits, key=lambda h: len(h[0]))

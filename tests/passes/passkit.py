@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 from asmgen.ir import KernelIR, Node, Stream
+from asmgen.kinds.gemm.tags import GEMM_TAGS
 from isa.instr import Instr
 from isa.operands import Imm
 from isa.waitcnt_enc import format_waitcnt
 
 
 def new_kernel(arch: str = "gfx942") -> KernelIR:
-    return KernelIR(arch, "t")
+    return KernelIR(arch, "t", tags=GEMM_TAGS)
 
 
 def node(k: KernelIR, instr: Instr, **kw) -> Node:

@@ -6,6 +6,7 @@ import subprocess
 import pytest
 
 from asmgen.ir import KernelIR, VReg
+from asmgen.kinds.gemm.tags import GEMM_TAGS
 from asmgen.passes.manager import compile_kernel
 from asmgen.passes.regalloc import RegisterBudgetError
 from isa.instr import Instr
@@ -16,7 +17,7 @@ OFFEN = (("offen", True),)
 
 
 def build(arch: str = "gfx942") -> KernelIR:
-    k = KernelIR(arch, "t")
+    k = KernelIR(arch, "t", tags=GEMM_TAGS)
     kp = k.precolored("s", s(0, 2), "kernarg")
     tid = k.precolored("v", v(0), "tid")
     srd, cnt, off = k.vreg("s", 4), k.vreg("s"), k.vreg("v")

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from passkit import OFFEN, make_stream, new_kernel
 
 from asmgen.ir import KernelIR
+from asmgen.kinds.gemm.tags import GEMM_TAGS
 from asmgen.passes.liveness import compute_liveness
 from asmgen.passes.manager import compile_kernel
 from asmgen.passes.regalloc import RegisterBudgetError, allocate, check_no_overlap
@@ -103,7 +104,7 @@ def test_budget_error_names_file_need_and_limit():
 
 
 def _random_kernel(rng: random.Random, n_pro: int, n_body: int, n_epi: int) -> KernelIR:
-    k = KernelIR("gfx942", "rand")
+    k = KernelIR("gfx942", "rand", tags=GEMM_TAGS)
     tid = k.precolored("v", v(0), "tid")
     kp = k.precolored("s", s(0, 2), "kernarg")
     srd = k.vreg("s", 4)

@@ -1,6 +1,7 @@
 """The block DAG: register, LDS, barrier, global-memory and loop-carried dependences."""
 from asmgen.dag import build_dag
 from asmgen.ir import KernelIR
+from asmgen.kinds.gemm.tags import GEMM_TAGS
 from isa.instr import Instr
 from isa.operands import Imm
 
@@ -8,7 +9,7 @@ OFFEN = (("offen", True),)
 
 
 def _k():
-    return KernelIR("gfx942", "t")
+    return KernelIR("gfx942", "t", tags=GEMM_TAGS)
 
 
 def _edge(g, u, v):

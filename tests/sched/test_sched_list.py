@@ -7,7 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from asmgen.dag import build_dag, is_valid_order
-from asmgen.ir import KernelIR
+from asmgen.ir import CoreTag, KernelIR, TagEnum, TagVocabulary
+from asmgen.kinds.common.tags import CommonTag
+from asmgen.kinds.gemm.tags import GemmTag
 from asmgen.sched.groups import SchedError, SchedGroup
 from asmgen.sched.list_sched import schedule
 from isa.instr import Instr
@@ -17,9 +19,16 @@ OFFEN = (("offen", True),)
 TAGS = ("mfma", "lr_a", "gr_a", "lw_a", "addr")
 
 
+class ValuTag(TagEnum):
+    VALU = "valu"
+
+
+VOCAB = TagVocabulary("sched_test", CommonTag, GemmTag, ValuTag)
+
+
 def random_block(rng: random.Random, n: int, loop: bool = False):
     """A random straight-line block over a small register pool (many dependences)."""
-    k = KernelIR("gfx942", "rand")
+    k = KernelIR("gfx942", "rand", tags=VOCAB)
     b = k.make_loop(k.vreg("s")) if loop else k.prologue
     vs = [k.vreg("v") for _ in range(6)]
     pairs = [k.vreg("v", 2) for _ in range(3)]
@@ -77,7 +86,7 @@ def test_any_schedule_is_a_topological_order(seed, n, loop, use_groups):
 
 
 def test_default_is_deterministic_and_critical_path_first():
-    k = KernelIR("gfx942", "t")
+    k = KernelIR("gfx942", "t", tags=VOCAB)
     b = k.prologue
     srd, addr = k.vreg("s", 4), k.vreg("v")
     x, y = k.vreg("v"), k.vreg("v")
@@ -91,7 +100,7 @@ def test_default_is_deterministic_and_critical_path_first():
 
 
 def test_groups_interleave_mfma_and_lds_reads():
-    k = KernelIR("gfx942", "t")
+    k = KernelIR("gfx942", "t", tags=VOCAB)
     b = k.prologue
     addr = k.vreg("v")
     for i in range(4):
@@ -102,7 +111,7 @@ def test_groups_interleave_mfma_and_lds_reads():
     g = build_dag(b.nodes, k.arch)
 
     class R:
-        groups = (SchedGroup("mfma", 1), SchedGroup({"lr_a", "lr_b"}, 2))
+        groups = (SchedGroup(CommonTag.MFMA, 1), SchedGroup({GemmTag.LR_A, GemmTag.LR_B}, 2))
         repeat = True
 
     order = schedule(b.nodes, g, R())
@@ -111,14 +120,14 @@ def test_groups_interleave_mfma_and_lds_reads():
 
 
 def test_group_matching_no_node_is_an_error_naming_it():
-    k = KernelIR("gfx942", "t")
+    k = KernelIR("gfx942", "t", tags=VOCAB)
     b = k.prologue
     x = k.vreg("v")
     b.add(Instr("v_mov_b32", (x, Imm(1))), {"addr"})
     b.add(Instr("v_add_u32", (x, x, x)), {"addr"})
 
     class R:
-        groups = (SchedGroup("addr", 1), SchedGroup("mfma", 1, sync_id=3))
+        groups = (SchedGroup(CoreTag.ADDR, 1), SchedGroup(CommonTag.MFMA, 1, sync_id=3))
 
     with pytest.raises(SchedError, match=r"SchedGroup\(\['mfma'\], count=1, sync_id=3\) "
                                          r"matches no node of the block"):
@@ -127,14 +136,14 @@ def test_group_matching_no_node_is_an_error_naming_it():
 
 def test_group_closed_when_its_nodes_are_not_ready_yet():
     """A group whose nodes exist but wait for others is closed early, not a deadlock."""
-    k = KernelIR("gfx942", "t")
+    k = KernelIR("gfx942", "t", tags=VOCAB)
     b = k.prologue
     x = k.vreg("v")
     b.add(Instr("v_mov_b32", (x, Imm(1))), {"addr"})
     b.add(Instr("v_add_u32", (x, x, x)), {"valu"})
 
     class R:
-        groups = (SchedGroup("valu", 1), SchedGroup("addr", 1))
+        groups = (SchedGroup(ValuTag.VALU, 1), SchedGroup(CoreTag.ADDR, 1))
         repeat = True
 
     order = schedule(b.nodes, build_dag(b.nodes, k.arch), R())
@@ -142,7 +151,7 @@ def test_group_closed_when_its_nodes_are_not_ready_yet():
 
 
 def test_seeded_tie_break_varies_but_repeats():
-    k = KernelIR("gfx942", "t")
+    k = KernelIR("gfx942", "t", tags=VOCAB)
     b = k.prologue
     for i in range(12):
         b.add(Instr("v_mov_b32", (k.vreg("v"), Imm(i))))

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-import toykind  # noqa: F401  (registers the kind)
+import toykind  # registers the kind
 
 from asmgen import api
 from asmgen.cli import main
@@ -61,3 +61,37 @@ def test_duplicate_kind_registration_is_an_error():
     assert registry.get("scale") is toykind.SCALE
     with pytest.raises(registry.UnknownKind, match="'softmax' is not registered"):
         registry.get("softmax")
+
+
+def test_toy_kind_declares_its_tags_in_its_folder():
+    """``ScaleTag`` / ``SCALE_TAGS`` live in toykind.py; the kernel the kind builds carries them,
+    a tag it does not declare is refused naming the kind, and the driver refuses a kind whose
+    build returns a kernel of another vocabulary."""
+    from asmgen.driver import compile
+    from asmgen.errors import ConfigError
+    from asmgen.ir import UnknownTag
+    from asmgen.kinds.gemm.tags import GEMM_TAGS
+    from isa.instr import Instr
+    from isa.operands import Imm
+
+    kind = registry.get("scale")
+    assert kind.tags is toykind.SCALE_TAGS and kind.tags.kind == "scale"
+    cfg = toykind.ScaleConfig(rows=2, cols=64)
+    ir = kind.build(cfg, None)
+    assert ir.tags is kind.tags
+    used = {t for b in ir.blocks() for n in b.nodes for t in n.tags}
+    assert used == {"addr", "load", "valu", "store"}
+    with pytest.raises(UnknownTag, match=r"'mfma' .* kind scale \(its tags: .*load"):
+        ir.prologue.add(Instr("v_mov_b32", (ir.vreg("v"), Imm(0))), ("mfma",))
+
+    class Impostor(type(kind)):
+        name = "scale_impostor"
+
+        def build(self, cfg, recipe):
+            k = toykind.build_scale(cfg)
+            k.tags = GEMM_TAGS
+            return k
+
+    with pytest.raises(ConfigError, match=r"kind scale_impostor built a kernel with the tag "
+                                        r"vocabulary of kind gemm"):
+        compile(Impostor(), cfg, None, assemble=False)

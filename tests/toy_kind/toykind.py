@@ -11,7 +11,7 @@ import numpy as np
 
 from asmgen import kernarg
 from asmgen.errors import ConfigError
-from asmgen.ir import KernelIR
+from asmgen.ir import CoreTag, KernelIR, TagEnum, TagVocabulary
 from asmgen.kernarg import ArgSpec
 from asmgen.kinds.base import KernelKind, Launch
 from asmgen.kinds.common.buffers import SRD_DWORD3
@@ -21,6 +21,15 @@ from isa.instr import Instr
 from isa.operands import Imm, s, v
 
 LANES = 64
+
+
+class ScaleTag(TagEnum):          # the kind's tags (addr and the pass-inserted ones are core)
+    LOAD = "load"
+    VALU = "valu"
+    STORE = "store"
+
+
+SCALE_TAGS = TagVocabulary("scale", ScaleTag)
 
 
 @dataclass(frozen=True)
@@ -55,10 +64,10 @@ def scale_args(cfg: ScaleConfig) -> list[ArgSpec]:
 
 
 def build_scale(cfg: ScaleConfig) -> KernelIR:
-    k = KernelIR(cfg.arch, cfg.name)
+    k = KernelIR(cfg.arch, cfg.name, tags=SCALE_TAGS)
     karg, wg, tid = k.precolored("s", s(0, 2), "kernarg"), k.precolored("s", s(2), "wg_x"), \
         k.precolored("v", v(0), "tid")
-    offs, p, t = kernarg.offsets(scale_args(cfg)), k.prologue, ("addr",)
+    offs, p, t = kernarg.offsets(scale_args(cfg)), k.prologue, (CoreTag.ADDR,)
     srd = {n: k.vreg("s", 4, align=4, name=f"srd_{n}") for n in ("X", "Y")}
     sc = k.vreg("s", 2, name="n_alpha")
     for n in srd:
@@ -72,14 +81,15 @@ def build_scale(cfg: ScaleConfig) -> KernelIR:
     p.add(Instr("s_lshl_b32", (base, wg, Imm(8))), t)            # 64 lanes x 4 bytes
     p.add(Instr("v_lshlrev_b32", (off, Imm(2), tid)), t)
     p.add(Instr("v_add_u32", (off, base, off)), t)
-    p.add(Instr("buffer_load_dword", (x, off, srd["X"], Imm(0)), (("offen", True),)), ("load",))
-    p.add(Instr("v_mul_f32", (y, sc.sub(1), x)), ("valu",))
-    p.add(Instr("buffer_store_dword", (y, off, srd["Y"], Imm(0)), (("offen", True),)), ("store",))
+    p.add(Instr("buffer_load_dword", (x, off, srd["X"], Imm(0)), (("offen", True),)), (ScaleTag.LOAD,))
+    p.add(Instr("v_mul_f32", (y, sc.sub(1), x)), (ScaleTag.VALU,))
+    p.add(Instr("buffer_store_dword", (y, off, srd["Y"], Imm(0)), (("offen", True),)), (ScaleTag.STORE,))
     return k
 
 
 class ScaleKind(KernelKind):
     name, config_type, help, default_schedule = "scale", ScaleConfig, "toy: Y = alpha X (f32)", ""
+    tags = SCALE_TAGS
     build = staticmethod(lambda cfg, recipe: build_scale(cfg))
     args = staticmethod(scale_args)
     launch = staticmethod(lambda cfg: Launch(cfg.grid, cfg.threads))

@@ -7,6 +7,7 @@ from ...errors import ConfigError
 from ..base import KernelKind, Launch
 from ..registry import register
 from .config import AttentionConfig
+from .tags import ATTN_TAGS
 
 
 class AttentionKind(KernelKind):
@@ -14,6 +15,7 @@ class AttentionKind(KernelKind):
     config_type = AttentionConfig
     help = "generate a flash-attention forward kernel (O and LSE)"
     default_schedule = "attn_basic"
+    tags = ATTN_TAGS
 
     # -- generation -----------------------------------------------------------------------------
     def build(self, cfg: AttentionConfig, recipe):

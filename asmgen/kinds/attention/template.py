@@ -58,6 +58,7 @@ from . import softmax as sm
 from .config import BLOCK_K, AttentionConfig
 from .contract import attention_args
 from .kvloop import kv_loop
+from .tags import ATTN_TAGS
 
 OFFEN = (("offen", True),)
 NEG_INF = 0xFF800000
@@ -69,7 +70,7 @@ class AttnBuild:
 
     def __init__(self, cfg: AttentionConfig) -> None:
         self.cfg = cfg
-        self.k = KernelIR(cfg.arch, cfg.name)
+        self.k = KernelIR(cfg.arch, cfg.name, tags=ATTN_TAGS)
         self.kernarg = self.k.precolored("s", s(0, 2), "kernarg")
         self.wg_x = self.k.precolored("s", s(2), "wg_qblock")
         self.wg_y = self.k.precolored("s", s(3), "wg_head")

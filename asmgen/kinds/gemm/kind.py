@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..base import KernelKind, Launch
 from ..registry import register
 from .config import GemmConfig
+from .tags import GEMM_TAGS
 
 
 class GemmKind(KernelKind):
@@ -13,6 +14,7 @@ class GemmKind(KernelKind):
     config_type = GemmConfig
     help = "generate a GEMM kernel (C = alpha op(A) op(B) + beta C)"
     default_schedule = "pgr1"
+    tags = GEMM_TAGS
 
     # -- config: the pipeline shape is the config's; the recipe's defaults fill what is unset ---
     def make_config(self, recipe, **kw) -> GemmConfig:

@@ -8,6 +8,7 @@ from isa.instr import Instr
 from isa.operands import Imm, Special
 
 from ...ir import VReg
+from . import tags as T
 from .layout import BUFFER_LOAD, DS_READ, DS_WRITE, mfma_name
 
 OFFEN = (("offen", True),)
@@ -25,7 +26,7 @@ def advance_k(gb, block, gr, stage: int = 0) -> None:
     every load offset stays loop-invariant and range-checked (cdna-facts section 5: soffset
     would escape the range check). ``krem`` (K left from the next tile) only feeds the K-tail
     mask."""
-    tags = ("addr", f"gr_{gr.operand}_k")
+    tags = ("addr", T.gr_k(gr.operand))
     srd = gr.srd
     block.add(Instr("s_add_u32", (srd.sub(0), srd.sub(0), gr.step)), tags, stage=stage)
     block.add(Instr("s_addc_u32", (srd.sub(1), srd.sub(1), Imm(0))), tags, stage=stage)
@@ -50,7 +51,7 @@ def emit_global_reads(gb, block, gr, gm, stage: int, dst: list | None = None,
     if gr.dma:
         dst = []
         m0b = gb.sreg(name=f"{op}_m0")
-        block.add(Instr("s_add_u32", (m0b, lds_buf, gr.m0_base)), ("addr", f"gr_{op}_addr"),
+        block.add(Instr("s_add_u32", (m0b, lds_buf, gr.m0_base)), ("addr", T.gr_addr(op)),
                   stage=stage)
     elif dst is None:
         if gr.k_contig:
@@ -59,7 +60,7 @@ def emit_global_reads(gb, block, gr, gm, stage: int, dst: list | None = None,
         else:   # one register per K row, holding ``vec`` (1 or 2) MN-neighbours
             dst = [(gb.vreg(name=f"g{op}{j}k0"), gb.vreg(name=f"g{op}{j}k1"))
                    for j in range(len(gr.offsets))]
-    tags = ("addr", f"gr_{op}_addr")
+    tags = ("addr", T.gr_addr(op))
     kmask: dict[int, VReg] = {}
     for j, off in enumerate(gr.offsets):
         if gr.k_contig:
@@ -78,15 +79,15 @@ def emit_global_reads(gb, block, gr, gm, stage: int, dst: list | None = None,
                 block.add(Instr("s_add_u32", (Special("m0"), m0b, Imm(j * gm.threads * load_bytes))),
                           tags, stage=stage)
                 block.add(Instr(BUFFER_LOAD[load_bytes], (am, gr.srd, Imm(0)),
-                                load_mods + (("lds", True),)), (f"gr_{op}", f"lw_{op}"), stage=stage,
+                                load_mods + (("lds", True),)), (T.gr(op), T.lw(op)), stage=stage,
                           lds_write=region)
             else:
                 block.add(Instr(BUFFER_LOAD[load_bytes], (dst[j][0], am, gr.srd, Imm(0)), load_mods),
-                          (f"gr_{op}",), stage=stage)
+                          (T.gr(op),), stage=stage)
         else:
             for reg, addr in zip(dst[j], (off, gr.offsets1[j])):
                 block.add(Instr(BUFFER_LOAD[load_bytes], (reg, addr, gr.srd, Imm(0)), load_mods),
-                          (f"gr_{op}",), stage=stage)
+                          (T.gr(op),), stage=stage)
     return dst
 
 
@@ -96,7 +97,7 @@ def emit_local_writes(gb, block, gr, gm, regs: list, addr: VReg, const_off: int,
     vector 0, so every write uses ``addr`` with an instruction offset (16-bit, section 5).
     MN-contiguous pairs are packed first (low half = even K, as MFMA operands expect)."""
     op = gr.operand
-    tags = (f"lw_{op}",)
+    tags = (T.lw(op),)
     for j, (dr, dk) in enumerate(gm.deltas()):
         if gm.k_contig:
             rows = [(dr, regs[j][0])]
@@ -150,7 +151,7 @@ def _read_addrs(gb, block, lr_base: dict[str, list[VReg]], rbuf: VReg) -> dict:
     for op in ("a", "b"):
         for x, base in enumerate(lr_base[op]):
             addr[op, x] = gb.vreg(name=f"lr_{op}{x}")
-            block.add(Instr("v_add_u32", (addr[op, x], rbuf, base)), ("addr", f"lr_{op}"))
+            block.add(Instr("v_add_u32", (addr[op, x], rbuf, base)), ("addr", T.lr(op)))
     return addr
 
 
@@ -171,7 +172,7 @@ def _step_reads(gb, block, lr_base, addr: dict, kb: int, regs: dict, sets: int) 
             off = ib * mf * rb + (0 if per_step else cfg.in_type.nbytes(kb * cfg.mfma[2]))
             mods = (("offset", off),) if off else ()
             block.add(Instr(DS_READ[nbytes], (f, addr[op, kb if per_step else 0]), mods),
-                      (f"lr_{op}",), lds_read=f"{op.upper()}_r", comment=f"kstep {kb}")
+                      (T.lr(op),), lds_read=f"{op.upper()}_r", comment=f"kstep {kb}")
             frags[op, kb, ib] = f
     return frags
 

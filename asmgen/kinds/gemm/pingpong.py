@@ -41,11 +41,12 @@ from isa.operands import Imm
 
 from ...errors import ConfigError
 from ...ir import Block, VReg
+from . import tags as T
 from .memops import advance_k, emit_global_reads, emit_local_reads, emit_local_writes, emit_mfmas
 
 PINGPONG_WAVES = 8
 GROUP_WAVES = 4       # waves per ping-pong group: one per SIMD (wave w runs on SIMD w % 4)
-MEM_TAG = "phase_m"   # every node of M_i (recipes pin the phases with it)
+MEM_TAG = T.GemmTag.PHASE_M   # every node of M_i (recipes pin the phases with it)
 
 
 def check_split(cfg, pingpong: bool) -> None:
@@ -83,7 +84,7 @@ def split_pipeline(gb, st, pingpong: bool) -> None:
                 regs = emit_global_reads(gb, p, gr, gms[op], stage=0)
                 if tile < 2:
                     lw = gb.vreg(name=f"lw_{op}")
-                    p.add(Instr("v_add_u32", (lw, bufs[tile], gr.lw_base)), ("addr", f"lw_{op}"))
+                    p.add(Instr("v_add_u32", (lw, bufs[tile], gr.lw_base)), ("addr", T.lw(op)))
                     emit_local_writes(gb, p, gr, gms[op], regs, lw, 0, region=region, stage=0)
                 else:
                     staging[op] = regs
@@ -98,7 +99,7 @@ def split_pipeline(gb, st, pingpong: bool) -> None:
             emit_global_reads(gb, mem, gr, gms[op], stage=2, lds_buf=bufs[0], region=region)
             continue
         lw = gb.vreg(name=f"lw_{op}")
-        mem.add(Instr("v_add_u32", (lw, bufs[0], gr.lw_base)), ("addr", f"lw_{op}"), stage=2)
+        mem.add(Instr("v_add_u32", (lw, bufs[0], gr.lw_base)), ("addr", T.lw(op)), stage=2)
         emit_local_writes(gb, mem, gr, gms[op], staging[op], lw, 0, region=region, stage=2)
     for op, gr in grs.items():
         if not gr.dma:  # tile i + 3 into the staging registers just written to LDS
@@ -110,8 +111,7 @@ def split_pipeline(gb, st, pingpong: bool) -> None:
     mem.add(Instr("s_mov_b32", (tmp, bufs[0])), ("addr",))
     mem.add(Instr("s_mov_b32", (bufs[0], bufs[1])), ("addr",))
     mem.add(Instr("s_mov_b32", (bufs[1], tmp)), ("addr",))
-    for n in mem.nodes:
-        n.tags = n.tags | {MEM_TAG}
+    mem.tag(mem.nodes, MEM_TAG)
 
     # prologue: tile 0 into F (after the barrier that publishes it)
     first = Block(k, "prologue")

@@ -50,6 +50,7 @@ from isa.operands import Imm, s, v
 from ...ir import KernelIR, VReg
 from . import epilogue as epi
 from . import prologue as pro
+from . import tags as T
 from .config import ARRANGEMENTS, GemmConfig  # noqa: F401  (ARRANGEMENTS re-exported)
 from .layout import global_read_map, lds_layout
 from .memops import advance_k, emit_compute, emit_global_reads, emit_local_writes
@@ -60,7 +61,7 @@ class GemmBuild:
 
     def __init__(self, cfg: GemmConfig) -> None:
         self.cfg = cfg
-        self.k = KernelIR(cfg.arch, cfg.name)
+        self.k = KernelIR(cfg.arch, cfg.name, tags=T.GEMM_TAGS)
         self.kernarg = self.k.precolored("s", s(0, 2), "kernarg")
         self.wg_x = self.k.precolored("s", s(2), "wg_x")
         self.wg_y = self.k.precolored("s", s(3), "wg_y")
@@ -176,7 +177,7 @@ def default_pipeline(gb: GemmBuild, st: GemmSetup) -> None:
                 regs = emit_global_reads(gb, p, gr, gms[op], stage=0)
                 if tile < d:
                     lw = gb.vreg(name=f"lw_{op}")
-                    p.add(Instr("v_add_u32", (lw, bufs[tile], gr.lw_base)), ("addr", f"lw_{op}"))
+                    p.add(Instr("v_add_u32", (lw, bufs[tile], gr.lw_base)), ("addr", T.lw(op)))
                     emit_local_writes(gb, p, gr, gms[op], regs, lw, 0, region=region, stage=0)
                 else:
                     staging[op].append(regs)
@@ -206,7 +207,7 @@ def emit_iteration(gb: GemmBuild, body, grs, gms, staging, bufs, lr_base, acc) -
             emit_global_reads(gb, body, gr, gms[op], stage=d, lds_buf=bufs[d], region=region)
             continue
         lw = gb.vreg(name=f"lw_{op}")
-        body.add(Instr("v_add_u32", (lw, bufs[d], gr.lw_base)), ("addr", f"lw_{op}"), stage=d)
+        body.add(Instr("v_add_u32", (lw, bufs[d], gr.lw_base)), ("addr", T.lw(op)), stage=d)
         emit_local_writes(gb, body, gr, gms[op], staging[op], lw, 0, region=region, stage=d)
     # gr: tile i + d + S -> the staging registers just written to LDS (loop-carried)
     for op, gr in grs.items():
