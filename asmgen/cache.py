@@ -58,23 +58,60 @@ def _root(root: str | Path | None) -> Path:
 SOURCE_PACKAGES = ("asmgen", "isa", "schedules")
 
 
-@functools.lru_cache(maxsize=1)
-def asmgen_version() -> str:
-    """``<__version__>+<source fingerprint>``: the package version plus the sha256 (16 hex digits)
-    of every ``.py``/``.json`` file of asmgen, isa and schedules, so an edited generator never reuses
-    kernels built by the old code even though ``__version__`` did not change. Computed once per
-    process (~100 small files)."""
-    h = hashlib.sha256()
+@functools.lru_cache(maxsize=4)
+def asmgen_version(memo_dir: str | Path | None = None) -> str:
+    """``<__version__>+<source fingerprint>``: the package version plus a sha256 (16 hex digits)
+    over every ``.py``/``.json`` file of asmgen, isa and schedules (path and content sha256), so
+    an edited generator never reuses kernels built by the old code even though ``__version__``
+    did not change. Computed once per process. With ``memo_dir`` (the cache folder) each file's
+    content hash is remembered under its (mtime, size) in ``.sources-<hash of the roots>.json``,
+    so a process whose sources are unchanged stats the files instead of reading them all."""
+    files: list[tuple[str, str]] = []
+    bases: list[str] = []
     for pkg in SOURCE_PACKAGES:
         spec = importlib.util.find_spec(pkg)
         if spec is None or not spec.submodule_search_locations:
             continue
-        base = Path(next(iter(spec.submodule_search_locations)))
-        for path in sorted(p for ext in ("*.py", "*.json") for p in base.rglob(ext)):
-            if "__pycache__" in path.parts:
-                continue
-            h.update(f"{pkg}/{path.relative_to(base).as_posix()}\0".encode())
-            h.update(path.read_bytes())
+        base = str(next(iter(spec.submodule_search_locations)))
+        bases.append(base)
+        found = []
+        for folder, dirs, names in os.walk(base):     # os.walk: pathlib's rglob costs ~40 ms here
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+            rel = os.path.relpath(folder, base).replace(os.sep, "/")
+            for n in names:
+                if n.endswith((".py", ".json")):
+                    found.append((f"{pkg}/{n}" if rel == "." else f"{pkg}/{rel}/{n}",
+                                  os.path.join(folder, n)))
+        files += sorted(found)
+    memo_path, memo = None, {}
+    if memo_dir is not None:
+        roots = hashlib.sha256("\0".join(bases).encode())      # one memo per checkout
+        memo_path = Path(memo_dir) / f".sources-{roots.hexdigest()[:16]}.json"
+        try:
+            memo = json.loads(memo_path.read_text())
+        except (OSError, ValueError):
+            memo = {}
+    h = hashlib.sha256()
+    fresh: dict = {}
+    for rel, path in files:
+        st = os.stat(path)
+        seen = memo.get(rel) if isinstance(memo, dict) else None
+        if isinstance(seen, list) and seen[:2] == [st.st_mtime_ns, st.st_size]:
+            digest = seen[2]
+        else:
+            with open(path, "rb") as f:
+                digest = hashlib.sha256(f.read()).hexdigest()
+        fresh[rel] = [st.st_mtime_ns, st.st_size, digest]
+        h.update(f"{rel}\0{digest}\0".encode())
+    if memo_path is not None and fresh != memo:
+        try:
+            memo_path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f"{TMP_PREFIX}sources-", dir=memo_path.parent)
+            with os.fdopen(fd, "w") as f:
+                json.dump(fresh, f)
+            os.replace(tmp, memo_path)
+        except OSError:
+            pass
     return f"{__version__}+{h.hexdigest()[:16]}"
 
 
@@ -311,19 +348,44 @@ def cached_generate(kind: Any, *, schedule: str | None = None, schedule_params: 
     from .driver import compile as compile_kernel
     from .driver import resolve
     from .kinds import registry
-    from .toolchain import find_toolchain
+    from .toolchain import find_toolchain, toolchain_version
     k = registry.get(kind)
     cfg_kw, recipe = resolve(k, schedule, schedule_params, config)
     cfg = k.make_config(recipe, **cfg_kw)
     if not assemble:
         return compile_kernel(k, cfg, recipe, assemble=False), False
-    tc = toolchain or find_toolchain()
-    parts = key_parts(k.name, k.config_to_dict(cfg), recipe_desc(recipe), cfg.arch, tc.version)
-    kern, hit = cached_kernel(parts, lambda: compile_kernel(k, cfg, recipe, toolchain=tc), root=root)
+    # the toolchain's version line from the memo in the cache folder (no subprocess on a hit);
+    # a build checks it against the toolchain it really found and retries under the true key
+    version = toolchain.version if toolchain is not None else toolchain_version(_root(root))
+
+    def build():
+        tc = toolchain or find_toolchain()
+        if tc.version != version:
+            raise _StaleToolchain(tc)
+        return compile_kernel(k, cfg, recipe, toolchain=tc)
+    source = asmgen_version(str(_root(root)))
+    parts = key_parts(k.name, k.config_to_dict(cfg), recipe_desc(recipe), cfg.arch, version,
+                      source)
+    try:
+        kern, hit = cached_kernel(parts, build, root=root)
+    except _StaleToolchain as stale:
+        tc = stale.toolchain
+        parts = key_parts(k.name, k.config_to_dict(cfg), recipe_desc(recipe), cfg.arch, tc.version,
+                          source)
+        kern, hit = cached_kernel(parts, lambda: compile_kernel(k, cfg, recipe, toolchain=tc),
+                                  root=root)
     if hit:
         kern.config = k.config_from_dict(kern.meta["config"])
     kern.cache_hit = hit
     return kern, hit
+
+
+class _StaleToolchain(Exception):
+    """The remembered toolchain version is not the discovered toolchain's (``cached_generate``)."""
+
+    def __init__(self, toolchain) -> None:
+        super().__init__(toolchain.version)
+        self.toolchain = toolchain
 
 
 def cached_gemm(*args: Any, root: str | Path | None = None, **kwargs: Any) -> tuple[Any, bool]:
@@ -364,7 +426,7 @@ def cache_ls(root: str | Path | None = None) -> list[CacheEntry]:
     out = []
     for path in folder.glob(f"*{ENTRY_SUFFIX}"):
         try:
-            st = path.stat()
+            st = os.stat(path)
             data = path.read_bytes()
         except OSError:
             continue   # removed by a concurrent cache_clear

@@ -125,6 +125,11 @@ def check_recipe_kind(kind, name: str, recipe) -> None:
     recipe type, when that type is more specific than this kind's own (``attn_basic`` for a
     GEMM). Recipes shared by kinds (``shuffle``, ``fuzz``) are instances of the common base."""
     own = type(recipes.get(kind.default_schedule)) if kind.default_schedule else None
+    if own is not None and type(recipe) is own:
+        # exactly the kind's own recipe type: no other kind's type can hold it more specifically
+        # (a subclass of own would not match; a base of own is excused below), so the other
+        # kinds need not be imported (``asmgen gemm`` does not load attention)
+        return
     for other in registry.all_kinds():
         if other is kind or not other.default_schedule:
             continue

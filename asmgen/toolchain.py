@@ -320,6 +320,65 @@ def find_toolchain(kind: str | None = None) -> Toolchain:
     return _find_cached(kind, env_key)
 
 
+def _memo_witness(kind: str | None, env_key: tuple, tc: Toolchain | None) -> list:
+    """What a remembered discovery depends on: the forcing kind, the environment, the mtime of
+    every folder discovery looks in (a tool added or removed there changes it) and, with ``tc``,
+    the identity (path, mtime, size) of its assembler and linker."""
+    folders = [d for d in os.environ.get("PATH", "").split(os.pathsep) if d]
+    folders += [str(Path(os.environ["ROCM_PATH"], "llvm", "bin"))] if os.environ.get("ROCM_PATH") else []
+    folders += ["/opt/rocm/llvm/bin", "/usr/lib", os.environ.get("ASMGEN_LLVM", "")]
+    out: list = [kind, list(env_key)]
+    for f in folders:
+        try:
+            out.append([f, os.stat(f).st_mtime_ns])
+        except OSError:
+            out.append([f, None])
+    if tc is not None:
+        for b in (tc.assembler[0], tc.linker[0]):
+            st = os.stat(b)
+            out.append([b, st.st_mtime_ns, st.st_size])
+    return out
+
+
+def toolchain_version(memo_dir: str | Path | None = None, kind: str | None = None) -> str:
+    """The version line of the toolchain ``find_toolchain`` would pick, without running it when
+    ``memo_dir`` (the kernel cache folder) remembers an LLVM discovery whose witness
+    (``_memo_witness``: environment, search folders, the binaries' path/mtime/size) is unchanged:
+    a cache hit then starts no subprocess. Discovering writes the memo (atomically; a folder that
+    cannot be written just means no memo)."""
+    import hashlib
+    import json
+    kind = kind or os.environ.get("ASMGEN_TOOLCHAIN") or None
+    env_key = tuple(os.environ.get(k, "") for k in ("ASMGEN_LLVM", "ROCM_PATH", "PATH"))
+    if memo_dir is None:
+        return find_toolchain(kind).version
+    base = _memo_witness(kind, env_key, None)
+    name = hashlib.sha256(json.dumps(base[:2]).encode()).hexdigest()[:16]
+    memo = Path(memo_dir) / f".toolchain-{name}.json"
+    try:
+        saved = json.loads(memo.read_text())
+        tc_bins = saved["binaries"]
+        witness = base + [[b, os.stat(b).st_mtime_ns, os.stat(b).st_size] for b, _, _ in tc_bins]
+        if saved["witness"] == witness:
+            return saved["version"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    tc = find_toolchain(kind)
+    if tc.kind != "llvm":
+        return tc.version
+    witness = _memo_witness(kind, env_key, tc)
+    try:
+        Path(memo_dir).mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-toolchain-", dir=memo_dir)
+        with os.fdopen(fd, "w") as f:
+            json.dump({"version": tc.version, "witness": witness,
+                       "binaries": witness[len(base):]}, f)
+        os.replace(tmp, memo)
+    except OSError:
+        pass
+    return tc.version
+
+
 def clear_cache() -> None:
     """Forget discovered toolchains (tests that change the environment call this)."""
     _find_cached.cache_clear()

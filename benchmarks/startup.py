@@ -3,7 +3,8 @@ the same run (the machine's load moves every number; the ratio to NumPy's import
 
     python benchmarks/startup.py [--repeat 5] [--root DIR]
 
-Rows (median wall seconds over ``repeat`` runs, and the ratio to ``import numpy``):
+Rows (median wall seconds over ``repeat`` runs, the ratio to ``import numpy``, and the median CPU
+seconds (user + sys) of the process, which the machine's load moves far less than the wall time):
 - ``python -c pass`` and ``python -c "import numpy"`` (the floor and the yardstick),
 - ``python -c "import asmgen"``,
 - ``asmgen --help``,
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -29,16 +31,20 @@ from pathlib import Path
 GEMM = ["-m", "asmgen", "gemm", "--m", "128", "--n", "128", "--k", "32", "--schedule", "pgr2"]
 
 
-def wall(cmd: list[str], cwd: Path, env: dict, before=None) -> float:
+def wall(cmd: list[str], cwd: Path, env: dict, before=None) -> tuple[float, float]:
+    """(wall seconds, CPU seconds user+sys) of one process. Under the load of this shared
+    machine the wall time mostly measures waiting for a core; the CPU time is the work."""
     if before is not None:
         before()
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     r = subprocess.run([sys.executable, *cmd], cwd=cwd, env=env, stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE, text=True)
     dt = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({r.returncode}): {r.stderr.strip()[-400:]}")
-    return dt
+    return dt, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
 
 def main() -> int:
@@ -72,16 +78,21 @@ def main() -> int:
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         rows.append(("asmgen gemm 128x128x32 pgr2 (cache hit)", [*GEMM, "-o", out], env, None))
         times: dict[str, list[float]] = {name: [] for name, *_ in rows}
+        cpus: dict[str, list[float]] = {name: [] for name, *_ in rows}
         for _ in range(args.repeat):          # interleaved, so load spikes hit every row alike
             for name, cmd, e, before in rows:
-                times[name].append(wall(cmd, root, e, before))
+                w, c = wall(cmd, root, e, before)
+                times[name].append(w)
+                cpus[name].append(c)
     numpy_t = statistics.median(times["python -c 'import numpy'"])
+    bytecode = "off (PYTHONDONTWRITEBYTECODE set)" if os.environ.get(
+        "PYTHONDONTWRITEBYTECODE") else "on"
     print(f"# {root} ({args.repeat} runs each, median wall; load {os.getloadavg()[0]:.1f}, "
-          f"{os.cpu_count()} cores)")
+          f"{os.cpu_count()} cores; bytecode {bytecode})")
     for name, ts in times.items():
         med = statistics.median(ts)
         print(f"{name:44s} {med:6.3f} s  {med / numpy_t:5.2f}x import numpy  "
-              f"(min {min(ts):.3f})")
+              f"(min {min(ts):.3f})  cpu {statistics.median(cpus[name]):.3f} s")
     return 0
 
 

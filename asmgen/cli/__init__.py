@@ -17,8 +17,9 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from isa.spec import ARCHES  # asmgen.target.ARCHES is this tuple; target costs ~10 ms to import
+
 from ..errors import AsmgenError
-from ..target import ARCHES
 
 # modules that add subcommands (``generate``: one per registered kernel kind)
 COMMAND_MODULES = ("asmgen.cli.generate", "asmgen.cli.check", "asmgen.cli.runtime",
@@ -28,7 +29,10 @@ COMMAND_MODULES = ("asmgen.cli.generate", "asmgen.cli.check", "asmgen.cli.runtim
 EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 2, 3, 130
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(wanted: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``wanted`` (the subcommand on the command line, "" for none) only that
+    subcommand gets its arguments, the others are a name and a help line (so ``asmgen --help``
+    and a cache hit import no kind they do not use); None builds every subcommand in full."""
     parser = argparse.ArgumentParser(
         prog="asmgen", description=f"AMDGPU ({'/'.join(ARCHES)}) kernel generator",
         epilog="exit codes: 0 success; 1 a kernel ran and mismatched (check) or failed (fuzz); "
@@ -38,13 +42,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the traceback of an error (default: one line)")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMAND_MODULES:
-        importlib.import_module(name).register(sub)
+        importlib.import_module(name).register(sub, wanted)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand; returns the exit code (module doc and ``--help``'s epilog)."""
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    wanted = next((a for a in argv if not a.startswith("-")), "")
+    parser = build_parser(wanted)
     args = parser.parse_args(argv)
     debug = bool(getattr(args, "debug", False))
     try:

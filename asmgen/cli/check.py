@@ -13,9 +13,16 @@ from ..errors import AsmgenError
 EXIT_OK, EXIT_MISMATCH, EXIT_BAD_INPUT = 0, 1, 2
 
 
-def register(sub) -> None:
+HELP = "run a kernel contract on random inputs vs the NumPy reference"
+
+
+def register(sub, wanted: str | None = None) -> None:
+    """Add ``check``; only its name and help unless ``wanted`` is None or "check" (asmgen.cli)."""
+    if wanted not in (None, "check"):
+        sub.add_parser("check", help=HELP)
+        return
     c = sub.add_parser(
-        "check", help="run a kernel contract on random inputs vs the NumPy reference",
+        "check", help=HELP,
         description="Run DIR/<kernel>.json on seeded random inputs on the emulator (or a GPU) and "
                     "compare with its kind's NumPy reference.",
         epilog="exit 0: the kernel matched the reference; 1: it ran and mismatched (or the "

@@ -15,10 +15,17 @@ import argparse
 import sys
 
 
-def register(sub) -> None:
+HELP = "random configs x random legal schedules on the emulator"
+
+
+def register(sub, wanted: str | None = None) -> None:
+    """Add ``fuzz``; only its name and help unless ``wanted`` is None or "fuzz"."""
+    if wanted not in (None, "fuzz"):
+        sub.add_parser("fuzz", help=HELP)
+        return
     from ..kinds import registry
-    f = sub.add_parser("fuzz", help="random configs x random legal schedules on the emulator")
-    f.add_argument("kind", choices=registry.names())
+    f = sub.add_parser("fuzz", help=HELP)
+    f.add_argument("kind", choices=[name for name, _ in registry.listing()])
     f.add_argument("--budget", type=float, default=None, help="seconds (default 60 unless --examples)")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--examples", type=int, default=None,

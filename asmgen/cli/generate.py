@@ -10,9 +10,15 @@ import argparse
 EXIT_OK = 0
 
 
-def register(sub) -> None:
+def register(sub, wanted: str | None = None) -> None:
+    """One subcommand per kind; a kind other than ``wanted`` (None: every kind) is only its name
+    and help (``registry.listing``: its modules are not imported)."""
     from ..kinds import registry
-    for kind in registry.all_kinds():
+    for name, help_ in registry.listing():
+        if wanted is not None and name != wanted:
+            sub.add_parser(name, help=help_)
+            continue
+        kind = registry.get(name)
         p = sub.add_parser(kind.name, help=kind.help)
         kind.add_arguments(p)
         p.add_argument("-o", "--output", required=True, help="output folder")

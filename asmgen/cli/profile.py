@@ -36,8 +36,15 @@ __all__ = ["DEFAULT_ITERS", "ProfileError", "format_text", "profile", "register"
 
 
 
-def register(sub) -> None:
-    p = sub.add_parser("profile", help="modeled cycles / MFMA busy / TFLOP/s of a kernel (cycle model)")
+HELP = "modeled cycles / MFMA busy / TFLOP/s of a kernel (cycle model)"
+
+
+def register(sub, wanted: str | None = None) -> None:
+    """Add ``profile``; only its name and help unless ``wanted`` is None or "profile"."""
+    if wanted not in (None, "profile"):
+        sub.add_parser("profile", help=HELP)
+        return
+    p = sub.add_parser("profile", help=HELP)
     p.add_argument("contract", help="DIR/<kernel>.json written by asmgen gemm or asmgen attention, "
                                     "or a launch contract beside a foreign .hsaco (README)")
     p.add_argument("--trace", help="write a Chrome/Perfetto trace JSON here")

@@ -13,10 +13,18 @@ import time
 EXIT_OK, EXIT_NONE = 0, 1
 
 
-def register(sub) -> None:
-    d = sub.add_parser("devices", help="list ROCm GPUs (index, name, gcnArchName, CUs, memory)")
+HELP = {"devices": "list ROCm GPUs (index, name, gcnArchName, CUs, memory)",
+        "cache": "inspect or empty the on-disk kernel cache"}
+
+
+def register(sub, wanted: str | None = None) -> None:
+    """Add ``devices`` and ``cache`` (the one not ``wanted`` as name and help only)."""
+    d = sub.add_parser("devices", help=HELP["devices"])
     d.set_defaults(func=cmd_devices)
-    c = sub.add_parser("cache", help="inspect or empty the on-disk kernel cache")
+    if wanted not in (None, "cache"):
+        sub.add_parser("cache", help=HELP["cache"])
+        return
+    c = sub.add_parser("cache", help=HELP["cache"])
     csub = c.add_subparsers(dest="cache_command", required=True)
     ls = csub.add_parser("ls", help="list cache entries (key, kind, size, files, validity)")
     ls.set_defaults(func=cmd_cache_ls)

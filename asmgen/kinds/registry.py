@@ -48,20 +48,50 @@ def _load_builtin() -> None:
 
 
 def get(name) -> KernelKind:
-    """The kind called ``name`` (a ``KernelKind`` passes through)."""
+    """The kind called ``name`` (a ``KernelKind`` passes through). A built-in kind whose package
+    names it (``NAME``) is imported alone: ``asmgen gemm`` does not import attention."""
     if isinstance(name, KernelKind):
         return name
-    _load_builtin()
     kind = _KINDS.get(name)
+    if kind is None and not _builtin_loaded:
+        for mod in BUILTIN:
+            if getattr(importlib.import_module(mod.rpartition(".")[0]), "NAME", None) == name:
+                importlib.import_module(mod)
+        kind = _KINDS.get(name)
+    if kind is None:
+        _load_builtin()
+        kind = _KINDS.get(name)
     if kind is None:
         raise UnknownKind(f"kernel kind {name!r} is not registered (known: {sorted(_KINDS)})")
     return kind
 
 
 def all_kinds() -> list[KernelKind]:
-    """Every registered kind, built-in ones first, in registration order."""
+    """Every registered kind: the built-in ones first (in ``BUILTIN`` order, whichever was
+    imported first), then the others in registration order."""
     _load_builtin()
-    return list(_KINDS.values())
+    builtin = [m.rpartition(".")[0] for m in BUILTIN]
+
+    def rank(k: KernelKind) -> int:
+        mod = type(k).__module__.rpartition(".")[0]
+        return builtin.index(mod) if mod in builtin else len(builtin)
+    return sorted(_KINDS.values(), key=rank)      # stable: registration order within a rank
+
+
+def listing() -> list[tuple[str, str]]:
+    """(name, help) of every kind without importing the built-in kinds' modules when their
+    packages state ``NAME`` and ``HELP`` (``asmgen --help`` lists the subcommands from this);
+    kinds registered otherwise are listed as registered."""
+    out: dict[str, str] = {}
+    if not _builtin_loaded:
+        for mod in BUILTIN:
+            pkg = importlib.import_module(mod.rpartition(".")[0])
+            if not (isinstance(getattr(pkg, "NAME", None), str) and hasattr(pkg, "HELP")):
+                return [(k.name, k.help) for k in all_kinds()]
+            out[pkg.NAME] = pkg.HELP
+    for k in _KINDS.values():
+        out.setdefault(k.name, k.help)
+    return list(out.items())
 
 
 def names() -> list[str]:

@@ -5,11 +5,27 @@ s_barrier) fed by per-wave dynamic instruction streams, plus its reports.
 the emulator's trace records into ``WaveStream``s; ``isa.cycle.report`` summarises a result
 (cycles per loop iteration, MFMA busy, stalls, modeled TFLOP/s, Perfetto trace, SVG timeline);
 ``isa.cycle.params`` holds the timing parameters with their sources.
-"""
-from .model import STALL_REASONS, CuModel, CycleModelError, SimResult, WaveStream, simulate
-from .params import ArchParams, CycleParamError, params_for
-from .streams import streams_from_asm, streams_from_trace
 
-__all__ = ["STALL_REASONS", "ArchParams", "CuModel", "CycleModelError", "CycleParamError",
-           "SimResult", "WaveStream", "params_for", "simulate", "streams_from_asm",
-           "streams_from_trace"]
+Names are imported on first use (PEP 562 ``__getattr__``), so ``isa.cycle.params`` (asked for by
+``asmgen.target`` on every generation) does not load the model, the hazard rules and the
+instruction formatter with it.
+"""
+from __future__ import annotations
+
+from importlib import import_module
+
+_WHERE = {"STALL_REASONS": "model", "CuModel": "model", "CycleModelError": "model",
+          "SimResult": "model", "WaveStream": "model", "simulate": "model",
+          "ArchParams": "params", "CycleParamError": "params", "params_for": "params",
+          "streams_from_asm": "streams", "streams_from_trace": "streams"}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str):
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{where}"), name)
+    globals()[name] = value
+    return value

@@ -237,3 +237,54 @@ def test_cached_gemm(cache_root):
     k3, hit3 = C.cached_gemm(64, 64, 32, schedule="pgr2")
     assert not hit3 and k3.meta["schedule"] == "pgr2"
     assert len(C.cache_ls()) == 2
+
+
+# -- start-up memos in the cache folder (a cache hit starts no subprocess, reads no source) --------
+def test_toolchain_version_memo(tmp_path, monkeypatch):
+    import json
+    import subprocess
+
+    from asmgen import toolchain as T
+    real = T.find_toolchain().version
+    assert T.toolchain_version(tmp_path) == real
+    memo = next(tmp_path.glob(".toolchain-*.json"))
+
+    def no_process(*a, **k):
+        raise AssertionError("a subprocess was started")
+    T.clear_cache()
+    monkeypatch.setattr(subprocess, "run", no_process)
+    assert T.toolchain_version(tmp_path) == real             # from the memo alone
+    monkeypatch.undo()
+    saved = json.loads(memo.read_text())
+    saved["witness"][-1][1] += 1                              # the assembler "changed"
+    saved["version"] = "stale"
+    memo.write_text(json.dumps(saved))
+    assert T.toolchain_version(tmp_path) == real             # rediscovered, memo rewritten
+    assert json.loads(memo.read_text())["version"] == real
+
+
+def test_source_fingerprint_memo(tmp_path):
+    import json
+    plain = C.asmgen_version.__wrapped__(None)
+    assert C.asmgen_version.__wrapped__(str(tmp_path)) == plain
+    memo = next(tmp_path.glob(".sources-*.json"))
+    saved = json.loads(memo.read_text())
+    rel = "asmgen/cache.py"
+    saved[rel][2] = "0" * 64                                 # same mtime/size: the memo is trusted
+    memo.write_text(json.dumps(saved))
+    assert C.asmgen_version.__wrapped__(str(tmp_path)) != plain
+    saved[rel][0] -= 1                                        # another mtime: the file is re-read
+    memo.write_text(json.dumps(saved))
+    assert C.asmgen_version.__wrapped__(str(tmp_path)) == plain
+
+
+def test_stale_toolchain_memo_never_files_a_kernel_under_the_wrong_version(tmp_path, monkeypatch):
+    from asmgen import toolchain as T
+    monkeypatch.setattr(T, "toolchain_version", lambda memo_dir=None, kind=None: "LLVM version 0.0")
+    kw = dict(m=64, n=64, k=32, tile=(32, 32, 16), waves=(1, 1))
+    kern, hit = C.cached_generate("gemm", root=tmp_path, **kw)
+    assert not hit and kern.hsaco
+    monkeypatch.undo()
+    [entry] = C.cache_ls(tmp_path)
+    kern2, hit2 = C.cached_generate("gemm", root=tmp_path, **kw)     # the true version's key
+    assert hit2 and kern2.hsaco == kern.hsaco

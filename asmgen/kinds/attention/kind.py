@@ -6,14 +6,15 @@ from __future__ import annotations
 from ...errors import ConfigError
 from ..base import KernelKind, Launch
 from ..registry import register
+from . import HELP, NAME
 from .config import AttentionConfig
 from .tags import ATTN_TAGS
 
 
 class AttentionKind(KernelKind):
-    name = "attention"
+    name = NAME
     config_type = AttentionConfig
-    help = "generate a flash-attention forward kernel (O and LSE)"
+    help = HELP
     default_schedule = "attn_basic"
     tags = ATTN_TAGS
 

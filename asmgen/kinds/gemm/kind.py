@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from ..base import KernelKind, Launch
 from ..registry import register
+from . import HELP, NAME
 from .config import GemmConfig
 from .tags import GEMM_TAGS
 
 
 class GemmKind(KernelKind):
-    name = "gemm"
+    name = NAME
     config_type = GemmConfig
-    help = "generate a GEMM kernel (C = alpha op(A) op(B) + beta C)"
+    help = HELP
     default_schedule = "pgr1"
     tags = GEMM_TAGS
 
