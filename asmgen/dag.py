@@ -32,6 +32,7 @@ if TYPE_CHECKING:   # networkx is imported by build_dag only (start-up time)
 
 from .ir import Node
 from .passes.effects import Effects, effects
+from .target import Target
 
 
 def _aliases(a: str | None, b: str | None) -> bool:
@@ -76,9 +77,10 @@ class BlockDag:
     edges: dict[tuple[int, int], list]
 
 
-def build_dag(nodes: Iterable[Node], arch: str, *, loop: bool = False, latency=None) -> nx.DiGraph:
-    """The dependence DAG of ``nodes`` in program order (see the module docstring)."""
-    d = block_dag(nodes, arch, loop=loop, latency=latency)
+def build_dag(nodes: Iterable[Node], target: Target, *, loop: bool = False,
+              latency=None) -> nx.DiGraph:
+    """The dependence DAG of ``nodes`` in program order on ``target`` (see the module docstring)."""
+    d = block_dag(nodes, target, loop=loop, latency=latency)
     import networkx as nx
     g = nx.DiGraph()
     for pos, n in enumerate(d.nodes):
@@ -88,13 +90,14 @@ def build_dag(nodes: Iterable[Node], arch: str, *, loop: bool = False, latency=N
     return g
 
 
-def block_dag(nodes: Iterable[Node], arch: str, *, loop: bool = False, latency=None) -> BlockDag:
+def block_dag(nodes: Iterable[Node], target: Target, *, loop: bool = False,
+              latency=None) -> BlockDag:
     """``build_dag``'s dependences as a ``BlockDag`` (no graph object: faster to build)."""
     from .sched.model import kind_latency, result_latency_of
     nodes = list(nodes)
-    effs = [effects(arch, n.instr) for n in nodes]
+    effs = [effects(target, n.instr) for n in nodes]
     if latency is None:
-        res = {n.id: result_latency_of(arch, e) for n, e in zip(nodes, effs)}
+        res = {n.id: result_latency_of(target, e) for n, e in zip(nodes, effs)}
         by_kind = {k: kind_latency(k, 0) for k in ("war", "waw", "lds", "mem", "barrier")}
 
         def lat_fn(u, v, kind):

@@ -8,12 +8,17 @@ Where each fact comes from:
   * MFMA forms per dtype pair (shape, operand/accumulator registers, arches): ``isa.mfma_shapes``;
     their pass counts: the arch's instruction table (``InstrSpec.passes_on``)
   * DS / MUBUF instruction offset ranges: the encoding field widths of ``isa.decode_fields``
+  * what the passes ask per instruction (``spec_for``, ``spec_passes``) and per instruction pair
+    (``hazard_rules``, ``mfma_passes``, ``hazard_wait``, ``required_wait_states``): the arch's
+    ``isa.tables`` / ``isa.hazards`` answers (isa keeps taking arch names; the Target wraps it)
 Facts no isa table holds (the 1024 work-items per workgroup, the 256/256 VGPR/AGPR split of the
 unified file, the VGPR allocation granule) are stated here with their source. The isa tables are
 imported when a ``Target`` is first built, not with this module (``asmgen --help`` stays light).
 
-``target_of(arch)`` returns the (cached) ``Target`` of an arch name; ``Target(arch)`` builds the
-same object. The element types are ``asmgen.dtypes``'s. The kinds' configurations live with their
+``target_of(arch)`` returns the (cached) ``Target`` of an arch name, or a ``ConfigError`` naming
+the value and the known arches; it is the one place a user's arch name becomes a ``Target`` (the
+kinds' configs call it; ``KernelIR``, the scheduler and the passes take the ``Target``, never a
+name). ``Target(arch)`` builds an equal object. The element types are ``asmgen.dtypes``'s. The kinds' configurations live with their
 kinds and carry a ``Target`` (``cfg.target``).
 """
 from __future__ import annotations
@@ -200,6 +205,38 @@ class Target:
     def passes(self, mnemonic: str) -> int:
         from isa.tables import get_spec
         return get_spec(self.arch, mnemonic).passes_on(self.arch)
+
+    def spec_for(self, instr):
+        """The arch's ``InstrSpec`` of ``instr`` (its LDS-DMA / returning-atomic variant included;
+        ``isa.tables.spec_for``)."""
+        from isa.tables import spec_for
+        return spec_for(self.arch, instr)
+
+    def spec_passes(self, spec) -> int:
+        """MFMA passes of ``spec`` on this arch (0 for a non-MFMA; ``InstrSpec.passes_on``)."""
+        return spec.passes_on(self.arch)
+
+    # --- hazards (the rules are data in ``isa.hazards``, selected by arch name) --------------
+    def hazard_rules(self) -> tuple:
+        """Every ``isa.hazards.HazardRule`` that applies on this arch."""
+        from isa.hazards import rules
+        return rules(self.arch)
+
+    def mfma_passes(self, spec, instr) -> int:
+        """Passes of one MFMA instance (``isa.hazards.mfma_passes``: the f8f6f4 forms without an
+        fp8 operand take half)."""
+        from isa.hazards import mfma_passes
+        return mfma_passes(self.arch, spec, instr)
+
+    def hazard_wait(self, rule, passes: int) -> int:
+        """Wait states ``rule`` requires on this arch after a producer of ``passes`` MFMA passes."""
+        return rule.wait(self.arch, passes)
+
+    def required_wait_states(self, producer, consumer, view: str = "gen") -> int:
+        """Wait states needed between ``producer`` and a directly following ``consumer``
+        (``isa.hazards.required_wait_states``): view "gen" the generator's, "emu" the judge's."""
+        from isa.hazards import required_wait_states
+        return required_wait_states(self.arch, producer, consumer, view)
 
     # --- MFMA -----------------------------------------------------------------------------
     def mfmas(self, a: DType | str, b: DType | str | None = None) -> tuple[MfmaForm, ...]:

@@ -104,7 +104,7 @@ def run_mutant(kernel, prog: Program, mutant: Mutant, seed: int = 0, toolchain=N
     check = registry.of_contract(kernel.meta).check
     asm = mutant.apply(prog)
     try:
-        hsaco = (toolchain or find_toolchain()).assemble(asm, prog.arch)
+        hsaco = (toolchain or find_toolchain()).assemble(asm, prog.target.arch)
     except AsmgenError as exc:
         return Result(mutant, "asm:" + type(exc).__name__, str(exc)[:300], kernel.name)
     try:
@@ -212,7 +212,7 @@ def baseline(kernel, prog: Program, seed: int) -> None:
 def plan(kernel, *, per_class: int, seed: int, classes=CLASSES,
          sites: Counter | None = None) -> tuple[Program, list[Mutant]]:
     """Up to ``per_class`` sampled sites of each class of one kernel."""
-    prog = Program.from_asm(kernel.asm, kernel.config.arch, kernel.name)
+    prog = Program.from_asm(kernel.asm, kernel.config.target, kernel.name)
     found = all_sites(prog, kernel_waves(kernel))
     rng = random.Random(seed)
     chosen = []

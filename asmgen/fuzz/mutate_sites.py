@@ -12,6 +12,7 @@ from isa.instr import Instr
 from isa.operands import Imm, Reg
 
 from ..passes.effects import effects
+from ..target import Target
 from .predict import (
     HAZARD_WINDOW,
     PUBLISH,
@@ -31,10 +32,10 @@ class Program:
     lines: list[str]
     at: list[int]              # line index of instruction i
     instrs: list[Instr]
-    arch: str
+    target: Target
 
     @classmethod
-    def from_asm(cls, asm: str, arch: str, kernel: str) -> Program:
+    def from_asm(cls, asm: str, target: Target, kernel: str) -> Program:
         lines = asm.split("\n")
         at, instrs, inside = [], [], False
         for n, line in enumerate(lines):
@@ -46,11 +47,11 @@ class Program:
                 break
             if not inside or not line.startswith("  "):
                 continue
-            ins = parse_line(s, arch)
+            ins = parse_line(s, target.arch)
             if ins is not None:
                 at.append(n)
                 instrs.append(ins)
-        return cls(lines, at, instrs, arch)
+        return cls(lines, at, instrs, target)
 
     def loop_range(self) -> range:
         """Instruction indices of the first loop body (label to its backward branch), or empty."""
@@ -106,7 +107,7 @@ def _ident(instrs):
 
 
 def _predict(prog: Program, mutated: list[Instr]) -> list:
-    return new_violations(prog.instrs, mutated, prog.arch, _ident(prog.instrs), _ident(mutated))
+    return new_violations(prog.instrs, mutated, prog.target, _ident(prog.instrs), _ident(mutated))
 
 
 def _waitcnt_text(vm: int, lg: int) -> str:
@@ -118,20 +119,20 @@ def _waitcnt_text(vm: int, lg: int) -> str:
     return "s_waitcnt " + " ".join(parts) if parts else "s_nop 0"
 
 
-def _waitcnt_instr(arch: str, text: str) -> Instr:
-    return parse_line(text, arch)
+def _waitcnt_instr(target: Target, text: str) -> Instr:
+    return parse_line(text, target.arch)
 
 
 def sites_waitcnt(prog: Program, waves: int) -> tuple[list[Mutant], list[Mutant]]:
     from .predict import _waitcnt
     dels, raises = [], []
     for i, ins in enumerate(prog.instrs):
-        if not effects(prog.arch, ins).waitcnt:
+        if not effects(prog.target, ins).waitcnt:
             continue
         mut = prog.instrs[:i] + prog.instrs[i + 1:]
         new = _predict(prog, mut)
         if new and all(v.detail == PUBLISH for v in new) and \
-                not publish_matters(prog.instrs, prog.arch, i, prog.loop_ranges()):
+                not publish_matters(prog.instrs, prog.target, i, prog.loop_ranges()):
             new = []          # only an unread publication breaks (see publish_matters)
         if new:
             v = new[0]
@@ -143,7 +144,7 @@ def sites_waitcnt(prog: Program, waves: int) -> tuple[list[Mutant], list[Mutant]
                     or (nlg != lg and lg == 15):
                 continue
             text = _waitcnt_text(nvm, nlg)
-            w = _waitcnt_instr(prog.arch, text)
+            w = _waitcnt_instr(prog.target, text)
             mut = prog.instrs[:i] + [w] + prog.instrs[i + 1:]
             # leaving only the newest LDS write pending at an s_barrier matters only if another
             # wave reads those bytes in the next barrier epoch; without addresses that is not
@@ -159,7 +160,7 @@ def sites_barrier(prog: Program, waves: int) -> list[Mutant]:
     if waves < 2:
         return []          # one wave cannot race with itself
     out = []
-    for i, both, write in barrier_intervals(prog.instrs, prog.arch):
+    for i, both, write in barrier_intervals(prog.instrs, prog.target):
         if both and write:
             out.append(Mutant("delete_barrier", i, f"delete [{i}] s_barrier", [("del", i, "")],
                               ("LdsRaceError",)))
@@ -167,22 +168,21 @@ def sites_barrier(prog: Program, waves: int) -> list[Mutant]:
 
 
 def sites_nop(prog: Program, waves: int) -> list[Mutant]:
-    from isa.hazards import required_wait_states
     out = []
-    arch = prog.arch
+    target = prog.target
     ins_ = prog.instrs
     for i, ins in enumerate(ins_):
-        if not effects(arch, ins).nop:
+        if not effects(target, ins).nop:
             continue
         n = int(ins.operands[0].value) if ins.operands and isinstance(ins.operands[0], Imm) else 0
         lo, hi = max(0, i - 30), min(len(ins_), i + 30)
         hit = None
         for c in range(i + 1, hi):            # consumers after the nop, producers before it
             for p in range(i - 1, lo - 1, -1):
-                need = required_wait_states(arch, ins_[p], ins_[c], "emu")   # the judge's view
+                need = target.required_wait_states(ins_[p], ins_[c], "emu")   # the judge's view
                 if need <= 0:
                     continue
-                elapsed = sum(wait_states(arch, x) for x in ins_[p + 1:c])
+                elapsed = sum(wait_states(target, x) for x in ins_[p + 1:c])
                 if elapsed >= need and elapsed - 1 < need:
                     hit = (p, c, need, elapsed)
                     break
@@ -202,11 +202,11 @@ def _slice(prog: Program, w: int, i: int) -> list[int] | None:
     """The ALU instructions in (w, i) that compute the sources of instruction ``i`` (backward
     closure), or None when one of them is not ALU or moving them above ``w`` would change what any
     other instruction in between reads or writes."""
-    arch = prog.arch
-    need = set(effects(arch, prog.instrs[i]).reg_reads)
+    target = prog.target
+    need = set(effects(target, prog.instrs[i]).reg_reads)
     members: list[int] = []
     for j in range(i - 1, w, -1):
-        e = effects(arch, prog.instrs[j])
+        e = effects(target, prog.instrs[j])
         if set(e.reg_writes) & need:
             if not _alu(e):
                 return None
@@ -216,12 +216,12 @@ def _slice(prog: Program, w: int, i: int) -> list[int] | None:
     moved = set(members) | {i}
     touched = set()
     for j in moved:
-        e = effects(arch, prog.instrs[j])
+        e = effects(target, prog.instrs[j])
         touched |= set(e.reg_writes)
     for j in range(w + 1, i):
         if j in moved:
             continue
-        e = effects(arch, prog.instrs[j])
+        e = effects(target, prog.instrs[j])
         if touched & (set(e.reg_reads) | set(e.reg_writes)):
             return None
     return members
@@ -232,10 +232,10 @@ def sites_hoist(prog: Program, waves: int, max_back: int = 3) -> list[Mutant]:
     ``max_back`` s_waitcnt before it where that breaks something: predicted error from the stream
     model, or LdsRaceError when it crosses an s_barrier that orders it after LDS writes."""
     out = []
-    arch = prog.arch
+    target = prog.target
     waits: list[int] = []                  # waits since the loop edge, in order
     for i, ins in enumerate(prog.instrs):
-        e = effects(arch, ins)
+        e = effects(target, ins)
         if e.waitcnt:
             waits.append(i)
             continue
@@ -256,7 +256,7 @@ def _hoist(prog: Program, w: int, i: int, waves: int) -> Mutant | None:
     members = _slice(prog, w, i)
     if members is None:
         return None
-    arch = prog.arch
+    target = prog.target
     moved = members + [i]
     block = [prog.instrs[j] for j in moved]
     rest = [prog.instrs[j] for j in range(w, i) if j not in moved]
@@ -270,13 +270,13 @@ def _hoist(prog: Program, w: int, i: int, waves: int) -> Mutant | None:
         # crossing an s_barrier that follows LDS writes (since the wait): another wave's write
         writes = barrier = dma = False
         for j in range(w - 1, -1, -1):        # LDS writes since the barrier before the wait
-            e = effects(arch, prog.instrs[j])
+            e = effects(target, prog.instrs[j])
             if e.barrier:
                 break
             writes = writes or (e.lds and e.lds_store)
             dma = dma or e.lds_dma
         for j in range(w, i):
-            e = effects(arch, prog.instrs[j])
+            e = effects(target, prog.instrs[j])
             writes = writes or (e.lds and e.lds_store)
             dma = dma or e.lds_dma
             barrier = barrier or (e.barrier and writes)
@@ -317,13 +317,13 @@ def sites_swap(prog: Program, waves: int) -> list[Mutant]:
     chained through their accumulator are excluded: swapping them only reassociates the sum;
     pairs with an extremum op too (see ``EXTREMUM_PREFIXES``)."""
     out = []
-    arch = prog.arch
+    target = prog.target
     for body in prog.loop_ranges():
         for i in body:
             if i + 1 not in body:
                 break
             a, b = prog.instrs[i], prog.instrs[i + 1]
-            ea, eb = effects(arch, a), effects(arch, b)
+            ea, eb = effects(target, a), effects(target, b)
             if not (_alu(ea) and _alu(eb)) or (ea.mfma and eb.mfma):
                 continue
             if _extremum(a.op) or _extremum(b.op):
@@ -338,9 +338,9 @@ def sites_swap(prog: Program, waves: int) -> list[Mutant]:
 
 def sites_reuse(prog: Program, waves: int) -> list[Mutant]:
     out = []
-    arch = prog.arch
+    target = prog.target
     for i, ins in enumerate(prog.instrs):
-        e = effects(arch, ins)
+        e = effects(target, ins)
         if e.counter is None or e.lds_dma or not e.dst_ops:
             continue
         dst = ins.operands[e.dst_ops[0]]
@@ -371,9 +371,8 @@ def setprio_hazard_sites(prog: Program) -> list[int]:
     """``s_setprio`` instructions whose deletion leaves a hazard short of wait states: a producer
     before it and a consumer after it (within ``HAZARD_WINDOW``) whose required states are met
     with the setprio's one state and not without it."""
-    from isa.hazards import required_wait_states
-    arch, ins_ = prog.arch, prog.instrs
-    states = [wait_states(arch, x) for x in ins_]
+    target, ins_ = prog.target, prog.instrs
+    states = [wait_states(target, x) for x in ins_]
     out = []
     for i, ins in enumerate(ins_):
         if ins.op != "s_setprio":
@@ -386,7 +385,7 @@ def setprio_hazard_sites(prog: Program) -> list[int]:
                     elapsed += states[p + 1]
                 if elapsed >= HAZARD_WINDOW:
                     break
-                need = required_wait_states(arch, ins_[p], ins_[c], "emu")   # the judge's view
+                need = target.required_wait_states(ins_[p], ins_[c], "emu")   # the judge's view
                 if elapsed + 1 >= need > elapsed:     # + 1: the setprio itself
                     hit = True
                     break

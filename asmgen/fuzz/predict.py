@@ -2,7 +2,7 @@
 *matter* (the mutation proof must not count a harmless mutation as a survivor, nor pick sites by
 asking the emulator - that would be circular).
 
-``violations(instrs, arch, waves)`` walks a kernel's final instruction stream once in text order
+``violations(instrs, target, waves)`` walks a kernel's final instruction stream once in text order
 (prologue, the loop body once, epilogue: exactly the first trip of a do-while loop; a block
 placed after a loop's latch and reached by a branch, such as causal attention's masked body, is
 walked after the loop from its exit state, which stands in for the loop-head state it is entered
@@ -31,6 +31,7 @@ from isa.instr import Instr
 from isa.operands import Imm
 
 from ..passes.effects import effects
+from ..target import Target
 
 PUBLISH = "s_barrier with own LDS writes pending"
 HAZARD_WINDOW = 24    # instructions to look back for hazards (largest rule: 20 states on gfx950)
@@ -54,9 +55,9 @@ def _waitcnt(instr: Instr) -> tuple[int, int]:
     return w.vmcnt, w.lgkmcnt
 
 
-def wait_states(arch: str, instr: Instr) -> int:
+def wait_states(target: Target, instr: Instr) -> int:
     """Wait states an instruction provides (s_nop N: N + 1, others 1; cdna-facts section 3)."""
-    if effects(arch, instr).nop:
+    if effects(target, instr).nop:
         op = instr.operands[0] if instr.operands else Imm(0)
         return int(op.value) + 1 if isinstance(op, Imm) else 1
     return 1
@@ -74,12 +75,12 @@ def _after_wait(ins: Instr, vm: list, lg: list, smem_at: int) -> tuple[list, lis
     return vm, [o for o in lg[:len(lg) - len(recent)] if o[smem_at]] + recent
 
 
-def register_violations(instrs: list[Instr], arch: str) -> list[Violation]:
+def register_violations(instrs: list[Instr], target: Target) -> list[Violation]:
     vm: list[tuple[int, frozenset, bool]] = []     # (index, dest units, writes LDS via DMA)
     lg: list[tuple[int, frozenset, bool, bool]] = []  # (index, dest units, smem, lds store)
     out: list[Violation] = []
     for i, ins in enumerate(instrs):
-        e = effects(arch, ins)
+        e = effects(target, ins)
         if e.waitcnt:
             vm, lg = _after_wait(ins, vm, lg, smem_at=2)
             continue
@@ -109,12 +110,12 @@ def register_violations(instrs: list[Instr], arch: str) -> list[Violation]:
     return out
 
 
-def barrier_intervals(instrs: list[Instr], arch: str) -> list[tuple[int, bool, bool]]:
+def barrier_intervals(instrs: list[Instr], target: Target) -> list[tuple[int, bool, bool]]:
     """Per barrier (index): whether the interval before it and the one after it touch LDS with a
     write in either (the barrier separates conflicting phases)."""
     spans, cur_acc, cur_w, bars = [], False, False, []
     for i, ins in enumerate(instrs):
-        e = effects(arch, ins)
+        e = effects(target, ins)
         if e.barrier:
             spans.append((cur_acc, cur_w))
             bars.append(i)
@@ -130,14 +131,13 @@ def barrier_intervals(instrs: list[Instr], arch: str) -> list[tuple[int, bool, b
     return out
 
 
-def hazard_violations(instrs: list[Instr], arch: str) -> list[Violation]:
-    from isa.hazards import required_wait_states
+def hazard_violations(instrs: list[Instr], target: Target) -> list[Violation]:
     out = []
-    states = [wait_states(arch, x) for x in instrs]
+    states = [wait_states(target, x) for x in instrs]
     for c in range(len(instrs)):
         elapsed = 0
         for p in range(c - 1, max(-1, c - HAZARD_WINDOW - 1), -1):
-            need = required_wait_states(arch, instrs[p], instrs[c], "emu")   # the judge's view
+            need = target.required_wait_states(instrs[p], instrs[c], "emu")   # the judge's view
             if need > elapsed:
                 out.append(Violation("HazardError", c, f"needs {need} states after [{p}] "
                                                         f"{instrs[p]}, has {elapsed}"))
@@ -148,18 +148,18 @@ def hazard_violations(instrs: list[Instr], arch: str) -> list[Violation]:
     return out
 
 
-def violations(instrs: list[Instr], arch: str, *, hazards: bool = True) -> list[Violation]:
-    out = register_violations(instrs, arch)
+def violations(instrs: list[Instr], target: Target, *, hazards: bool = True) -> list[Violation]:
+    out = register_violations(instrs, target)
     if hazards:
-        out += hazard_violations(instrs, arch)
+        out += hazard_violations(instrs, target)
     return sorted(out, key=lambda v: v.index)
 
 
-def new_violations(orig: list[Instr], mutated: list[Instr], arch: str, ident_orig, ident_mut,
+def new_violations(orig: list[Instr], mutated: list[Instr], target: Target, ident_orig, ident_mut,
                    *, hazards: bool = False) -> list[Violation]:
     """Violations of ``mutated`` absent from ``orig`` (matched by instruction identity)."""
-    before = {v.key(ident_orig) for v in violations(orig, arch, hazards=hazards)}
-    return [v for v in violations(mutated, arch, hazards=hazards)
+    before = {v.key(ident_orig) for v in violations(orig, target, hazards=hazards)}
+    return [v for v in violations(mutated, target, hazards=hazards)
             if v.key(ident_mut) not in before]
 
 
@@ -168,8 +168,8 @@ def new_violations(orig: list[Instr], mutated: list[Instr], arch: str, ident_ori
 LANE_PERMUTES = ("ds_bpermute", "ds_permute", "ds_swizzle")
 
 
-def _lds_read(arch: str, instr: Instr) -> bool:
-    e = effects(arch, instr)
+def _lds_read(target: Target, instr: Instr) -> bool:
+    e = effects(target, instr)
     return e.lds and not e.lds_store and not e.lds_dma and not instr.op.startswith(LANE_PERMUTES)
 
 
@@ -185,7 +185,7 @@ def unrolled(n: int, loops: list[range]) -> list[int]:
     return out + list(range(pos, n))
 
 
-def _pending_lds_at_barriers(instrs: list[Instr], arch: str, order: list[int]):
+def _pending_lds_at_barriers(instrs: list[Instr], target: Target, order: list[int]):
     """Walk ``order`` (stream indices) with the in-order counter model of ``register_violations``;
     yield (position, kind, pending LDS-write positions) with kind "barrier" at each s_barrier
     and "read" at each LDS read."""
@@ -193,14 +193,14 @@ def _pending_lds_at_barriers(instrs: list[Instr], arch: str, order: list[int]):
     lg: list[tuple[int, bool, bool]] = []
     for pos, idx in enumerate(order):
         ins = instrs[idx]
-        e = effects(arch, ins)
+        e = effects(target, ins)
         if e.waitcnt:
             vm, lg = _after_wait(ins, vm, lg, smem_at=1)
             continue
         pending = {p for p, w in vm if w} | {p for p, _, w in lg if w}
         if e.barrier:
             yield pos, "barrier", pending
-        elif _lds_read(arch, ins):
+        elif _lds_read(target, ins):
             yield pos, "read", pending
         if e.counter == "vm":
             vm.append((pos, e.lds_dma))
@@ -208,7 +208,7 @@ def _pending_lds_at_barriers(instrs: list[Instr], arch: str, order: list[int]):
             lg.append((pos, e.smem, e.lds_store and not e.lds_dma))
 
 
-def publish_matters(instrs: list[Instr], arch: str, deleted: int, loops: list[range]) -> bool:
+def publish_matters(instrs: list[Instr], target: Target, deleted: int, loops: list[range]) -> bool:
     """Deleting the wait at ``deleted`` leaves LDS writes pending at an s_barrier that the
     unmutated stream publishes there: does an LDS read follow (same stream, so any wave can
     reach it after the barrier) while such a write is still pending? Without LDS addresses the
@@ -218,11 +218,11 @@ def publish_matters(instrs: list[Instr], arch: str, deleted: int, loops: list[ra
     order = unrolled(len(instrs), loops)
     # barriers (by stream index: positions shift in the mutated walk) where the unmutated stream
     # already has LDS writes pending; it passes, so those are not this mutation's doing
-    already = {order[pos] for pos, kind, pend in _pending_lds_at_barriers(instrs, arch, order)
+    already = {order[pos] for pos, kind, pend in _pending_lds_at_barriers(instrs, target, order)
                if kind == "barrier" and pend}
     mut_order = [j for j in order if j != deleted]
     tracked: set[int] = set()
-    for pos, kind, pend in _pending_lds_at_barriers(instrs, arch, mut_order):
+    for pos, kind, pend in _pending_lds_at_barriers(instrs, target, mut_order):
         if kind == "barrier" and pend and mut_order[pos] not in already:
             tracked |= pend
         elif kind == "read" and tracked & pend:

@@ -11,8 +11,9 @@ How a template builds a kernel
     from isa.instr import Instr
     from isa.operands import Imm, Special, s, v
     from asmgen.ir import KernelIR
+    from asmgen.target import target_of
 
-    k = KernelIR(arch="gfx942", name="gemm_f16", tags=GEMM_TAGS)   # asmgen.kinds.gemm.tags
+    k = KernelIR(target_of("gfx942"), name="gemm_f16", tags=GEMM_TAGS)   # asmgen.kinds.gemm.tags
     kernarg = k.precolored("s", s(0, 2), "kernarg")     # s[0:1] kernarg pointer (code object v5)
     wg_x = k.precolored("s", s(2), "wg_x")               # workgroup id x (after the user SGPRs)
     tid = k.precolored("v", v(0), "tid")                 # v0: workitem id (flat / x)
@@ -75,7 +76,7 @@ Rules a template must follow
   * Do NOT add ``s_waitcnt`` or hazard ``s_nop`` nodes: passes insert them from dataflow.
     ``s_barrier`` and ``s_setprio`` are ordinary nodes (tags ``barrier`` / ``setprio``).
     Branches are never ``Block.add``-ed: they are terminators (``branch``, ``jump``, loops).
-  * Tag nodes for recipes with the tags of the kernel's kind: ``KernelIR(arch, name,
+  * Tag nodes for recipes with the tags of the kernel's kind: ``KernelIR(target, name,
     tags=VOCABULARY)`` (``asmgen.ir.tags``; the GEMM's ``asmgen.kinds.gemm.tags.GEMM_TAGS``:
     ``gr_a gr_b`` global reads, ``lw_a lw_b`` LDS writes, ``lr_a lr_b`` LDS reads, ``mfma``,
     ``store``, ...; every vocabulary has the core ``addr`` ``barrier`` and the pass-inserted

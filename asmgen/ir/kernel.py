@@ -13,8 +13,8 @@ from contextlib import contextmanager
 
 from isa.instr import Instr
 from isa.operands import REG_FILE_SIZE, Imm, Label, Reg
-from isa.spec import ARCHES
 
+from ..target import Target
 from .cfg import block_successors
 from .nodes import COND_BRANCHES, Block, Node, check_operand_types
 from .regs import IRError, VReg
@@ -56,18 +56,19 @@ class Loop:
 
 
 class KernelIR:
-    """A kernel: basic blocks (``prologue`` first, ``epilogue`` last), loops, registers, LDS size;
-    ``tags`` is the vocabulary of the kind being built (``asmgen.ir.tags``): every node's tags
-    are checked against it."""
+    """A kernel for one ``Target`` (``target``: what every pass asks for instruction tables,
+    latencies and hazard rules): basic blocks (``prologue`` first, ``epilogue`` last), loops,
+    registers, LDS size; ``tags`` is the vocabulary of the kind being built (``asmgen.ir.tags``):
+    every node's tags are checked against it."""
 
-    def __init__(self, arch: str, name: str = "kernel", *, tags: TagVocabulary) -> None:
-        if arch not in ARCHES:
-            raise IRError(f"arch {arch!r} is not one of {', '.join(ARCHES)}")
+    def __init__(self, target: Target, name: str = "kernel", *, tags: TagVocabulary) -> None:
+        if not isinstance(target, Target):
+            raise IRError(f"KernelIR needs a Target (asmgen.target.target_of(name)), got {target!r}")
         if not isinstance(tags, TagVocabulary):
             raise IRError(f"kernel {name}: tags={tags!r} is not a TagVocabulary "
                           f"(asmgen.ir.tags: the kind's declared tags)")
         self.tags = tags
-        self.arch = arch
+        self.target = target
         self.name = name
         self.lds_bytes = 0
         self._roots: dict[int, VReg] = {}

@@ -21,6 +21,7 @@ from isa.spec import InstrSpec
 
 from ..errors import AsmgenError
 from ..ir import VReg
+from ..target import Target
 
 Unit = tuple
 
@@ -87,10 +88,9 @@ class Effects:
         return self.counter is not None
 
 
-def lookup_spec(arch: str, instr: Instr) -> InstrSpec:
-    """The spec of ``instr`` on ``arch`` (its LDS-DMA / returning-atomic variant included)."""
-    from isa.tables import spec_for
-    return spec_for(arch, instr)
+def lookup_spec(target: Target, instr: Instr) -> InstrSpec:
+    """The spec of ``instr`` on ``target`` (its LDS-DMA / returning-atomic variant included)."""
+    return target.spec_for(instr)
 
 
 def map_operands(spec: InstrSpec, instr: Instr) -> list[int]:
@@ -115,13 +115,15 @@ def map_operands(spec: InstrSpec, instr: Instr) -> list[int]:
 _MEMO: dict[int, tuple] = {}
 
 
-def effects(arch: str, instr: Instr) -> Effects:
-    """Effects of ``instr`` on ``arch``. Memoised by object identity first (hashing an Instr walks
-    all its operands), then by value."""
+def effects(target: Target, instr: Instr) -> Effects:
+    """Effects of ``instr`` on ``target``. Memoised by object identity first (hashing an Instr
+    walks all its operands), then by value; both memos key on the arch name (a ``Target`` is
+    equal to every other of its arch)."""
+    arch = target.arch
     m = _MEMO.get(id(instr))
     if m is not None and m[0] is instr and m[1] == arch:
         return m[2]
-    e = _effects(arch, instr)
+    e = _effects(target, instr)
     if len(_MEMO) > 1 << 18:
         _MEMO.clear()
     _MEMO[id(instr)] = (instr, arch, e)
@@ -129,8 +131,8 @@ def effects(arch: str, instr: Instr) -> Effects:
 
 
 @lru_cache(maxsize=1 << 16)
-def _effects(arch: str, instr: Instr) -> Effects:
-    spec = lookup_spec(arch, instr)
+def _effects(target: Target, instr: Instr) -> Effects:
+    spec = lookup_spec(target, instr)
     idx = map_operands(spec, instr)
     reads: list[Unit] = []
     writes: list[Unit] = []

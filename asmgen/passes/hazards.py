@@ -2,8 +2,8 @@
 
 For each instruction, look back over the preceding instructions until ``HORIZON`` wait states have
 elapsed (cdna-facts section 3: the largest gfx950 requirement is 20 states; LLVM looks 19 back),
-ask ``isa.hazards.required_wait_states(arch, producer, consumer)`` (the rules are data in the isa
-package) for every producer whose registers relate to the consumer, subtract the wait states
+ask the kernel's ``Target`` (``required_wait_states(producer, consumer)``; the rules are data in
+``isa.hazards``) for every producer whose registers relate to the consumer, subtract the wait states
 elapsed in between (every instruction is one state, ``s_nop N`` is N+1), and insert the missing
 states as ``s_nop`` (at most ``s_nop 15`` = 16 states each, as LLVM emits on gfx9; section 10).
 
@@ -27,6 +27,7 @@ from isa.operands import Imm
 
 from ..errors import AsmgenError
 from ..ir import Node, Stream
+from ..target import Target
 from .effects import effects
 
 HORIZON = 24          # wait states to look back (> max rule, 20 on gfx950)
@@ -37,28 +38,24 @@ class HazardError(AsmgenError):
     """The verifier found an unmet hazard (names both instructions and the states missing)."""
 
 
-def wait_states(instr: Instr, arch: str) -> int:
+def wait_states(instr: Instr, target: Target) -> int:
     """Wait states an instruction provides: s_nop N gives N+1, anything else 1 (section 3)."""
-    if effects(arch, instr).nop:
+    if effects(target, instr).nop:
         o = instr.operands[0] if instr.operands else Imm(0)
         return int(o.value) + 1 if isinstance(o, Imm) else 1
     return 1
 
 
-def _default_rule() -> Callable[[str, Instr, Instr], int]:
-    from isa.hazards import required_wait_states  # written by the ISA-TABLES helper
-    return required_wait_states
-
-
 _VIEW_MEMO: dict[int, tuple] = {}
 
 
-def _rule_view(arch: str, instr: Instr) -> tuple:
-    """``_rule_view_cached`` memoised by object identity (hashing an Instr is slow)."""
+def _rule_view(target: Target, instr: Instr) -> tuple:
+    """``_rule_view_cached`` memoised by object identity (hashing an Instr is slow) and arch name."""
+    arch = target.arch
     m = _VIEW_MEMO.get(id(instr))
     if m is not None and m[0] is instr and m[1] == arch:
         return m[2]
-    view = _rule_view_cached(arch, instr)
+    view = _rule_view_cached(target, instr)
     if len(_VIEW_MEMO) > 1 << 18:
         _VIEW_MEMO.clear()
     _VIEW_MEMO[id(instr)] = (instr, arch, view)
@@ -76,14 +73,14 @@ def _shape(instr: Instr) -> tuple:
                    getattr(o, "name", None)) for o in instr.operands))
 
 
-def _class_masks(arch: str, spec, instr: Instr) -> tuple[int, int]:
-    """(producer, consumer) rule-class bit masks of ``instr``, memoised by its shape."""
-    key = (arch, _shape(instr))
+def _class_masks(target: Target, spec, instr: Instr) -> tuple[int, int]:
+    """(producer, consumer) rule-class bit masks of ``instr``, memoised by arch name and shape."""
+    key = (target.arch, _shape(instr))
     m = _CLASS_MEMO.get(key)
     if m is None:
-        from isa.hazards import CONSUMERS, PRODUCERS, rules
+        from isa.hazards import CONSUMERS, PRODUCERS
         pm = cm = 0
-        for i, r in enumerate(rules(arch)):
+        for i, r in enumerate(target.hazard_rules()):
             if PRODUCERS[r.producer](spec, instr):
                 pm |= 1 << i
             if CONSUMERS[r.consumer](spec, instr):
@@ -93,7 +90,7 @@ def _class_masks(arch: str, spec, instr: Instr) -> tuple[int, int]:
 
 
 @lru_cache(maxsize=1 << 16)
-def _rule_view_cached(arch: str, instr: Instr) -> tuple:
+def _rule_view_cached(target: Target, instr: Instr) -> tuple:
     """How ``instr`` can take part in each rule of ``isa.hazards`` (its own data: the PRODUCERS /
     CONSUMERS class predicates and the PRODUCED / CONSUMED location functions):
     (producer mask, consumer mask, {rule i: produced locs}, {rule i: consumed locs}, reach,
@@ -101,15 +98,16 @@ def _rule_view_cached(arch: str, instr: Instr) -> tuple:
     producer (``Wait`` of its rules at its MFMA passes, the formula ``isa.hazards.matching_rules``
     uses)."""
     from isa.access import accesses
-    from isa.hazards import CONSUMED, PRODUCED, mfma_passes, rules
-    spec = effects(arch, instr).spec
-    states = wait_states(instr, arch)
-    pm, cm = _class_masks(arch, spec, instr)
+    from isa.hazards import CONSUMED, PRODUCED
+    spec = effects(target, instr).spec
+    states = wait_states(instr, target)
+    pm, cm = _class_masks(target, spec, instr)
     if not (pm or cm):
         return 0, 0, {}, {}, 0, states
     reads, writes = accesses(spec, instr)
     made, used, kinds_p, kinds_c = {}, {}, {}, {}
-    for i, r in enumerate(rules(arch)):
+    rules = target.hazard_rules()
+    for i, r in enumerate(rules):
         if pm >> i & 1:
             locs = kinds_p.get(r.produced)
             if locs is None:
@@ -123,17 +121,17 @@ def _rule_view_cached(arch: str, instr: Instr) -> tuple:
             if locs is None:
                 locs = kinds_c[r.consumed] = CONSUMED[r.consumed](reads, writes)
             used[i] = locs
-    passes = mfma_passes(arch, spec, instr) if spec.has("mfma") else 0
-    reach = max((r.wait(arch, passes) for i, r in enumerate(rules(arch)) if pm >> i & 1), default=0)
+    passes = target.mfma_passes(spec, instr) if spec.has("mfma") else 0
+    reach = max((target.hazard_wait(r, passes) for i, r in enumerate(rules) if pm >> i & 1),
+                default=0)
     return pm, cm, made, used, reach, states
 
 
 @cache
-def _free_rules(arch: str) -> int:
+def _free_rules(target: Target) -> int:
     """Rules that fire without a location overlap ("always": EXEC/VCC/M0 producers; hwreg ids)."""
-    from isa.hazards import rules
     m = 0
-    for i, r in enumerate(rules(arch)):
+    for i, r in enumerate(target.hazard_rules()):
         if r.relation not in ("overlap", "same", "overlap_not_same"):
             m |= 1 << i
     return m
@@ -142,9 +140,9 @@ def _free_rules(arch: str) -> int:
 class _Entry:
     __slots__ = ("cmask", "instr", "made", "pmask", "reach", "states", "used")
 
-    def __init__(self, instr: Instr, arch: str, exact: bool = True) -> None:
+    def __init__(self, instr: Instr, target: Target, exact: bool = True) -> None:
         self.instr = instr
-        self.pmask, self.cmask, self.made, self.used, reach, self.states = _rule_view(arch, instr)
+        self.pmask, self.cmask, self.made, self.used, reach, self.states = _rule_view(target, instr)
         # wait states after which this producer can no longer matter (HORIZON for a custom rule)
         self.reach = min(reach, HORIZON) if exact else HORIZON
 
@@ -184,21 +182,20 @@ class _Walker:
 
     def __init__(self, prog: Stream, insert: bool, rule) -> None:
         self.prog = prog
-        self.arch = prog.kernel.arch
+        self.target = target = prog.kernel.target
         self.insert = insert
         self.exact = rule is None
-        base = rule or _default_rule()
+        base = rule or target.required_wait_states
         memo: dict = {}
-        arch = self.arch
 
         def cached(p: Instr, c: Instr) -> int:     # instrs stay alive for the walk: ids are stable
             key = (id(p), id(c))
             r = memo.get(key)
             if r is None:
-                r = memo[key] = base(arch, p, c)
+                r = memo[key] = base(p, c)
             return r
         self.rule = cached
-        self.free = _free_rules(arch)
+        self.free = _free_rules(target)
         self.violations: list[str] = []
         self._entries: dict[int, _Entry] = {}
 
@@ -206,7 +203,7 @@ class _Walker:
         """One entry per instruction object (the fixpoint compares exit states by entry)."""
         e = self._entries.get(id(instr))
         if e is None or e.instr is not instr:
-            e = self._entries[id(instr)] = _Entry(instr, self.arch, self.exact)
+            e = self._entries[id(instr)] = _Entry(instr, self.target, self.exact)
         return e
 
     def run(self, nodes: list[Node], live_in: dict, section: str) -> tuple[list[Node], dict]:
@@ -240,7 +237,7 @@ class _Walker:
                 if self.insert:
                     for nop in _nops(self.prog.kernel, need):
                         out.append(nop)
-                        cur += wait_states(nop.instr, self.arch)
+                        cur += wait_states(nop.instr, self.target)
                 else:
                     self.violations.append(f"{section}[{len(out)}] {node.instr}: {need} wait state(s) "
                                            f"missing after {culprit}")
@@ -268,7 +265,10 @@ def _join(states: list[dict]) -> dict:
     return out
 
 
-def _walk(prog: Stream, insert: bool, rule=None) -> _Walker:
+Rule = Callable[[Instr, Instr], int]   # (producer, consumer) -> wait states; default the Target's
+
+
+def _walk(prog: Stream, insert: bool, rule: Rule | None = None) -> _Walker:
     """Phase 1: the live producers at every block's exit over the stream as it is, to a fixpoint
     (worklist over the CFG). Phase 2: every block in layout order from the join of its
     predecessors' exits -- the final (nops inserted) exit of a block already walked, the phase-1
@@ -307,12 +307,12 @@ def _walk(prog: Stream, insert: bool, rule=None) -> _Walker:
     return w
 
 
-def insert_nops(prog: Stream, rule=None) -> Stream:
+def insert_nops(prog: Stream, rule: Rule | None = None) -> Stream:
     """Insert the fewest s_nop wait states that meet every hazard rule (in place)."""
     _walk(prog, True, rule)
     return prog
 
 
-def check_hazards(prog: Stream, rule=None) -> list[str]:
+def check_hazards(prog: Stream, rule: Rule | None = None) -> list[str]:
     """Unmet hazards, one message each (empty = correct)."""
     return _walk(prog, False, rule).violations

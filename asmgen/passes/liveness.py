@@ -60,7 +60,7 @@ def _section_sets(refs: list[tuple[tuple, tuple]]):
 
 
 def compute_liveness(prog: Stream) -> Liveness:
-    arch = prog.kernel.arch
+    target = prog.kernel.target
     an = analysis_of(prog)
     if _CHECK_CACHE:
         fresh = analyze_program(prog, insert=False)
@@ -77,7 +77,7 @@ def compute_liveness(prog: Stream) -> Liveness:
         starts[name] = pos
         lst = []
         for i, n in enumerate(nodes):
-            e = effects(arch, n.instr)
+            e = effects(target, n.instr)
             reads, writes = e.reg_reads, e.reg_writes
             extra = pseudo.get((name, i)) if pseudo else None
             if extra:

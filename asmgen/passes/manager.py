@@ -63,7 +63,7 @@ def schedule_block(block: Block, recipe=None, *, loop: bool | None = None):
     if not block.nodes:
         return []
     loop = block.in_loop if loop is None else loop
-    g = block_dag(block.nodes, block.kernel.arch, loop=loop)
+    g = block_dag(block.nodes, block.kernel.target, loop=loop)
     try:
         br = _recipe_for(recipe, block.role, tag_counts(block))
         check_recipe_tags(br, block.kernel.tags)

@@ -60,7 +60,7 @@ def root_alignments(prog: Stream) -> dict[int, int]:
     out = {r.id: r.align for r in k.vregs}
     for _, nodes in prog.sections():
         for n in nodes:
-            op_align = effects(k.arch, n.instr).op_align
+            op_align = effects(k.target, n.instr).op_align
             for pos, o in enumerate(n.instr.operands):
                 if not isinstance(o, VReg):
                     continue
@@ -82,7 +82,7 @@ def agpr_candidates(prog: Stream) -> set[int]:
     in_mfma: set[int] = set()
     for _, nodes in prog.sections():
         for n in nodes:
-            e = effects(k.arch, n.instr)
+            e = effects(k.target, n.instr)
             for pos, o in enumerate(n.instr.operands):
                 if isinstance(o, VReg) and o.file == "v" and o.id not in k.precolors:
                     ok[o.id] = ok.get(o.id, True) and "a" in e.op_kinds[pos]

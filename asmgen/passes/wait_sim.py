@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections import deque
 
 from ..ir import Node, Stream
+from ..target import Target
 from .effects import effects
 from .waitcnt import LGKM_MAX, VM_MAX, waitcnt_fields
 
@@ -96,14 +97,14 @@ class _Queues:
 
 
 class _Checker:
-    def __init__(self, arch: str) -> None:
-        self.arch = arch
+    def __init__(self, target: Target) -> None:
+        self.target = target
         self.problems: dict[tuple[str, int], str] = {}      # one message per instruction
 
     def run(self, nodes: list[Node], q: _Queues, section: str) -> _Queues:
-        arch = self.arch
+        target = self.target
         for i, node in enumerate(nodes):
-            e = effects(arch, node.instr)
+            e = effects(target, node.instr)
             if e.waitcnt:
                 q.wait(*waitcnt_fields(node.instr))
                 continue
@@ -137,7 +138,7 @@ def _unit_text(u: tuple) -> str:
 
 def simulate_waits(prog: Stream) -> list[str]:
     """Register reads/writes of load results still in flight (empty list = none found)."""
-    ck = _Checker(prog.kernel.arch)
+    ck = _Checker(prog.kernel.target)
     blocks = prog.blocks
     succ, _ = prog.cfg()
     seen: list[set] = [set() for _ in blocks]

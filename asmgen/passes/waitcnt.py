@@ -205,8 +205,8 @@ class Analyzer:
     violations. ``retire`` collects (section, index, load node id, units) when a load completes,
     for liveness."""
 
-    def __init__(self, arch: str, kernel, insert: bool) -> None:
-        self.arch = arch
+    def __init__(self, kernel, insert: bool) -> None:
+        self.target = kernel.target
         self.kernel = kernel
         self.insert = insert
         self.violations: list[str] = []
@@ -325,8 +325,8 @@ class Analyzer:
         for i, node in enumerate(nodes):
             if i == term and before_term:
                 for hn in before_term:
-                    self._wait_for(st, hn, effects(self.arch, hn.instr), out, section)
-            e = effects(self.arch, node.instr)
+                    self._wait_for(st, hn, effects(self.target, hn.instr), out, section)
+            e = effects(self.target, node.instr)
             if e.waitcnt:
                 vm, lg = waitcnt_fields(node.instr)
                 out.append(node)
@@ -345,7 +345,7 @@ class Analyzer:
         if self.insert:
             vm, lg = need.vm, need.lgkm
             prev = out[-1] if out else None
-            if prev is not None and "wait" in prev.tags and effects(self.arch, prev.instr).waitcnt:
+            if prev is not None and "wait" in prev.tags and effects(self.target, prev.instr).waitcnt:
                 pvm, plg = waitcnt_fields(prev.instr)
                 vm = pvm if vm is None else min(vm, pvm)
                 lg = plg if lg is None else min(lg, plg)
@@ -389,7 +389,7 @@ def analyze_program(prog: Stream, insert: bool) -> Analyzer:
         if runs[b] > MAX_FIXPOINT_ITERS:
             raise WaitcntError(f"waitcnt analysis found no fixpoint for block {blocks[b].name} in "
                                f"{MAX_FIXPOINT_ITERS} iterations")
-        probe = Analyzer(k.arch, k, insert)
+        probe = Analyzer(k, insert)
         st = ins[b].copy()
         nodes = [_clone(x) for x in blocks[b].nodes] if insert else blocks[b].nodes
         _run_block(probe, prog, b, nodes, st, extra[b])
@@ -399,7 +399,7 @@ def analyze_program(prog: Stream, insert: bool) -> Analyzer:
             if keys[t] is None or new.key() != keys[t]:
                 ins[t], keys[t] = new, new.key()
                 work.add(t)
-    an = Analyzer(k.arch, k, insert)
+    an = Analyzer(k, insert)
     finals = []
     for b, blk in enumerate(blocks):
         st = (ins[b] or State()).copy()
@@ -468,7 +468,7 @@ def _wait_smem_at_loop_entry(prog: Stream, an: Analyzer, st: State, out: list[No
     used = set()
     for b in loop_blocks:
         for n in prog.blocks[b].nodes:
-            e = effects(prog.kernel.arch, n.instr)
+            e = effects(prog.kernel.target, n.instr)
             used.update(e.reads)
             used.update(e.writes)
     if any(s > st.lg_lb and u in used for u, s in st.pend_lg.items()):

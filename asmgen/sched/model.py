@@ -13,33 +13,33 @@ from __future__ import annotations
 
 from ..ir import Node
 from ..passes.effects import effects
-from ..target import target_of
+from ..target import Target
 
 
-def issue_cycles(arch: str, node: Node) -> int:
+def issue_cycles(target: Target, node: Node) -> int:
     """Cycles the instruction occupies its pipe (MFMA: passes x 4; others: spec cycles)."""
-    spec = effects(arch, node.instr).spec
-    p = spec.passes_on(arch)
-    return p * target_of(arch).latency.mfma_clk_per_pass if p else spec.cycles
+    spec = effects(target, node.instr).spec
+    p = target.spec_passes(spec)
+    return p * target.latency.mfma_clk_per_pass if p else spec.cycles
 
 
-def pipe(arch: str, node: Node) -> str:
-    return effects(arch, node.instr).spec.pipe
+def pipe(target: Target, node: Node) -> str:
+    return effects(target, node.instr).spec.pipe
 
 
-def result_latency(arch: str, node: Node) -> int:
+def result_latency(target: Target, node: Node) -> int:
     """Cycles from issue until the instruction's register results can be consumed."""
-    return result_latency_of(arch, effects(arch, node.instr))
+    return result_latency_of(target, effects(target, node.instr))
 
 
-def result_latency_of(arch: str, e) -> int:
+def result_latency_of(target: Target, e) -> int:
     """``result_latency`` from the instruction's ``asmgen.passes.effects.Effects``."""
-    lat = target_of(arch).latency
+    lat = target.latency
     if e.counter == "vm":
         return lat.vmem
     if e.counter == "lgkm":
         return lat.smem if e.smem else lat.lds
-    p = e.spec.passes_on(arch)
+    p = target.spec_passes(e.spec)
     return p * lat.mfma_clk_per_pass if p else e.spec.cycles
 
 
@@ -52,6 +52,6 @@ def kind_latency(kind: str, producer_result_latency: int) -> int:
     return 0
 
 
-def edge_latency(arch: str, u: Node, v: Node, kind: str) -> int:
+def edge_latency(target: Target, u: Node, v: Node, kind: str) -> int:
     """Latency of a DAG edge u -> v of ``kind`` (see ``asmgen.dag``)."""
-    return kind_latency(kind, result_latency(arch, u) if kind == "raw" else 0)
+    return kind_latency(kind, result_latency(target, u) if kind == "raw" else 0)

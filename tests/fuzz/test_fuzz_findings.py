@@ -19,6 +19,7 @@ from asmgen.ir import KernelIR
 from asmgen.kinds.gemm.config import GemmConfig
 from asmgen.kinds.gemm.tags import GEMM_TAGS
 from asmgen.passes.manager import compile_kernel
+from asmgen.target import target_of
 from isa.instr import Instr
 from isa.operands import v
 
@@ -32,7 +33,7 @@ class ProgramOrder:
 
 def test_sixteen_ds_reads_then_use_of_the_first_gets_a_wait():
     """Minimal: 16 ds_reads (the first one's result is consumed after 15 younger LDS ops)."""
-    k = KernelIR(arch="gfx942", name="sat16", tags=GEMM_TAGS)
+    k = KernelIR(target_of("gfx942"), name="sat16", tags=GEMM_TAGS)
     tid = k.precolored("v", v(0), "tid")
     p = k.prologue
     dst = [k.vreg("v", 1, name=f"d{i}") for i in range(16)]
@@ -46,7 +47,7 @@ def test_sixteen_ds_reads_then_use_of_the_first_gets_a_wait():
     k.lds_bytes = 4096
     instrs = [n.instr for _, nodes in compile_kernel(k, ProgramOrder()).stream.sections()
               for n in nodes]
-    bad = [vi for vi in register_violations(instrs, "gfx942") if vi.error.startswith("Pending")]
+    bad = [vi for vi in register_violations(instrs, k.target) if vi.error.startswith("Pending")]
     assert not bad, f"{bad[0].error} at [{bad[0].index}] {instrs[bad[0].index]}: {bad[0].detail}"
 
 
@@ -67,11 +68,11 @@ def test_emulator_rejects_kernel_reading_a_never_written_sgpr():
     from asmgen.fuzz.mutate import SURVIVED, Mutant, Program, run_mutant
     from asmgen.passes.effects import effects
     kern = gemm(m=64, n=64, k=128, schedule="pgr1")
-    prog = Program.from_asm(kern.asm, kern.config.arch, kern.name)
+    prog = Program.from_asm(kern.asm, kern.config.target, kern.name)
     seen = set()
     site = None
     for i, ins in enumerate(prog.instrs):
-        e = effects(prog.arch, ins)
+        e = effects(prog.target, ins)
         if (ins.op == "s_mov_b32" and str(ins.operands[1])[0].isdigit()
                 and not set(e.writes) & seen and ins.operands[0].index >= 16):
             site = i

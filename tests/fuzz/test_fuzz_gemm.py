@@ -30,7 +30,7 @@ def test_fuzz_recipe_orders_are_legal_and_seed_dependent():
     from schedules import get_recipe
     ir = build_gemm(GemmConfig(m=64, n=64, k=64, waves=(2, 2)))
     block = ir.loop.body
-    g = build_dag(block.nodes, ir.arch, loop=True)
+    g = build_dag(block.nodes, ir.target, loop=True)
     from asmgen.passes.manager import tag_counts
     tags = tag_counts(block)          # the recipe leaves out groups matching no node
     orders = set()

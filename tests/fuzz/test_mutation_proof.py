@@ -31,7 +31,7 @@ def report(kernel):
 
 
 def test_every_class_has_sites(kernel):
-    prog = Program.from_asm(kernel.asm, kernel.config.arch, kernel.name)
+    prog = Program.from_asm(kernel.asm, kernel.config.target, kernel.name)
     sites = all_sites(prog, kernel.config.waves[0] * kernel.config.waves[1])
     for cls in CORRECTNESS_CLASSES + NEUTRAL_CLASSES:
         assert sites[cls], f"no {cls} site in {kernel.name}"
@@ -67,6 +67,6 @@ def test_setprio_drop_is_neutral(report):
 def test_unmutated_kernel_passes(kernel):
     """The baseline: the kernel itself (an empty mutation) passes the same check."""
     from asmgen.fuzz.mutate import Mutant
-    prog = Program.from_asm(kernel.asm, kernel.config.arch, kernel.name)
+    prog = Program.from_asm(kernel.asm, kernel.config.target, kernel.name)
     r = run_mutant(kernel, prog, Mutant("none", 0, "no edit", [], ()), seed=1)
     assert r.outcome == SURVIVED, r.message

@@ -24,6 +24,7 @@ from asmgen.fuzz.mutate import (
 )
 from asmgen.fuzz.mutate_campaign import build_proof_kernel, proof_kernels
 from asmgen.fuzz.mutate_sites import setprio_hazard_sites, sites_setprio, sites_swap
+from asmgen.target import target_of
 
 ATTENTION_PROOF_KERNELS = proof_kernels("attention")
 
@@ -53,7 +54,7 @@ def test_sites_come_from_the_stream(kernel):
     """The mutations that make sense in a flash-attention kernel have sites in it: waits on the
     K/V/Q buffer loads and on the cross-lane row reduction, VALU->VALU VCC hazards of the mask,
     loads in flight, dependent VALU pairs of the softmax, and the s_setprio pair."""
-    prog = Program.from_asm(kernel.asm, kernel.config.arch, kernel.name)
+    prog = Program.from_asm(kernel.asm, kernel.config.target, kernel.name)
     sites = all_sites(prog, kernel_waves(kernel))
     for cls in ("delete_waitcnt", "raise_waitcnt", "shorten_nop", "swap_dependent",
                 "reuse_inflight", "drop_setprio"):
@@ -74,7 +75,7 @@ def test_sites_come_from_the_stream(kernel):
 def test_cli_kills_every_applicable_kind_and_exits_0(cli_run, kernel):
     rc, rows, text = cli_run
     assert rc == 0, text
-    prog = Program.from_asm(kernel.asm, kernel.config.arch, kernel.name)
+    prog = Program.from_asm(kernel.asm, kernel.config.target, kernel.name)
     applicable = [c for c, ms in all_sites(prog, kernel_waves(kernel)).items()
                   if ms and c in CORRECTNESS_CLASSES]
     assert len(applicable) >= 5, applicable
@@ -95,7 +96,7 @@ def test_setprio_drop_is_neutral_not_killed(cli_run, kernel):
     line = next(ln for ln in text.splitlines() if ln.strip().startswith("drop_setprio"))
     assert "0/" in line and "neutral" in line
     # the same, directly: one neutral mutant in a report of its own
-    prog = Program.from_asm(kernel.asm, kernel.config.arch, kernel.name)
+    prog = Program.from_asm(kernel.asm, kernel.config.target, kernel.name)
     m = sites_setprio(prog, kernel_waves(kernel))[0]
     assert m.cls in NEUTRAL_CLASSES and m.expected == ()
     r = run_mutant(kernel, prog, m, seed=0)
@@ -121,7 +122,7 @@ def test_a_killed_neutral_or_a_surviving_correctness_mutant_fails_the_report():
 def _prog(body: str, arch: str = "gfx942") -> Program:
     lines = ["k:"] + [ln.strip() if ln.strip().endswith(":") else "  " + ln.strip()
                       for ln in body.strip().splitlines()]
-    return Program.from_asm("\n".join(lines), arch, "k")
+    return Program.from_asm("\n".join(lines), target_of(arch), "k")
 
 
 def test_setprio_inside_a_hazard_window_is_not_offered_as_neutral():
@@ -198,7 +199,7 @@ def test_setprio_in_a_hazard_window_is_a_real_hazard_on_the_emulator():
     kernel that has one, and fails if none does: the site rule would then be untested."""
     for spec in ATTENTION_PROOF_KERNELS:
         kern = build_proof_kernel("attention", spec)
-        prog = Program.from_asm(kern.asm, kern.config.arch, kern.name)
+        prog = Program.from_asm(kern.asm, kern.config.target, kern.name)
         sites = setprio_hazard_sites(prog)
         if sites:
             break

@@ -27,7 +27,7 @@ CAUSAL = [spec for spec in proof_kernels("attention") if spec.get("causal")]
 @pytest.mark.parametrize("spec", CAUSAL[:1] + [s for s in CAUSAL[1:2]], ids=lambda s: str(s))
 def test_mutants_in_both_bodies_are_killed(spec):
     kern = build_proof_kernel("attention", spec)
-    prog = Program.from_asm(kern.asm, kern.config.arch, kern.name)
+    prog = Program.from_asm(kern.asm, kern.config.target, kern.name)
     diag = _block_range(prog, "loop_kv_diag", "loop_kv_end")
     full = _block_range(prog, "loop_kv", "loop_kv_latch")
     assert len(diag) > 100 and len(full) > 100

@@ -35,7 +35,7 @@ def test_failing_kernel_reproducer_fails_asmgen_check(tmp_path, capsys):
     case = FuzzCase(GemmConfig(m=64, n=64, k=64), 3, 5)
     out = run_case(case)
     kern = out.kernel
-    prog = Program.from_asm(kern.asm, kern.config.arch, kern.name)
+    prog = Program.from_asm(kern.asm, kern.config.target, kern.name)
     dels, _ = sites_waitcnt(prog, 4)
     from asmgen.toolchain import find_toolchain
     kern.asm = dels[0].apply(prog)

@@ -9,6 +9,7 @@ import pytest
 
 from asmgen.cli import main
 from asmgen.fuzz.mutate_sites import Program, sites_nop
+from asmgen.target import target_of
 from asmgen.toolchain import assemble
 
 
@@ -37,7 +38,7 @@ def test_known_rule_on_a_clean_kernel_reports_nothing(contract, capsys):
 def test_hazard_fails_then_runs_on_when_allowed(contract, tmp_path, capsys):
     meta = json.loads(contract.read_text())
     asm = contract.with_suffix(".s").read_text()
-    prog = Program.from_asm(asm, meta["arch"], meta["kernel"])
+    prog = Program.from_asm(asm, target_of(meta["arch"]), meta["kernel"])
     mutants = sites_nop(prog, 1)
     assert mutants, "the kernel has no s_nop the judge needs"
     bad = tmp_path / contract.name

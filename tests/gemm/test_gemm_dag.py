@@ -69,7 +69,7 @@ def test_epilogue_and_prologue(kernel):
 def test_loop_dag_edges(kernel):
     cfg, k = kernel
     body = k.loop.body.nodes
-    g = build_dag(body, cfg.arch, loop=True)
+    g = build_dag(body, cfg.target, loop=True)
     ids = {n.id: n for n in body}
 
     def edges(src_pred, dst_pred, distance):
@@ -117,7 +117,7 @@ def test_direct_to_lds_nodes():
     assert len(m0_writes) == len(dma)
     assert not [n for n in body if "lw_a" in n.tags and n.instr.op.startswith("ds_write")]
     assert [n for n in body if "lw_b" in n.tags and n.instr.op.startswith("ds_write")]
-    g = build_dag(body, cfg.arch, loop=True)
+    g = build_dag(body, cfg.target, loop=True)
     for w, d in zip(m0_writes, dma):                                  # M0 feeds its DMA
         assert g.has_edge(w.id, d.id)
 

@@ -21,6 +21,7 @@ from asmgen.kernarg import ArgSpec, layout, pack_kernargs
 from asmgen.kinds.common.buffers import SRD_DWORD3
 from asmgen.passes.manager import compile_kernel
 from asmgen.program import KernelResources
+from asmgen.target import target_of
 from isa.instr import Instr
 from isa.operands import Imm, s, v
 
@@ -48,7 +49,7 @@ ADDR = (CoreTag.ADDR,)
 
 
 def build(arch: str = "gfx942", tn_log2: int = 1) -> KernelIR:
-    k = KernelIR(arch, NAME, tags=TAGS)
+    k = KernelIR(target_of(arch), NAME, tags=TAGS)
     off = {sl.arg.name: sl.offset for sl in layout(ARGS)}
     kp = k.precolored("s", s(0, 2), "kernarg")
     wg = k.precolored("s", s(2), "wg_x")

@@ -14,6 +14,7 @@ from persistent_gemm import NAME, assemble, problem, run
 
 from asmgen.fuzz.mutate import ANY, CORRECTNESS_CLASSES
 from asmgen.fuzz.mutate_sites import Program, all_sites
+from asmgen.target import target_of
 from asmgen.toolchain import find_toolchain
 
 
@@ -33,7 +34,7 @@ def test_mutants_of_the_nested_loop_kernel_are_killed(arch):
     tc = find_toolchain()
     _, asm = assemble(arch, 1)
     assert _outcome(tc, asm, arch) == "survived"          # baseline
-    prog = Program.from_asm(asm, arch, NAME)
+    prog = Program.from_asm(asm, target_of(arch), NAME)
     assert len(prog.loop_ranges()) == 2                   # both loops seen by the sites
     found = all_sites(prog, 1)
     rng = random.Random(0)

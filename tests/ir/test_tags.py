@@ -7,12 +7,13 @@ from asmgen.ir import CoreTag, IRError, KernelIR, TagEnum, TagFamily, TagVocabul
 from asmgen.kinds.attention.tags import ATTN_TAGS, AttnTag
 from asmgen.kinds.common.tags import CommonTag
 from asmgen.kinds.gemm.tags import GEMM_TAGS, GemmTag, lr
+from asmgen.target import target_of
 from isa.instr import Instr
 from isa.operands import Imm
 
 
 def _gemm_kernel():
-    k = KernelIR("gfx942", "t", tags=GEMM_TAGS)
+    k = KernelIR(target_of("gfx942"), "t", tags=GEMM_TAGS)
     return k, k.vreg("v")
 
 
@@ -61,16 +62,16 @@ def test_terminator_and_retag_are_checked_too():
 
 def test_a_kernel_needs_a_vocabulary():
     with pytest.raises(TypeError):
-        KernelIR("gfx942", "t")
+        KernelIR(target_of("gfx942"), "t")
     with pytest.raises(IRError, match=r"tags=\('addr',\) is not a TagVocabulary"):
-        KernelIR("gfx942", "t", tags=("addr",))
+        KernelIR(target_of("gfx942"), "t", tags=("addr",))
 
 
 def test_families_keep_the_check():
     stage = TagFamily("stage", 3)
     buf = TagFamily("buf", 2)
     vocab = TagVocabulary("fam", families=(stage,))
-    k = KernelIR("gfx942", "t", tags=vocab)
+    k = KernelIR(target_of("gfx942"), "t", tags=vocab)
     x = k.vreg("v")
     n = k.prologue.add(Instr("v_mov_b32", (x, Imm(0))), (stage[2], "stage1"))
     assert n.tags == {"stage2", "stage1"} and {t.index for t in n.tags} == {1, 2}

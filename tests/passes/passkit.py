@@ -3,13 +3,14 @@ from __future__ import annotations
 
 from asmgen.ir import KernelIR, Node, Stream
 from asmgen.kinds.gemm.tags import GEMM_TAGS
+from asmgen.target import target_of
 from isa.instr import Instr
 from isa.operands import Imm
 from isa.waitcnt_enc import format_waitcnt
 
 
 def new_kernel(arch: str = "gfx942") -> KernelIR:
-    return KernelIR(arch, "t", tags=GEMM_TAGS)
+    return KernelIR(target_of(arch), "t", tags=GEMM_TAGS)
 
 
 def node(k: KernelIR, instr: Instr, **kw) -> Node:

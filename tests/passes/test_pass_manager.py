@@ -9,6 +9,7 @@ from asmgen.ir import KernelIR, VReg
 from asmgen.kinds.gemm.tags import GEMM_TAGS
 from asmgen.passes.manager import compile_kernel
 from asmgen.passes.regalloc import RegisterBudgetError
+from asmgen.target import target_of
 from isa.instr import Instr
 from isa.operands import Imm, Reg, s, v
 from isa.waitcnt_enc import format_waitcnt
@@ -17,7 +18,7 @@ OFFEN = (("offen", True),)
 
 
 def build(arch: str = "gfx942") -> KernelIR:
-    k = KernelIR(arch, "t", tags=GEMM_TAGS)
+    k = KernelIR(target_of(arch), "t", tags=GEMM_TAGS)
     kp = k.precolored("s", s(0, 2), "kernarg")
     tid = k.precolored("v", v(0), "tid")
     srd, cnt, off = k.vreg("s", 4), k.vreg("s"), k.vreg("v")

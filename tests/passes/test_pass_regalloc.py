@@ -13,6 +13,7 @@ from asmgen.passes.liveness import compute_liveness
 from asmgen.passes.manager import compile_kernel
 from asmgen.passes.regalloc import RegisterBudgetError, allocate, check_no_overlap
 from asmgen.passes.waitcnt import insert_waitcnts
+from asmgen.target import target_of
 from isa.instr import Instr
 from isa.operands import Imm, s, v
 
@@ -104,7 +105,7 @@ def test_budget_error_names_file_need_and_limit():
 
 
 def _random_kernel(rng: random.Random, n_pro: int, n_body: int, n_epi: int) -> KernelIR:
-    k = KernelIR("gfx942", "rand", tags=GEMM_TAGS)
+    k = KernelIR(target_of("gfx942"), "rand", tags=GEMM_TAGS)
     tid = k.precolored("v", v(0), "tid")
     kp = k.precolored("s", s(0, 2), "kernarg")
     srd = k.vreg("s", 4)
@@ -158,7 +159,7 @@ def _random_kernel(rng: random.Random, n_pro: int, n_body: int, n_epi: int) -> K
     return k
 
 
-def value_flow_errors(arch, sections, regs) -> list[str]:
+def value_flow_errors(target, sections, regs) -> list[str]:
     """Independent of liveness: run the virtual stream (loop body three times) over the
     physical registers; every read of a virtual unit must find that unit's own last write there
     (a load's write counts from its issue, so a clobber while it is in flight is caught too)."""
@@ -172,7 +173,7 @@ def value_flow_errors(arch, sections, regs) -> list[str]:
 
     for name, instrs in order:
         for i, ins in enumerate(instrs):
-            e = effects(arch, ins)
+            e = effects(target, ins)
             for u in e.reg_reads:
                 if u[1] != -1 and owner.get(phys(u), u) != u:
                     errs.append(f"{name}[{i}] {ins}: {u} clobbered by {owner[phys(u)]}")
@@ -205,7 +206,7 @@ def test_random_kernels_compile_verify_and_never_share_live_registers(seed, n_pr
 
     c = compile_kernel(k, _Fuzz(seed), dump=dump)      # raises VerifyError if anything is missing
     assert check_no_overlap(snap["live"], c.allocation.regs) == []
-    assert value_flow_errors(k.arch, snap["virt"], c.allocation.regs) == []
+    assert value_flow_errors(k.target, snap["virt"], c.allocation.regs) == []
     assert c.allocation.regs[0] == v(0)
 
 

@@ -8,6 +8,7 @@ from asmgen.ir import IRError, KernelIR
 from asmgen.kinds.gemm.tags import GEMM_TAGS
 from asmgen.passes.manager import compile_kernel
 from asmgen.program import KernelResources
+from asmgen.target import target_of
 from isa.instr import Instr
 from isa.operands import Imm, v
 
@@ -15,7 +16,7 @@ from isa.operands import Imm, v
 def _kernel(threshold: int) -> KernelIR:
     """Each wave writes its id to LDS dword ``wave``; waves with id >= ``threshold`` take a
     barrier; then every wave reads the dword of wave ``wave ^ 4``."""
-    k = KernelIR("gfx942", "cond_bar", tags=GEMM_TAGS)
+    k = KernelIR(target_of("gfx942"), "cond_bar", tags=GEMM_TAGS)
     tid = k.precolored("v", v(0), "tid")
     p = k.prologue
     wave, addr, wsg = k.vreg("v"), k.vreg("v"), k.vreg("s")
@@ -82,7 +83,7 @@ def test_conditional_barrier_is_a_branch_around_a_barrier_block():
 
 
 def test_bad_place_and_compare_rejected():
-    k = KernelIR("gfx942", "x", tags=GEMM_TAGS)
+    k = KernelIR(target_of("gfx942"), "x", tags=GEMM_TAGS)
     with pytest.raises(IRError, match="loop_head"):
         k.add_conditional_barrier("loop_head", Instr("s_cmp_ge_u32", (k.vreg("s"), Imm(4))))
     with pytest.raises(IRError, match="s_cmp"):

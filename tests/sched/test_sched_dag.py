@@ -2,6 +2,7 @@
 from asmgen.dag import build_dag
 from asmgen.ir import KernelIR
 from asmgen.kinds.gemm.tags import GEMM_TAGS
+from asmgen.target import target_of
 from isa.instr import Instr
 from isa.operands import Imm
 
@@ -9,7 +10,7 @@ OFFEN = (("offen", True),)
 
 
 def _k():
-    return KernelIR("gfx942", "t", tags=GEMM_TAGS)
+    return KernelIR(target_of("gfx942"), "t", tags=GEMM_TAGS)
 
 
 def _edge(g, u, v):
@@ -24,7 +25,7 @@ def test_register_raw_war_waw():
     n1 = b.add(Instr("v_add_u32", (y, x, x)))
     n2 = b.add(Instr("v_mov_b32", (x, Imm(2))))
     n3 = b.add(Instr("v_mov_b32", (y, Imm(3))))
-    g = build_dag(b.nodes, k.arch)
+    g = build_dag(b.nodes, k.target)
     assert _edge(g, n0, n1)["kind"] == "raw" and _edge(g, n0, n1)["latency"] == 4
     assert _edge(g, n1, n2)["kind"] == "war"
     assert _edge(g, n0, n2)["kind"] == "waw"
@@ -39,7 +40,7 @@ def test_sub_ranges_depend_only_when_overlapping():
     n0 = b.add(Instr("v_mov_b32", (x.sub(0), Imm(1))))
     n1 = b.add(Instr("v_mov_b32", (x.sub(1), Imm(1))))
     n2 = b.add(Instr("ds_write_b64", (k.vreg("v"), x.sub(0, 2))))
-    g = build_dag(b.nodes, k.arch)
+    g = build_dag(b.nodes, k.target)
     assert _edge(g, n0, n1) is None
     assert _edge(g, n0, n2) and _edge(g, n1, n2)
 
@@ -54,7 +55,7 @@ def test_lds_regions_and_barrier_fences():
     bar = b.add(Instr("s_barrier"))
     w_b = b.add(Instr("ds_write_b32", (addr, d)), lds_write="B")
     rd_any = b.add(Instr("ds_read_b32", (r3, addr)))
-    g = build_dag(b.nodes, k.arch)
+    g = build_dag(b.nodes, k.target)
     assert _edge(g, w_a, rd_b) is None
     assert _edge(g, w_a, rd_a)["kind"] == "lds"
     for n in (w_a, rd_b, rd_a):
@@ -71,7 +72,7 @@ def test_global_store_order():
     st1 = b.add(Instr("buffer_store_dword", (y, addr, srd, Imm(0)), OFFEN))
     l2 = b.add(Instr("buffer_load_dword", (k.vreg("v"), addr, srd, Imm(0)), OFFEN))
     st2 = b.add(Instr("buffer_store_dword", (y, addr, srd, Imm(4)), OFFEN))
-    g = build_dag(b.nodes, k.arch)
+    g = build_dag(b.nodes, k.target)
     assert _edge(g, l1, st1)["kind"] == "mem"
     assert _edge(g, st1, l2)["kind"] == "mem"
     assert _edge(g, st1, st2)["kind"] == "mem" and _edge(g, l2, st2)["kind"] == "mem"
@@ -88,7 +89,7 @@ def test_loop_carried_edges_have_distance_one():
     wr = body.add(Instr("ds_write_b32", (addr, y)), lds_write="A")
     bar2 = body.add(Instr("s_barrier"))
     rd2 = body.add(Instr("ds_read_b32", (x, addr)), lds_read="A")      # defines x for next iter
-    g = build_dag(body.nodes, k.arch, loop=True)
+    g = build_dag(body.nodes, k.target, loop=True)
     assert _edge(g, rd2, use)["distance"] == 1 and _edge(g, rd2, use)["kind"] == "raw"
     assert _edge(g, use, rd2)["distance"] == 0           # WAR in the same iteration
     assert _edge(g, rd2, bar)["distance"] == 1           # LDS op after the last barrier -> first barrier

@@ -12,6 +12,7 @@ from asmgen.kinds.common.tags import CommonTag
 from asmgen.kinds.gemm.tags import GemmTag
 from asmgen.sched.groups import SchedError, SchedGroup
 from asmgen.sched.list_sched import schedule
+from asmgen.target import target_of
 from isa.instr import Instr
 from isa.operands import Imm
 
@@ -28,7 +29,7 @@ VOCAB = TagVocabulary("sched_test", CommonTag, GemmTag, ValuTag)
 
 def random_block(rng: random.Random, n: int, loop: bool = False):
     """A random straight-line block over a small register pool (many dependences)."""
-    k = KernelIR("gfx942", "rand", tags=VOCAB)
+    k = KernelIR(target_of("gfx942"), "rand", tags=VOCAB)
     b = k.make_loop(k.vreg("s")) if loop else k.prologue
     vs = [k.vreg("v") for _ in range(6)]
     pairs = [k.vreg("v", 2) for _ in range(3)]
@@ -76,7 +77,7 @@ class _Recipe:
 def test_any_schedule_is_a_topological_order(seed, n, loop, use_groups):
     rng = random.Random(seed)
     k, b = random_block(rng, n, loop)
-    g = build_dag(b.nodes, k.arch, loop=loop)
+    g = build_dag(b.nodes, k.target, loop=loop)
     present = sorted({t for nd in b.nodes for t in nd.tags})   # a recipe sees the tag counts
     groups = [SchedGroup({rng.choice(present)}, rng.randint(1, 3), rng.randint(0, 1))
               for _ in range(rng.randint(1, 4))] if use_groups and present else []
@@ -86,21 +87,21 @@ def test_any_schedule_is_a_topological_order(seed, n, loop, use_groups):
 
 
 def test_default_is_deterministic_and_critical_path_first():
-    k = KernelIR("gfx942", "t", tags=VOCAB)
+    k = KernelIR(target_of("gfx942"), "t", tags=VOCAB)
     b = k.prologue
     srd, addr = k.vreg("s", 4), k.vreg("v")
     x, y = k.vreg("v"), k.vreg("v")
     m = b.add(Instr("v_mov_b32", (y, Imm(1))))
     ld = b.add(Instr("buffer_load_dword", (x, addr, srd, Imm(0)), OFFEN))
     use = b.add(Instr("v_add_u32", (k.vreg("v"), x, y)))
-    g = build_dag(b.nodes, k.arch)
+    g = build_dag(b.nodes, k.target)
     order = schedule(b.nodes, g)
     assert order[0] is ld          # the long-latency load heads the critical path
     assert order == schedule(b.nodes, g) and order[-1] is use and m in order
 
 
 def test_groups_interleave_mfma_and_lds_reads():
-    k = KernelIR("gfx942", "t", tags=VOCAB)
+    k = KernelIR(target_of("gfx942"), "t", tags=VOCAB)
     b = k.prologue
     addr = k.vreg("v")
     for i in range(4):
@@ -108,7 +109,7 @@ def test_groups_interleave_mfma_and_lds_reads():
         b.add(Instr("v_mfma_f32_16x16x16_f16", (acc, k.vreg("v", 2), k.vreg("v", 2), acc)), {"mfma"})
     for i in range(8):
         b.add(Instr("ds_read_b32", (k.vreg("v"), addr)), {"lr_a"}, lds_read="A")
-    g = build_dag(b.nodes, k.arch)
+    g = build_dag(b.nodes, k.target)
 
     class R:
         groups = (SchedGroup(CommonTag.MFMA, 1), SchedGroup({GemmTag.LR_A, GemmTag.LR_B}, 2))
@@ -120,7 +121,7 @@ def test_groups_interleave_mfma_and_lds_reads():
 
 
 def test_group_matching_no_node_is_an_error_naming_it():
-    k = KernelIR("gfx942", "t", tags=VOCAB)
+    k = KernelIR(target_of("gfx942"), "t", tags=VOCAB)
     b = k.prologue
     x = k.vreg("v")
     b.add(Instr("v_mov_b32", (x, Imm(1))), {"addr"})
@@ -131,12 +132,12 @@ def test_group_matching_no_node_is_an_error_naming_it():
 
     with pytest.raises(SchedError, match=r"SchedGroup\(\['mfma'\], count=1, sync_id=3\) "
                                          r"matches no node of the block"):
-        schedule(b.nodes, build_dag(b.nodes, k.arch), R())
+        schedule(b.nodes, build_dag(b.nodes, k.target), R())
 
 
 def test_group_closed_when_its_nodes_are_not_ready_yet():
     """A group whose nodes exist but wait for others is closed early, not a deadlock."""
-    k = KernelIR("gfx942", "t", tags=VOCAB)
+    k = KernelIR(target_of("gfx942"), "t", tags=VOCAB)
     b = k.prologue
     x = k.vreg("v")
     b.add(Instr("v_mov_b32", (x, Imm(1))), {"addr"})
@@ -146,16 +147,16 @@ def test_group_closed_when_its_nodes_are_not_ready_yet():
         groups = (SchedGroup(ValuTag.VALU, 1), SchedGroup(CoreTag.ADDR, 1))
         repeat = True
 
-    order = schedule(b.nodes, build_dag(b.nodes, k.arch), R())
+    order = schedule(b.nodes, build_dag(b.nodes, k.target), R())
     assert [n.instr.op for n in order] == ["v_mov_b32", "v_add_u32"]
 
 
 def test_seeded_tie_break_varies_but_repeats():
-    k = KernelIR("gfx942", "t", tags=VOCAB)
+    k = KernelIR(target_of("gfx942"), "t", tags=VOCAB)
     b = k.prologue
     for i in range(12):
         b.add(Instr("v_mov_b32", (k.vreg("v"), Imm(i))))
-    g = build_dag(b.nodes, k.arch)
+    g = build_dag(b.nodes, k.target)
 
     class R:
         def __init__(self, seed):

@@ -133,8 +133,35 @@ def test_scheduler_latencies_are_the_sourced_ones():
     from asmgen.sched.model import result_latency_of
     from isa.asm_parse import parse_line
     for arch in ARCHES:
-        p = params_for(arch)
-        lat = {txt: result_latency_of(arch, effects(arch, parse_line(txt, arch))) for txt in (
+        p, t = params_for(arch), target_of(arch)
+        lat = {txt: result_latency_of(t, effects(t, parse_line(txt, arch))) for txt in (
             "ds_read_b128 v[0:3], v4", "s_load_dword s0, s[0:1], 0x0",
             "buffer_load_dword v0, v1, s[0:3], 0 offen")}
         assert list(lat.values()) == [p.lds_latency, p.smem_latency, p.vmem_l2_latency]
+
+
+def test_the_kernel_ir_holds_its_target():
+    from asmgen.ir import IRError, KernelIR
+    k = KernelIR(target_of(G950), "t")
+    assert k.target is target_of(G950) and not hasattr(k, "arch")
+    with pytest.raises(IRError, match="needs a Target.*'gfx950'"):
+        KernelIR(G950, "t")
+
+
+def test_the_pass_queries_are_the_isa_tables():
+    """What the passes ask the Target (specs, MFMA passes, hazard rules and waits) is the isa
+    package's answer for the arch name."""
+    from isa.asm_parse import parse_line
+    from isa.hazards import required_wait_states, rules
+    from isa.tables import spec_for
+    mfma, use = "v_mfma_f32_32x32x8_f16 a[0:15], v[0:1], v[2:3], a[0:15]", "v_accvgpr_read_b32 v4, a4"
+    for arch in ARCHES:
+        t = target_of(arch)
+        p, c = parse_line(mfma, arch), parse_line(use, arch)
+        assert t.spec_for(p) is spec_for(arch, p)
+        assert t.spec_passes(t.spec_for(p)) == get_spec(arch, p.op).passes_on(arch) > 0
+        assert t.hazard_rules() == rules(arch) and t.hazard_rules()
+        for view in ("gen", "emu"):
+            assert t.required_wait_states(p, c, view) == required_wait_states(arch, p, c, view) > 0
+        r = t.hazard_rules()[0]
+        assert t.hazard_wait(r, 16) == r.wait(arch, 16)

@@ -16,7 +16,7 @@ from asmgen.kernarg import ArgSpec
 from asmgen.kinds.base import KernelKind, Launch
 from asmgen.kinds.common.buffers import SRD_DWORD3
 from asmgen.kinds.registry import register
-from asmgen.target import ARCHES
+from asmgen.target import ARCHES, target_of
 from isa.instr import Instr
 from isa.operands import Imm, s, v
 
@@ -39,8 +39,7 @@ class ScaleConfig:
     arch: str = ARCHES[0]
 
     def __post_init__(self) -> None:
-        if self.arch not in ARCHES:
-            raise ConfigError(f"arch {self.arch!r} is not one of {ARCHES}")
+        target_of(self.arch)     # ConfigError naming the value and the known arches
         for name in ("rows", "cols"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
                 raise ConfigError(f"{name}={getattr(self, name)!r} must be an integer >= 1")
@@ -48,6 +47,7 @@ class ScaleConfig:
             raise ConfigError(f"{self.rows}x{self.cols} f32 exceeds a 2 GiB buffer")
 
     name = property(lambda self: f"scale_f32_{self.rows}x{self.cols}")
+    target = property(lambda self: target_of(self.arch))
     threads = LANES
     grid = property(lambda self: (-(-self.rows * self.cols // LANES), 1, 1))
 
@@ -64,7 +64,7 @@ def scale_args(cfg: ScaleConfig) -> list[ArgSpec]:
 
 
 def build_scale(cfg: ScaleConfig) -> KernelIR:
-    k = KernelIR(cfg.arch, cfg.name, tags=SCALE_TAGS)
+    k = KernelIR(cfg.target, cfg.name, tags=SCALE_TAGS)
     karg, wg, tid = k.precolored("s", s(0, 2), "kernarg"), k.precolored("s", s(2), "wg_x"), \
         k.precolored("v", v(0), "tid")
     offs, p, t = kernarg.offsets(scale_args(cfg)), k.prologue, (CoreTag.ADDR,)

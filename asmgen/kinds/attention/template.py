@@ -70,7 +70,7 @@ class AttnBuild:
 
     def __init__(self, cfg: AttentionConfig) -> None:
         self.cfg = cfg
-        self.k = KernelIR(cfg.arch, cfg.name, tags=ATTN_TAGS)
+        self.k = KernelIR(cfg.target, cfg.name, tags=ATTN_TAGS)
         self.kernarg = self.k.precolored("s", s(0, 2), "kernarg")
         self.wg_x = self.k.precolored("s", s(2), "wg_qblock")
         self.wg_y = self.k.precolored("s", s(3), "wg_head")

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 
 from ...dtypes import DType, dtype_of
 from ...errors import ConfigError
-from ...target import DEFAULT_ARCH, IN_DTYPES, OUT_DTYPES, Target
+from ...target import DEFAULT_ARCH, IN_DTYPES, OUT_DTYPES, Target, target_of
 
 LAYOUTS = ("NN", "NT", "TN", "TT")
 # K loop arrangements: "default" (kinds.gemm.template), the split loops "pingpong" (8 waves) and
@@ -29,13 +29,12 @@ ACTIVATIONS = ("none", "silu", "gelu")
 LOWP_DTYPES = ("fp8_e4m3fnuz", "bf8_e5m2fnuz", "fp8_e4m3", "bf8_e5m2", "i8")
 
 
-def _arch_has(arch: str, dtype: str) -> None:
+def _arch_has(target: Target, dtype: str) -> None:
     """ConfigError naming the arch and the input dtypes it has when ``dtype`` is not one."""
-    from ...target import target_of
-    have = target_of(arch).dtypes()
+    have = target.dtypes()
     if dtype not in have:
         ok = [d for d in have if d in IN_DTYPES + LOWP_DTYPES]
-        raise ConfigError(f"dtype {dtype!r} is not available on {arch}; {arch} has "
+        raise ConfigError(f"dtype {dtype!r} is not available on {target}; {target} has "
                           f"{', '.join(ok)}")
 
 
@@ -106,7 +105,9 @@ class GemmConfig:
                 raise ConfigError(f"{name}={val} exceeds 2**24 (32-bit buffer offsets)")
         if self.dtype not in IN_DTYPES + LOWP_DTYPES:
             raise ConfigError(f"dtype {self.dtype!r} is not one of {IN_DTYPES + LOWP_DTYPES}")
-        _arch_has(self.arch, self.dtype)
+        # the one arch-name -> Target step (ConfigError naming the value and the known arches)
+        st(self, "target", target_of(self.arch))
+        _arch_has(self.target, self.dtype)
         if self.out_dtype is None:   # 8-bit inputs: f32 (no fp8 output is built yet)
             st(self, "out_dtype", {"i8": "i32"}.get(self.dtype, "f32") if self.dtype in
                LOWP_DTYPES else self.dtype)
@@ -121,7 +122,6 @@ class GemmConfig:
             raise ConfigError(f"layout {self.layout!r} is not one of {LAYOUTS}")
         if self.activation not in ACTIVATIONS:
             raise ConfigError(f"activation {self.activation!r} is not one of {ACTIVATIONS}")
-        st(self, "target", Target(self.arch))
         st(self, "tile", _triple(self.tile, "tile", 3))
         st(self, "waves", _triple(self.waves, "waves", 2))
         if self.mfma is None:

@@ -61,7 +61,7 @@ class GemmBuild:
 
     def __init__(self, cfg: GemmConfig) -> None:
         self.cfg = cfg
-        self.k = KernelIR(cfg.arch, cfg.name, tags=T.GEMM_TAGS)
+        self.k = KernelIR(cfg.target, cfg.name, tags=T.GEMM_TAGS)
         self.kernarg = self.k.precolored("s", s(0, 2), "kernarg")
         self.wg_x = self.k.precolored("s", s(2), "wg_x")
         self.wg_y = self.k.precolored("s", s(3), "wg_y")
