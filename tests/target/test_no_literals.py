@@ -8,6 +8,12 @@ query such as ``target.has("v_permlane32_swap_b32")``, a table value) or names a
 which arch a fact is about) and are not code: they are not checked. isa/ is the instruction-set
 layer and is not checked either.
 
+Arch-name parameters: no function in the passes, the scheduler, the IR, the DAG or the mutation
+proof's static predictor (``TARGET_TAKERS``) has a parameter named ``arch`` (or ``*_arch``) or any
+parameter annotated ``str`` whose name says arch: those layers take a ``Target`` (or read the
+kernel's, ``KernelIR.target``); only the config / CLI boundary turns a name into one
+(``asmgen.target.target_of``).
+
 Element sizes: in every module of ``asmgen/kinds/*/`` (templates, configs, profiles), a product
 (``a * b * ...``, the whole chain) or a floor division with an integer literal ``2`` as a factor
 fails when another factor names an element count: one of ``ELEMENT_COUNTS`` (head_dim / D,
@@ -101,6 +107,50 @@ def test_no_arch_literal_outside_the_target():
     found = [hit for path, text in _sources("asmgen", "schedules") if path not in ARCH_TABLES
              for hit in arch_literals(path, text)]
     assert not found, "arch-name literals outside asmgen/target.py:\n" + "\n".join(found)
+
+
+TARGET_TAKERS = ("asmgen/passes", "asmgen/sched", "asmgen/ir", "asmgen/dag.py",
+                 "asmgen/fuzz/predict.py", "asmgen/fuzz/mutate_sites.py")
+
+
+def arch_parameters(path: str, text: str) -> list[str]:
+    hits = []
+    for n in ast.walk(ast.parse(text)):
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        a = n.args
+        for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg):
+            if arg is None:
+                continue
+            ann = ast.unparse(arg.annotation) if arg.annotation is not None else ""
+            named = arg.arg == "arch" or arg.arg.endswith("_arch")
+            if named or ("arch" in arg.arg.lower() and "str" in ann):
+                hits.append(f"{path}:{arg.lineno}: {getattr(n, 'name', 'lambda')}"
+                            f"({arg.arg}{': ' + ann if ann else ''})")
+    return hits
+
+
+def _target_taker_sources():
+    for d in TARGET_TAKERS:
+        p = ROOT / d
+        if p.is_file():
+            yield d, p.read_text()
+        else:
+            yield from _sources(d)
+
+
+def test_passes_sched_and_ir_take_a_target_not_an_arch_name():
+    found = [hit for path, text in _target_taker_sources() for hit in arch_parameters(path, text)]
+    assert not found, "arch-name parameters (take a Target):\n" + "\n".join(found)
+
+
+def test_the_arch_parameter_check_finds_them():
+    src = ("def a(arch: str): pass\ndef b(x, *, kernel_arch=None): pass\n"
+           "def c(target: Target, name: str): pass\nclass K:\n    def __init__(self, archname: str): pass\n"
+           "f = lambda arch: arch\ndef d(arches): pass\n")
+    hits = arch_parameters("m.py", src)
+    assert [h.split(":")[1] for h in hits] == ["1", "2", "5", "6"], hits
+    assert len(list(_target_taker_sources())) > 10
 
 
 def test_the_arch_check_finds_one():
