@@ -29,17 +29,17 @@ HEADS_MAX = 1024
 BATCH_MAX = 1 << 16
 
 
-def mfma_ks(target: Target, dtype: str = "f16") -> tuple[int, ...]:
+def mfma_ks(arch: str, dtype: str = "f16") -> tuple[int, ...]:
     """K of the arch's 32x32xK MFMAs for ``dtype``, native first (the Target's table: on CDNA4 the
     x8 forms still exist at half rate, the x16 ones are native, cdna-facts section 2.1)."""
-    return tuple(k for m, n, k in target.mfma_shapes(dtype) if (m, n) == (32, 32))
+    return tuple(k for m, n, k in target_of(arch).mfma_shapes(dtype) if (m, n) == (32, 32))
 
 
 def __getattr__(name: str):
     """``MFMA_K``: K of the 32x32xK f16/bf16 MFMA per arch, native first (built on first use, so
     importing this module loads no isa table)."""
     if name == "MFMA_K":
-        value = globals()[name] = {a: mfma_ks(target_of(a)) for a in ARCHES}
+        value = globals()[name] = {a: mfma_ks(a) for a in ARCHES}
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 WAVES = (1, 2, 4)
@@ -75,7 +75,7 @@ class AttentionConfig:
 
     def __post_init__(self) -> None:
         st = object.__setattr__
-        target = target_of(self.arch)    # ConfigError naming the value and the known arches
+        target_of(self.arch)      # ConfigError naming the value and the known arches
         if self.dtype not in IN_DTYPES:
             raise ConfigError(f"attention dtype={self.dtype!r} is not one of {IN_DTYPES}")
         if self.head_dim not in HEAD_DIMS:
@@ -92,7 +92,7 @@ class AttentionConfig:
                               f"heads={self.heads}")
         _int("seqlen_q", self.seqlen_q, 1, SEQ_MAX)
         _int("seqlen_k", self.seqlen_k, 1, SEQ_MAX)
-        ks = mfma_ks(target)
+        ks = mfma_ks(self.arch)
         if self.mfma_k is None:
             st(self, "mfma_k", ks[0])
         if self.mfma_k not in ks:
