@@ -142,10 +142,11 @@ def test_scheduler_latencies_are_the_sourced_ones():
 
 def test_the_kernel_ir_holds_its_target():
     from asmgen.ir import IRError, KernelIR
-    k = KernelIR(target_of(G950), "t")
+    from asmgen.kinds.gemm.tags import GEMM_TAGS
+    k = KernelIR(target_of(G950), "t", tags=GEMM_TAGS)
     assert k.target is target_of(G950) and not hasattr(k, "arch")
     with pytest.raises(IRError, match="needs a Target.*'gfx950'"):
-        KernelIR(G950, "t")
+        KernelIR(G950, "t", tags=GEMM_TAGS)
 
 
 def test_the_pass_queries_are_the_isa_tables():
