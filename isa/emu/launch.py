@@ -141,6 +141,11 @@ class Emulator:
             _PROGRAMS[key] = cached
         ki, prog, entry = cached
         d = ki.descriptor
+        if d.fp16_ovfl:
+            # MODE.FP16_OVFL saturates f16 results and the fp8/bf8 converts (isa.emu.valu_cvt
+            # docstring [MODE]); the emulator's f16 ops do not model it
+            raise LaunchError(f"kernel {kernel!r} starts with FP16_OVFL set (.amdhsa_fp16_overflow 1): "
+                              f"fp16/fp8 overflow saturation is not modelled by the emulator")
         lds = d.group_segment_fixed_size + dynamic_lds
         if lds > LDS_LIMIT[self.arch]:
             raise LaunchError(f"LDS of {lds} bytes ({d.group_segment_fixed_size} static + {dynamic_lds} "

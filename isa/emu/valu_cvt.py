@@ -3,9 +3,35 @@
 Rules (AMD CDNA3 ISA guide, V_CVT_*): float -> int truncates toward zero (flr/rpi round down / half
 up), saturates to the integer range, NaN -> 0. Narrowing float converts round to nearest even
 (v_cvt_pkrtz_f16_f32 rounds toward zero). bf16 and fp8/bf8 use ml_dtypes: on gfx942 fp8 is
-e4m3fnuz and bf8 e5m2fnuz, on gfx950 OCP e4m3fn and e5m2 (cdna-facts section 2); an out-of-range
-value becomes NaN (inf for OCP bf8) unless ``clamp`` is set, which saturates to the largest finite
-value. The fp8 flavour is looked up from ``m.arch`` at execution time.
+e4m3fnuz and bf8 e5m2fnuz, on gfx950 OCP e4m3fn and e5m2 (cdna-facts section 2); the fp8 flavour
+is looked up from ``m.arch`` at execution time.
+
+f32 -> fp8/bf8 (v_cvt_pk_fp8_f32, v_cvt_pk_bf8_f32, v_cvt_sr_fp8_f32, v_cvt_sr_bf8_f32), sources:
+  [ISA]   AMD CDNA3 / CDNA4 ISA guides, V_CVT_PK_FP8_F32: "Convert two single-precision float
+          inputs to a packed FP8 value with round to nearest even semantics"; the SR forms add
+          the random bits of src1 before truncating (stochastic rounding).
+  [MLIR]  llvm/llvm-project#74153 (ArithToAMDGPU saturate-fp8-truncf, gfx940): "the underlying
+          hardware instruction ... implements overflow-to-NaN semantics"; saturation is clamping
+          code emitted before the convert, Inf and NaN passed through.
+  [RCCL]  ROCm/rocm-systems#9556: on gfx942 v_cvt_pk_fp8_f32 (and gfx950's packed converts)
+          "round; they do not saturate": e4m3 448 + 18 -> 0x7f (NaN), e5m2 57344 + 4096 -> +Inf.
+  [CK]    composable_kernel / MIGraphX fp8 casts (gfx942): ``fmed3f(x, 240, -240)`` unless x is
+          Inf/NaN ("propagate NAN/INF, no clipping"), then ``__builtin_amdgcn_cvt_pk_fp8_f32``.
+  [MODE]  The MODE register's FP16_OVFL bit (23; kernel descriptor COMPUTE_PGM_RSRC1 bit 26)
+          makes these converts saturate finite overflow (triton-lang/triton#7337 sets it on
+          gfx950; AMD's rocjitsu emulator reads ``fp16_ovfl`` in its CDNA3 narrowing). The same
+          bit changes every f16 result, which this emulator does not model, so it is refused
+          (s_setreg: isa.emu.salu_extra; descriptor: isa.emu.launch).
+  [LLVM]  llvm-mc-22 (gfx942, gfx950) accepts ``op_sel:[0,0,1]`` (the destination word, encoding
+          bit 14 = OPSEL[3]) on the pk forms, ``op_sel:[_,_,b2,b3]`` (destination byte b2 + 2 b3)
+          on the sr forms, and abs/neg on the f32 sources, and rejects ``clamp`` on all four.
+Semantics implemented: RNE to the format with the normal IEEE overflow rule: a value whose
+rounding exceeds the largest finite magnitude becomes NaN (E4M3FNUZ/E5M2FNUZ: 0x80; OCP E4M3:
+0x7f/0xff) or +-Inf (OCP E5M2); Inf becomes NaN except in OCP E5M2; FNUZ has no -0, so values
+rounding to zero give 0x00; fp8 denormals are produced (RNE on the subnormal grid). The pk forms
+write two bytes (src0 low, src1 high) into the word OPSEL[3] selects, keeping the other word; the
+sr forms write the byte OPSEL[2] + 2 OPSEL[3], keeping the other three. The VOP3 clamp bit, whose
+effect on these converts no source documents (LLVM refuses the syntax), is refused.
 """
 from __future__ import annotations
 
@@ -122,12 +148,16 @@ def _make_cvt(name):
 register(CVT_OPS, _make_cvt)
 
 
-def to_fp8(x, dt, clamp: bool):
-    """f32 lanes -> fp8/bf8 byte patterns (uint8), RNE; ``clamp`` saturates to +-max finite."""
-    if clamp:
-        big = float(ml_dtypes.finfo(dt).max)
-        x = np.where(np.isnan(x), x, np.clip(x, -big, big)).astype(F32)
-    return x.astype(dt).view(np.uint8)
+def to_fp8(x, dt):
+    """f32 lanes -> fp8/bf8 byte patterns (uint8): RNE, non-saturating (module docstring)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return x.astype(dt).view(np.uint8)
+
+
+def _no_clamp(ins) -> None:
+    if ins.mod("clamp", False):
+        raise AluModifierError(f"{ins}: clamp on {ins.op} is not documented for gfx942/gfx950 "
+                               f"(llvm-mc-22 rejects it; saturate with v_med3_f32 first)")
 
 
 # ----- v_cvt_pk_fp8_f32 / v_cvt_pk_bf8_f32 vdst, s0, s1 [op_sel:[_,_,hi]]: two bytes into one word of
@@ -136,16 +166,16 @@ def _bind_pk8(kind: str):
     def bind(ins):
         d = ops(ins, 3)[0]
         reject_mods(ins)
+        _no_clamp(ins)
         ga, gb = plain_reader(ins, 1, 0, "f32"), plain_reader(ins, 2, 1, "f32")
         hi = bool(sel_bit(ins, "op_sel", 2))
-        clamp = bool(ins.mod("clamp", False))
         gd, put = vector_getter(d), vector_setter(d)
         sh = U32(16 if hi else 0)
         keep = U32(0x0000FFFF if hi else 0xFFFF0000)
 
         def run(m, w):
             dt = fp8_type(m, kind)
-            word = to_fp8(ga(w), dt, clamp).astype(U32) | (to_fp8(gb(w), dt, clamp).astype(U32) << U32(8))
+            word = to_fp8(ga(w), dt).astype(U32) | (to_fp8(gb(w), dt).astype(U32) << U32(8))
             put(w, (gd(w) & keep) | (word << sh), w.exec_mask())
         return run
     return bind
@@ -162,9 +192,9 @@ def _bind_sr8(kind: str):
     def bind(ins):
         d = ops(ins, 3)[0]
         reject_mods(ins)
+        _no_clamp(ins)
         ga, gr = plain_reader(ins, 1, 0, "f32"), plain_reader(ins, 2, 1, "u32")
         byte = sel_bit(ins, "op_sel", 2) + 2 * sel_bit(ins, "op_sel", 3)
-        clamp = bool(ins.mod("clamp", False))
         gd, put = vector_getter(d), vector_setter(d)
         sh = U32(8 * byte)
         keep = ~U32(0xFF << (8 * byte))
@@ -179,7 +209,7 @@ def _bind_sr8(kind: str):
             fin = np.isfinite(x)
             rounded = np.where(fin, ((bits + noise) & ~U32((1 << drop) - 1)), bits).view(F32)
             # exact narrowing of a value already on the fp8 grid (normal range); RNE handles denormals
-            b8 = to_fp8(rounded, dt, clamp).astype(U32)
+            b8 = to_fp8(rounded, dt).astype(U32)
             put(w, (gd(w) & keep) | (b8 << sh), w.exec_mask())
         return run
     return bind

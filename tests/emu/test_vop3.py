@@ -1,6 +1,6 @@
 """VOP3 semantics against NumPy: abs/neg/clamp/omod, three-source integer ops, v_perm/alignbit/bfe/bfi,
 64-bit multiply-adds with carry-out SGPRs, 64-bit shifts, fused f32/f16/f64 FMAs, op_sel on f16,
-conversions packing two values (pkrtz, fp8/bf8 with op_sel and clamp, bf16), readlane/writelane, mbcnt."""
+conversions packing two values (pkrtz, fp8/bf8 with op_sel, clamp refused, bf16), readlane/writelane, mbcnt."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from isa.emu.catalog import execute
+from isa.emu.operand_io import AluModifierError
 from isa.emu.state import Wave
 
 FULL = (1 << 64) - 1
@@ -239,7 +240,7 @@ def test_pack_conversions():
 
 
 @pytest.mark.parametrize("arch,dt", [("gfx942", ml_dtypes.float8_e4m3fnuz), ("gfx950", ml_dtypes.float8_e4m3fn)])
-def test_cvt_pk_fp8_word_select_and_clamp(arch, dt):
+def test_cvt_pk_fp8_word_select_and_no_clamp(arch, dt):
     w = wave(FULL)
     a = w.vgpr[10].view(F32).copy()
     b = (w.vgpr[11].view(F32) * F32(1000)).astype(F32)
@@ -250,11 +251,9 @@ def test_cvt_pk_fp8_word_select_and_clamp(arch, dt):
         ref = a.astype(dt).view(np.uint8).astype(U32) | (b.astype(dt).view(np.uint8).astype(U32) << 8)
     assert np.array_equal(w.vgpr[0] >> 16, ref)
     assert np.array_equal(w.vgpr[0] & 0xFFFF, old & 0xFFFF)
-    execute(w, "v_cvt_pk_fp8_f32 v1, v10, v11 clamp", arch=arch)
-    big = float(ml_dtypes.finfo(dt).max)
-    with np.errstate(all="ignore"):
-        hi = np.where(np.isnan(b), b, np.clip(b, -big, big)).astype(dt)
-    assert np.array_equal((w.vgpr[1] >> 8) & 0xFF, hi.view(np.uint8).astype(U32))
+    # clamp: llvm-mc-22 rejects it on gfx942/gfx950 and no document says what it does
+    with pytest.raises(AluModifierError, match="clamp"):
+        execute(w, "v_cvt_pk_fp8_f32 v1, v10, v11 clamp", arch=arch)
 
 
 def test_readlane_writelane_mbcnt():

@@ -1,0 +1,194 @@
+"""f32 -> fp8/bf8 converts (v_cvt_pk_fp8_f32, v_cvt_pk_bf8_f32) on both arches over edge values
+against an independent encoder written here from the format definitions (bit fields, exact
+rational rounding; not ml_dtypes, which the emulator uses): max finite, the ties around it,
+overflow, +-Inf, NaN, fp8 denormals and their ties, f32 denormals, +-0 (FNUZ has no -0), ties at
+1.0. Non-saturating RNE is the hardware behaviour (isa.emu.valu_cvt docstring: [MLIR], [RCCL],
+[CK]). Also: the destination word select, abs/neg on the sources, the refused clamp bit, and the
+refused FP16_OVFL mode (the bit that would make them saturate)."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hand_kernel import LLD, MC, hand_kernel
+
+from isa.emu import Emulator
+from isa.emu.catalog import execute
+from isa.emu.errors import EmulatorError
+from isa.emu.operand_io import AluModifierError
+from isa.emu.state import Wave
+
+F32, U32 = np.float32, np.uint32
+FULL = (1 << 64) - 1
+
+# format: exponent bits, mantissa bits, bias, fnuz (NaN = 0x80, no -0, no Inf), OCP E4M3 (no Inf,
+# S.1111.111 = NaN), largest finite value
+FORMATS = {
+    ("gfx942", "fp8"): (4, 3, 8, True, False, 240.0),
+    ("gfx942", "bf8"): (5, 2, 16, True, False, 57344.0),
+    ("gfx950", "fp8"): (4, 3, 7, False, True, 448.0),
+    ("gfx950", "bf8"): (5, 2, 15, False, False, 57344.0),
+}
+NAN = "nan"
+
+
+def encode(x: float, fmt) -> int | str:
+    """The byte of f32 ``x`` rounded to nearest even, non-saturating; NAN for a NaN result (its
+    payload and sign are not documented: any NaN code is accepted)."""
+    eb, mb, bias, fnuz, e4m3fn, big = fmt
+    if math.isnan(x):
+        return NAN
+    sign = 0x80 if math.copysign(1.0, x) < 0 else 0
+    if math.isinf(x):
+        if fnuz or e4m3fn:
+            return NAN
+        return sign | 0x7C                             # OCP E5M2 +-Inf
+    a = Fraction(abs(x))
+    emin = 1 - bias
+    if a < Fraction(2) ** emin:                         # subnormal grid, quantum 2^(emin - mb)
+        n = _rne(a / Fraction(2) ** (emin - mb))
+        code = n                                        # n == 2^mb is the smallest normal
+    else:
+        e = math.floor(math.log2(a))
+        while Fraction(2) ** e > a:
+            e -= 1
+        while Fraction(2) ** (e + 1) <= a:
+            e += 1
+        n = _rne((a / Fraction(2) ** e - 1) * 2 ** mb)
+        if n == 2 ** mb:
+            e, n = e + 1, 0
+        val = (1 + Fraction(n, 2 ** mb)) * Fraction(2) ** e
+        if val > Fraction(big):
+            return NAN if (fnuz or e4m3fn) else sign | 0x7C
+        code = ((e + bias) << mb) | n
+    if code == 0:
+        return 0 if fnuz else sign
+    return code | sign
+
+
+def _rne(q: Fraction) -> int:
+    f = math.floor(q)
+    r = q - f
+    if r > Fraction(1, 2) or (r == Fraction(1, 2) and f % 2):
+        return f + 1
+    return f
+
+
+def is_nan_code(b: int, fmt) -> bool:
+    eb, mb, bias, fnuz, e4m3fn, _ = fmt
+    if fnuz:
+        return b == 0x80
+    if e4m3fn:
+        return b & 0x7F == 0x7F
+    return b & 0x7C == 0x7C and b & 0x03 != 0
+
+
+def edge_values(fmt) -> list[float]:
+    eb, mb, bias, fnuz, e4m3fn, big = fmt
+    emin = 1 - bias
+    top_e = math.floor(math.log2(big))
+    ulp_top = 2.0 ** (top_e - mb)
+    sub = 2.0 ** (emin - mb)                    # smallest denormal
+    vals = [0.0, -0.0, big, -big, big + ulp_top / 2, -(big + ulp_top / 2),
+            np.nextafter(F32(big + ulp_top / 2), F32(0)), np.nextafter(F32(big + ulp_top / 2), F32(1e9)),
+            big + ulp_top, 2 * big, 1e30, -1e30, math.inf, -math.inf, math.nan, -math.nan,
+            sub, -sub, sub / 2, -sub / 2, np.nextafter(F32(sub / 2), F32(1)), 1.5 * sub, 2.5 * sub,
+            (2 ** mb - 1) * sub, (2 ** mb - 0.5) * sub, 2.0 ** emin, -(2.0 ** emin),
+            1e-40, -1e-40, 1.0, -1.0, 1 + 2.0 ** -(mb + 1), 1 + 3 * 2.0 ** -(mb + 1),
+            np.nextafter(F32(1 + 2.0 ** -(mb + 1)), F32(2)), 3.0, 0.1, -0.3, 100.0, 1000.0]
+    return [float(F32(v)) for v in vals]
+
+
+def _run(arch, kind, xs, ys, text):
+    w = Wave(0)
+    w.set_exec(FULL)
+    w.vgpr[10] = np.asarray(xs, F32).view(U32)
+    w.vgpr[11] = np.asarray(ys, F32).view(U32)
+    w.vgpr[0] = 0xA5A5A5A5
+    execute(w, text.format(kind=kind), arch=arch)
+    return w.vgpr[0].copy()
+
+
+def _lanes(vals, rng):
+    """64-lane batches of (src0, src1) covering every edge value in both sources."""
+    vals = list(vals)
+    while len(vals) % 64:
+        vals.append(float(F32(rng.standard_normal() * 50)))
+    for i in range(0, len(vals), 64):
+        xs = vals[i:i + 64]
+        yield xs, list(rng.permutation(xs))
+
+
+@pytest.mark.parametrize("arch,kind", list(FORMATS))
+@pytest.mark.parametrize("word", [0, 1])
+def test_pk_convert_matches_the_bit_field_encoder(arch, kind, word):
+    fmt = FORMATS[(arch, kind)]
+    rng = np.random.default_rng(7)
+    vals = edge_values(fmt) + [float(F32(v)) for v in rng.standard_normal(90) * fmt[5] / 8]
+    for xs, ys in _lanes(vals, rng):
+        sel = " op_sel:[0,0,1]" if word else ""
+        got = _run(arch, kind, xs, ys, "v_cvt_pk_{kind}_f32 v0, v10, v11" + sel)
+        kept = (got >> (16 * (1 - word))) & 0xFFFF
+        assert (kept == (0xA5A5A5A5 >> (16 * (1 - word))) & 0xFFFF).all(), "other word changed"
+        for lane in range(64):
+            pair = int(got[lane] >> (16 * word)) & 0xFFFF
+            for b, x in ((pair & 0xFF, xs[lane]), (pair >> 8, ys[lane])):
+                want = encode(x, fmt)
+                if want == NAN:
+                    assert is_nan_code(b, fmt), f"{arch} {kind} {x!r}: {b:#04x} is not NaN"
+                else:
+                    assert b == want, f"{arch} {kind} {x!r}: got {b:#04x}, expected {want:#04x}"
+
+
+def test_the_encoder_knows_the_documented_edges():
+    """Spot values of the formats (CK's float8.hpp table, OCP FP8 spec) so the encoder itself is
+    checked against something other than the emulator."""
+    f942, b942, f950, b950 = (FORMATS[k] for k in FORMATS)
+    assert encode(240.0, f942) == 0x7F and encode(247.9, f942) == 0x7F and encode(248.0, f942) == NAN
+    assert encode(-0.0, f942) == 0 and encode(2.0 ** -10, f942) == 0x01 and encode(2.0 ** -11, f942) == 0
+    assert encode(448.0, f950) == 0x7E and encode(464.0, f950) == 0x7E and encode(465.0, f950) == NAN
+    assert encode(-0.0, f950) == 0x80 and encode(2.0 ** -9, f950) == 0x01
+    assert encode(57344.0, b950) == 0x7B and encode(61440.0, b950) == 0x7C and encode(-math.inf, b950) == 0xFC
+    assert encode(57344.0, b942) == 0x7F and encode(math.inf, b942) == NAN and encode(1.0, b942) == 0x40
+    assert encode(1.0, f950) == 0x38 and encode(1.0, f942) == 0x40 and encode(1.0625, f950) == 0x38
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_abs_and_neg_apply_to_the_sources(arch):
+    fmt = FORMATS[(arch, "fp8")]
+    xs = [float(F32(v)) for v in np.linspace(-300, 300, 64)]
+    got = _run(arch, "fp8", xs, xs, "v_cvt_pk_{kind}_f32 v0, -v10, |v11|")
+    for lane, x in enumerate(xs):
+        for b, v in ((int(got[lane]) & 0xFF, -x), ((int(got[lane]) >> 8) & 0xFF, abs(x))):
+            want = encode(v, fmt)
+            assert is_nan_code(b, fmt) if want == NAN else b == want
+
+
+@pytest.mark.parametrize("op", ["v_cvt_pk_fp8_f32 v0, v10, v11 clamp",
+                                "v_cvt_pk_bf8_f32 v0, v10, v11 clamp",
+                                "v_cvt_sr_fp8_f32 v0, v10, v11 clamp"])
+def test_clamp_is_refused(op):
+    w = Wave(0)
+    with pytest.raises(AluModifierError, match="clamp"):
+        execute(w, op, arch="gfx950")
+
+
+@pytest.mark.skipif(not (MC and LLD), reason="llvm-mc-22 / ld.lld-22 not installed")
+def test_fp16_ovfl_mode_is_refused_at_run_time():
+    """s_setreg of MODE bit 23 (FP16_OVFL), which would make the converts saturate: refused."""
+    dirs = "  .amdhsa_next_free_vgpr 8\n  .amdhsa_next_free_sgpr 8\n  .amdhsa_accum_offset 8\n"
+    hs = hand_kernel("  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 23, 1), 1\n  s_endpgm", dirs)
+    with pytest.raises(EmulatorError, match="MODE bits 0x800000"):
+        Emulator().launch(hs, "k")
+
+
+@pytest.mark.skipif(not (MC and LLD), reason="llvm-mc-22 / ld.lld-22 not installed")
+def test_fp16_overflow_descriptor_is_refused_at_launch():
+    body = "  s_endpgm"
+    dirs = "  .amdhsa_next_free_vgpr 8\n  .amdhsa_next_free_sgpr 8\n  .amdhsa_accum_offset 8\n"
+    emu = Emulator()
+    emu.launch(hand_kernel(body, dirs + "  .amdhsa_fp16_overflow 0"), "k")
+    with pytest.raises(EmulatorError, match="FP16_OVFL"):
+        emu.launch(hand_kernel(body, dirs + "  .amdhsa_fp16_overflow 1"), "k")
