@@ -48,6 +48,7 @@ class DType:
     f8f6f4_code: int | None = None  # cbsz/blgp format code of v_mfma_*_f8f6f4 (gfx950)
     scale: str | None = None        # block-scale dtype name (MX types)
     block: int = 1                  # elements sharing one scale along K (MX: 32)
+    max_finite: float | None = None  # largest finite magnitude (8-bit floats: the saturation bound)
 
     @property
     def np_type(self):
@@ -111,11 +112,17 @@ DTYPES: dict[str, DType] = dict([
     _row("f16", 16, "numpy:float16", "float", 2.0 ** -11, "f16"),
     _row("bf16", 16, "ml_dtypes:bfloat16", "float", 2.0 ** -8, "bf16"),
     # gfx942 fp8/bf8: FNUZ encodings (cdna-facts 2.1)
-    _row("fp8_e4m3fnuz", 8, "ml_dtypes:float8_e4m3fnuz", "float", 2.0 ** -4, "fp8", _G942),
-    _row("bf8_e5m2fnuz", 8, "ml_dtypes:float8_e5m2fnuz", "float", 2.0 ** -3, "bf8", _G942),
+    # (largest finite: E4M3FNUZ S.1111.111 = 240, E5M2FNUZ S.11111.11 = 57344; CK float8.hpp table)
+    _row("fp8_e4m3fnuz", 8, "ml_dtypes:float8_e4m3fnuz", "float", 2.0 ** -4, "fp8", _G942,
+         max_finite=240.0),
+    _row("bf8_e5m2fnuz", 8, "ml_dtypes:float8_e5m2fnuz", "float", 2.0 ** -3, "bf8", _G942,
+         max_finite=57344.0),
     # gfx950 fp8/bf8: OCP encodings; also f8f6f4 format codes 0 / 1
-    _row("fp8_e4m3", 8, "ml_dtypes:float8_e4m3fn", "float", 2.0 ** -4, "fp8", _G950, f8f6f4_code=0),
-    _row("bf8_e5m2", 8, "ml_dtypes:float8_e5m2", "float", 2.0 ** -3, "bf8", _G950, f8f6f4_code=1),
+    # (OCP FP8 spec: E4M3 S.1111.110 = 448, E5M2 S.11110.11 = 57344)
+    _row("fp8_e4m3", 8, "ml_dtypes:float8_e4m3fn", "float", 2.0 ** -4, "fp8", _G950, f8f6f4_code=0,
+         max_finite=448.0),
+    _row("bf8_e5m2", 8, "ml_dtypes:float8_e5m2", "float", 2.0 ** -3, "bf8", _G950, f8f6f4_code=1,
+         max_finite=57344.0),
     _row("i8", 8, "numpy:int8", "int", 0.0, "i8", acc="i32"),
     _row("i32", 32, "numpy:int32", "int", 0.0, None, acc=None),
     # MX (OCP Microscaling v1.0): e8m0 scale per 32 elements along K, gfx950 v_mfma_scale_*_f8f6f4

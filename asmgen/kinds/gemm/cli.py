@@ -22,8 +22,11 @@ def add_arguments(g: argparse.ArgumentParser) -> None:
                             "i8"),
                    help="element type of A and B (default: f16); fp8/bf8: FNUZ on CDNA3, OCP on "
                         "CDNA4, K-contiguous layout NT only, with scale_a/scale_b arguments")
-    g.add_argument("--out-dtype", default=None, choices=("f32", "f16", "bf16", "i32"),
-                   help="element type of C (default: the input dtype) (f32 for fp8/bf8 inputs, i32 for i8)")
+    g.add_argument("--out-dtype", default=None,
+                   choices=("f32", "f16", "bf16", "i32", "fp8_e4m3fnuz", "bf8_e5m2fnuz", "fp8_e4m3",
+                            "bf8_e5m2"),
+                   help="element type of C (default: the input dtype) (f32 for fp8/bf8 inputs, i32 for "
+                        "i8); fp8/bf8 outputs (the arch's encodings) saturate to the largest finite value")
     g.add_argument("--layout", default="NN", choices=("NN", "NT", "TN", "TT"),
                    help="A and B as stored: N row-major as is, T transposed (default: NN)")
     g.add_argument("--schedule", default=None,

@@ -27,6 +27,14 @@ ARRANGEMENTS = ("default", "pingpong", "interleave")
 ACTIVATIONS = ("none", "silu", "gelu")
 # fp8/bf8 inputs the GEMM builds (1-byte elements, K-contiguous operands only for now)
 LOWP_DTYPES = ("fp8_e4m3fnuz", "bf8_e5m2fnuz", "fp8_e4m3", "bf8_e5m2", "i8")
+# fp8/bf8 outputs (saturated to the format's largest finite value, kinds.gemm.epilogue): the
+# arch's own encodings only
+FP8_OUT_DTYPES = ("fp8_e4m3fnuz", "bf8_e5m2fnuz", "fp8_e4m3", "bf8_e5m2")
+
+
+def _fp8_outs(target: Target) -> tuple[str, ...]:
+    have = target.dtypes()
+    return tuple(d for d in FP8_OUT_DTYPES if d in have)
 
 
 def _arch_has(target: Target, dtype: str) -> None:
@@ -108,13 +116,13 @@ class GemmConfig:
         # the one arch-name -> Target step (ConfigError naming the value and the known arches)
         st(self, "target", target_of(self.arch))
         _arch_has(self.target, self.dtype)
-        if self.out_dtype is None:   # 8-bit inputs: f32 (no fp8 output is built yet)
+        if self.out_dtype is None:   # 8-bit inputs: f32 (fp8 outputs only when asked for)
             st(self, "out_dtype", {"i8": "i32"}.get(self.dtype, "f32") if self.dtype in
                LOWP_DTYPES else self.dtype)
-        outs = OUT_DTYPES + (("i32",) if self.dtype == "i8" else ())
+        outs = OUT_DTYPES + (("i32",) if self.dtype == "i8" else ()) + _fp8_outs(self.target)
         if self.out_dtype not in outs:
             raise ConfigError(f"out_dtype {self.out_dtype!r} is not one of {outs} (input "
-                              f"{self.dtype})")
+                              f"{self.dtype}, {self.arch})")
         if self.out_dtype == "i32" and (self.bias or self.activation != "none"):
             raise ConfigError("an i32 output is the integer accumulator: no bias or activation "
                               f"(bias={self.bias}, activation={self.activation!r})")

@@ -10,6 +10,13 @@ C is read through a second SRD whose num_records is 0 when beta == 0 (``finish_s
 Activations (applied after bias): SiLU x * sigmoid(x); GELU, tanh approximation,
 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) = x * sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)).
 sigmoid(u) = 1 / (1 + 2^(-u log2 e)) with v_exp_f32 (2^x) and v_rcp_f32.
+
+fp8/bf8 outputs (chained layers) saturate: y = med3(y, -max, max) with max the format's largest
+finite value (NaN kept: v_med3_f32 returns a number for a NaN source, so a v_cmp_u_f32 /
+v_cndmask_b32 pair puts it back; +-Inf becomes +-max), then v_cvt_pk_{fp8,bf8}_f32, whose
+rounding is RNE but not saturating (isa.emu.valu_cvt docstring: the hardware overflows to NaN /
+Inf; CK and MLIR's saturate-fp8-truncf clamp the same way before converting), and a byte store.
+A beta * C read loads the byte and widens it with v_cvt_f32_{fp8,bf8}.
 """
 from __future__ import annotations
 
@@ -27,8 +34,13 @@ TAGS = ("epi",)
 _LOG2E = math.log2(math.e)
 _GELU_C1 = 2.0 * math.sqrt(2.0 / math.pi)
 _GELU_C2 = _GELU_C1 * 0.044715
-LOAD_OUT = {"i32": "buffer_load_dword", "f32": "buffer_load_dword", "f16": "buffer_load_ushort", "bf16": "buffer_load_ushort"}
-STORE_OUT = {"i32": "buffer_store_dword", "f32": "buffer_store_dword", "f16": "buffer_store_short", "bf16": "buffer_store_short"}
+# C loads / stores by element size in bytes
+LOAD_OUT = {4: "buffer_load_dword", 2: "buffer_load_ushort", 1: "buffer_load_ubyte"}
+STORE_OUT = {4: "buffer_store_dword", 2: "buffer_store_short", 1: "buffer_store_byte"}
+
+
+def _is_fp8_out(cfg) -> bool:
+    return cfg.out_type.max_finite is not None
 
 
 def f32_bits(x: float) -> int:
@@ -105,6 +117,11 @@ def build_epilogue(gb, ids, sc, srds, c_read, acc) -> None:
 def _constants(gb, e) -> dict:
     """Registers holding constants VOP3 forms cannot take as literals (gfx9 VOP3: no literal)."""
     out = {}
+    if _is_fp8_out(gb.cfg):           # the saturation bounds (v_med3_f32 is VOP3: no literal)
+        big = gb.cfg.out_type.max_finite
+        for name, val in (("sat_lo", -big), ("sat_hi", big)):
+            out[name] = gb.vreg(name=name)
+            e.add(Instr("v_mov_b32", (out[name], Imm(f32_bits(val)))), TAGS)
     if gb.cfg.out_dtype == "bf16":
         out["7fff"] = gb.sreg(name="c7fff")
         e.add(Instr("s_mov_b32", (out["7fff"], Imm(0x7FFF))), TAGS)
@@ -142,7 +159,7 @@ def _load_c(gb, e, cr: int, coff, rem_r, ldc_b, c_read):
     om = v(name="e_offm")
     e.add(Instr("v_cndmask_b32", (om, gb.big, o, mr), encoding="e64"), TAGS)
     c_in = v(name="c_in")
-    e.add(Instr(LOAD_OUT[cfg.out_dtype], (c_in, om, c_read, Imm(0)), OFFEN), ("epi", "epi_ld"))
+    e.add(Instr(LOAD_OUT[cfg.out_type.bytes], (c_in, om, c_read, Imm(0)), OFFEN), ("epi", "epi_ld"))
     return om, c_in
 
 
@@ -168,6 +185,9 @@ def _finish(gb, e, acc_reg, om, cr, sc, srds, bias, consts) -> None:
     elif cfg.out_dtype == "bf16":
         cf = v(name="c_f32")
         e.add(Instr("v_lshlrev_b32", (cf, Imm(16), cr)), TAGS)
+    elif _is_fp8_out(cfg):           # byte 0 of the loaded dword (the ubyte load zero-extends)
+        cf = v(name="c_f32")
+        e.add(Instr(f"v_cvt_f32_{cfg.out_type.mfma_type}", (cf, cr)), TAGS)
     y = v(name="y")
     e.add(Instr("v_fma_f32", (y, sc.beta, cf, xa)), TAGS)
     if bias is not None:
@@ -177,7 +197,7 @@ def _finish(gb, e, acc_reg, om, cr, sc, srds, bias, consts) -> None:
     if cfg.activation != "none":
         y = _activation(gb, e, y, cfg.activation)
     out = _convert(gb, e, y, consts)
-    e.add(Instr(STORE_OUT[cfg.out_dtype], (out, om, srds["C"], Imm(0)), OFFEN), ("epi", "store"))
+    e.add(Instr(STORE_OUT[cfg.out_type.bytes], (out, om, srds["C"], Imm(0)), OFFEN), ("epi", "store"))
 
 
 def _activation(gb, e, x, kind: str):
@@ -208,6 +228,8 @@ def _convert(gb, e, y, consts):
         h = v(name="h")
         e.add(Instr("v_cvt_f16_f32", (h, y)), TAGS)    # round to nearest even
         return h
+    if _is_fp8_out(cfg):
+        return _to_fp8(gb, e, y, consts)
     # bf16, round to nearest even: (x + 0x7fff + bit16) >> 16; NaN -> quiet NaN 0x7fc0
     b, r, m, rn, h = v(name="bf_b"), v(name="bf_r"), gb.mask(), v(name="bf_n"), v(name="bf")
     e.add(Instr("v_bfe_u32", (b, y, Imm(16), Imm(1))), TAGS)
@@ -216,3 +238,15 @@ def _convert(gb, e, y, consts):
     e.add(Instr("v_cndmask_b32", (rn, r, consts["qnan"], m), encoding="e64"), TAGS)
     e.add(Instr("v_lshrrev_b32", (h, Imm(16), rn)), TAGS)
     return h
+
+
+def _to_fp8(gb, e, y, consts):
+    """y saturated to +-max (NaN kept), converted RNE to the fp8/bf8 byte in bits 7:0."""
+    v = gb.vreg
+    t, m, s, q = v(name="f8_t"), gb.mask(), v(name="f8_s"), v(name="f8")
+    e.add(Instr("v_med3_f32", (t, y, consts["sat_lo"], consts["sat_hi"])), TAGS)
+    e.add(Instr("v_cmp_u_f32", (m, y, y), encoding="e64"), TAGS)
+    e.add(Instr("v_cndmask_b32", (s, t, y, m), encoding="e64"), TAGS)
+    # word 0 = (fp8(s), fp8(0)); the other word of q is kept (not stored: byte store)
+    e.add(Instr(f"v_cvt_pk_{gb.cfg.out_type.mfma_type}_f32", (q, s, Imm(0))), TAGS)
+    return q

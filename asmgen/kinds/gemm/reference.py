@@ -17,6 +17,10 @@ accumulator: ``alpha * scale_a * scale_b * op(A) @ op(B) + beta * C + bias``. An
 is the integer accumulator wrapped to int32 (as ``v_mfma_i32_*`` accumulate, isa.emu.mfma) and
 takes no alpha/beta/scales/bias/activation. The accumulation error allowed per input dtype is
 the one table ``ACC_UNITS``.
+
+fp8/bf8 outputs saturate (``saturate``): finite values and +-Inf beyond the format's largest
+finite value become +-max, NaN stays NaN, then RNE to the format (the kernel's epilogue);
+``compare`` counts a NaN where the reference has one as equal.
 """
 from __future__ import annotations
 
@@ -105,6 +109,14 @@ def wrap_i32(x: np.ndarray) -> np.ndarray:
     return ((np.asarray(x).astype(np.int64) + 2 ** 31) % 2 ** 32 - 2 ** 31).astype(np.int32)
 
 
+def saturate(cfg, x: np.ndarray) -> np.ndarray:
+    """``x`` clipped to +-max of an fp8/bf8 output (NaN kept); other outputs unchanged."""
+    big = dtype_of(cfg.out_dtype).max_finite
+    if big is None:
+        return x
+    return np.where(np.isnan(x), x, np.clip(x, -big, big))
+
+
 def gemm_reference(cfg, A, B, C, alpha: float = 1.0, beta: float = 0.0, bias=None,
                    scale_a: float = 1.0, scale_b: float = 1.0) -> np.ndarray:
     """``act(alpha * scale_a * scale_b * op(A) @ op(B) + beta * C + bias)`` in float64, cast to
@@ -112,7 +124,7 @@ def gemm_reference(cfg, A, B, C, alpha: float = 1.0, beta: float = 0.0, bias=Non
     ref = gemm_reference64(cfg, A, B, C, alpha, beta, bias, scale_a, scale_b)
     if cfg.out_dtype == "i32":
         return wrap_i32(ref)
-    return ref.astype(np_dtype(cfg.out_dtype))
+    return saturate(cfg, ref).astype(np_dtype(cfg.out_dtype))
 
 
 def gemm_tolerance(cfg, A, B, C, alpha: float, beta: float, bias=None,
@@ -132,7 +144,7 @@ def gemm_tolerance(cfg, A, B, C, alpha: float, beta: float, bias=None,
         scale = scale + abs(beta) * np.abs(_rows(C, m, n))
     if bias is not None:
         scale = scale + np.abs(np.asarray(bias, dtype=np.float64))[None, :n]
-    ref = np.abs(gemm_reference64(cfg, A, B, C, alpha, beta, bias, scale_a, scale_b))
+    ref = np.abs(saturate(cfg, gemm_reference64(cfg, A, B, C, alpha, beta, bias, scale_a, scale_b)))
     acc_eps = units * (k + 8) * EPS["f32"]
     if (scale_a, scale_b) != (1.0, 1.0):
         acc_eps += 2 * EPS["f32"]      # alpha * scale_a * scale_b rounded twice in f32
@@ -141,23 +153,29 @@ def gemm_tolerance(cfg, A, B, C, alpha: float, beta: float, bias=None,
     tol = acc_eps * scale + 2 * EPS[cfg.out_dtype] * (ref + EPS["f32"] * scale)
     if cfg.activation != "none":
         tol = tol + 1e-5 * (1.0 + scale) + 4 * EPS[cfg.out_dtype] * (ref + scale)
-    # the smallest normal of the output format (values below it are flushed or denormal)
-    return tol + {"f32": 1e-30, "f16": 6.1e-5, "bf16": 1e-30}[cfg.out_dtype]
+    # the smallest normal of the output format (values below it are flushed or denormal); fp8/bf8:
+    # one step of their denormal grid
+    floor = {"f32": 1e-30, "f16": 6.1e-5, "bf16": 1e-30}.get(cfg.out_dtype)
+    if floor is None:
+        import ml_dtypes
+        floor = float(ml_dtypes.finfo(np_dtype(cfg.out_dtype)).smallest_subnormal)
+    return tol + floor
 
 
 def compare(cfg, out, A, B, C, alpha: float, beta: float, bias=None,
             scale_a: float = 1.0, scale_b: float = 1.0) -> tuple[bool, str]:
     """(ok, message): the kernel's ``out`` against the reference with ``gemm_tolerance``
     (i32 outputs: bit-exact against the wrapped accumulator)."""
-    ref = gemm_reference64(cfg, A, B, C, alpha, beta, bias, scale_a, scale_b)
+    ref = saturate(cfg, gemm_reference64(cfg, A, B, C, alpha, beta, bias, scale_a, scale_b))
     if cfg.out_dtype == "i32":
         ref = wrap_i32(ref).astype(np.float64)
     got = np.asarray(out)[:cfg.m, :cfg.n].astype(np.float64)
     tol = gemm_tolerance(cfg, A, B, C, alpha, beta, bias, scale_a, scale_b)
-    err = np.abs(got - ref)
-    bad = ~(err <= tol)
+    with np.errstate(invalid="ignore"):
+        err = np.abs(got - ref)
+    bad = ~(err <= tol) & ~(np.isnan(got) & np.isnan(ref))
     if not bad.any():
-        return True, f"max error {err.max() if err.size else 0:.3g} within tolerance"
+        return True, f"max error {np.nanmax(err) if err.size and not np.isnan(err).all() else 0:.3g} within tolerance"
     i, j = np.argwhere(bad)[0]
     return False, (f"{int(bad.sum())} of {bad.size} elements differ; first at ({i}, {j}): got "
                    f"{got[i, j]!r}, expected {ref[i, j]!r} (tolerance {tol[i, j]:.3g})")
