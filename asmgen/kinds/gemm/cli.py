@@ -22,6 +22,10 @@ def add_arguments(g: argparse.ArgumentParser) -> None:
                             "i8"),
                    help="element type of A and B (default: f16); fp8/bf8: FNUZ on CDNA3, OCP on "
                         "CDNA4, K-contiguous layout NT only, with scale_a/scale_b arguments")
+    g.add_argument("--dtype-b", default=None,
+                   choices=("fp8_e4m3fnuz", "bf8_e5m2fnuz", "fp8_e4m3", "bf8_e5m2"),
+                   help="element type of B when it differs from A's (fp8 x bf8 or bf8 x fp8 of the "
+                        "arch's encodings, v_mfma_f32_*_fp8_bf8 / _bf8_fp8)")
     g.add_argument("--out-dtype", default=None,
                    choices=("f32", "f16", "bf16", "i32", "fp8_e4m3fnuz", "bf8_e5m2fnuz", "fp8_e4m3",
                             "bf8_e5m2"),
@@ -68,7 +72,8 @@ TUNING = ("schedule", "tile", "waves", "prefetch", "mfma", "staging", "direct_to
 
 
 def _common(args: argparse.Namespace) -> dict:
-    return {"dtype": args.dtype, "layout": args.layout, "out_dtype": args.out_dtype,
+    return {"dtype": args.dtype, "dtype_b": args.dtype_b, "layout": args.layout,
+            "out_dtype": args.out_dtype,
             "activation": args.activation, "bias": args.bias, "nontemporal": args.nontemporal,
             "bake_sizes": args.bake_sizes, "k_multiple": args.k_multiple}
 

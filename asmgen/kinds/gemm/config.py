@@ -96,6 +96,7 @@ class GemmConfig:
     bake_sizes: bool = False                 # M, N, K, lda, ldb, ldc as constants, not kernel args
     k_multiple: int = 1                      # runtime K is a multiple of this (kernel contract)
     lds_swizzle: bool = False                # XOR-swizzled unpadded LDS rows instead of padding
+    dtype_b: str | None = None               # B's element type when it differs from A's (fp8 x bf8)
     target: Target = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -116,6 +117,7 @@ class GemmConfig:
         # the one arch-name -> Target step (ConfigError naming the value and the known arches)
         st(self, "target", target_of(self.arch))
         _arch_has(self.target, self.dtype)
+        self._check_dtype_b()
         if self.out_dtype is None:   # 8-bit inputs: f32 (fp8 outputs only when asked for)
             st(self, "out_dtype", {"i8": "i32"}.get(self.dtype, "f32") if self.dtype in
                LOWP_DTYPES else self.dtype)
@@ -133,10 +135,10 @@ class GemmConfig:
         st(self, "tile", _triple(self.tile, "tile", 3))
         st(self, "waves", _triple(self.waves, "waves", 2))
         if self.mfma is None:
-            st(self, "mfma", next(f.shape for f in self.target.mfmas(self.dtype)
+            st(self, "mfma", next(f.shape for f in self.target.mfmas(self.dtype, self.dtype_b)
                                   if f.blocks == 1 and "f8f6f4" not in f.name))
         st(self, "mfma", _triple(self.mfma, "mfma", 3))
-        self.target.mfma_for(self.mfma, self.dtype)      # ConfigError naming the valid shapes
+        self.target.mfma_for(self.mfma, self.dtype, self.dtype_b)   # ConfigError: valid shapes
         if self.prefetch not in (1, 2, 3):
             raise ConfigError(f"prefetch depth {self.prefetch} is not 1, 2 or 3")
         if self.staging not in (1, 2):
@@ -173,7 +175,27 @@ class GemmConfig:
         self._check_swizzle()
         self._check_resources()
 
+    def _check_dtype_b(self) -> None:
+        """A different B type: an fp8/bf8 pair of this arch with an MFMA for it (v_mfma_f32_*_
+        fp8_bf8 / bf8_fp8); B's type equal to A's is the plain config (dtype_b None)."""
+        st = object.__setattr__
+        if self.dtype_b is None or self.dtype_b == self.dtype:
+            st(self, "dtype_b", None)
+            return
+        if self.dtype_b not in LOWP_DTYPES:
+            raise ConfigError(f"dtype_b {self.dtype_b!r} is not one of {LOWP_DTYPES}")
+        _arch_has(self.target, self.dtype_b)
+        if not any("f8f6f4" not in f.name
+                   for f in self.target.mfmas(self.dtype, self.dtype_b)):
+            raise ConfigError(f"{self.arch} has no MFMA for A {self.dtype} x B {self.dtype_b} "
+                              f"(mixed pairs: fp8 x bf8 of one arch's encodings)")
+
     # -- derived sizes ------------------------------------------------------------------------
+    @property
+    def b_type(self) -> DType:
+        """The element type of B (A's unless ``dtype_b`` is set)."""
+        return dtype_of(self.dtype_b or self.dtype)
+
     @property
     def scaled(self) -> bool:
         """Whether the kernel takes per-tensor scales ``scale_a``/``scale_b`` (8-bit inputs, not
@@ -268,7 +290,8 @@ class GemmConfig:
         mt0, mt1, du = self.tile
         act = "" if self.activation == "none" else f"_{self.activation}"
         bias = "_bias" if self.bias else ""
-        return (f"gemm_{self.layout}_{self.dtype}_{self.out_dtype}_{self.arch}_{mt0}x{mt1}x{du}_"
+        dt = self.dtype if self.dtype_b is None else f"{self.dtype}x{self.dtype_b}"
+        return (f"gemm_{self.layout}_{dt}_{self.out_dtype}_{self.arch}_{mt0}x{mt1}x{du}_"
                 f"w{self.waves[0]}x{self.waves[1]}_mfma{'x'.join(map(str, self.mfma))}_"
                 f"p{self.prefetch}{'' if self.staging == 1 else f's{self.staging}'}_"
                 f"va{self.vec_a}_vb{self.vec_b}{bias}{act}"

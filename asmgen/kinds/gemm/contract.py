@@ -19,7 +19,7 @@ def gemm_args(cfg: GemmConfig) -> list[ArgSpec]:
     a_dims = ("K", "M") if ta else ("M", "K")
     b_dims = ("N", "K") if tb else ("K", "N")
     args = [ArgSpec("A", "buffer", cfg.dtype, a_shape, (cfg.lda, 1), "in", dims=a_dims, ld="lda"),
-            ArgSpec("B", "buffer", cfg.dtype, b_shape, (cfg.ldb, 1), "in", dims=b_dims, ld="ldb"),
+            ArgSpec("B", "buffer", cfg.b_type.name, b_shape, (cfg.ldb, 1), "in", dims=b_dims, ld="ldb"),
             ArgSpec("C", "buffer", cfg.out_dtype, (cfg.m, cfg.n), (cfg.ldc, 1), "inout",
                     ld="ldc", rows="M", dims=("M", "N"))]
     if cfg.bias:

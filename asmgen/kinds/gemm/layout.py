@@ -178,7 +178,7 @@ def acc_row_offset(cfg: GemmConfig, reg: int) -> int:
 
 
 def mfma_name(cfg: GemmConfig) -> str:
-    return cfg.target.mfma_for(cfg.mfma, cfg.dtype).name
+    return cfg.target.mfma_for(cfg.mfma, cfg.dtype, cfg.dtype_b).name
 
 
 def wave_coords(cfg: GemmConfig, wave: int) -> tuple[int, int]:
