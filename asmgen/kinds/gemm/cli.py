@@ -26,6 +26,12 @@ def add_arguments(g: argparse.ArgumentParser) -> None:
                    choices=("fp8_e4m3fnuz", "bf8_e5m2fnuz", "fp8_e4m3", "bf8_e5m2"),
                    help="element type of B when it differs from A's (fp8 x bf8 or bf8 x fp8 of the "
                         "arch's encodings, v_mfma_f32_*_fp8_bf8 / _bf8_fp8)")
+    g.add_argument("--scale-a", default="tensor", choices=("tensor", "ptr", "row"),
+                   help="scale_a of 8-bit inputs: an f32 argument (default), a device pointer to "
+                        "one f32, or an f32 vector over M (per row of A, per-token quantisation)")
+    g.add_argument("--scale-b", default="tensor", choices=("tensor", "ptr", "col"),
+                   help="scale_b of 8-bit inputs: an f32 argument (default), a device pointer, or "
+                        "an f32 vector over N (per column of C, per-channel quantisation)")
     g.add_argument("--out-dtype", default=None,
                    choices=("f32", "f16", "bf16", "i32", "fp8_e4m3fnuz", "bf8_e5m2fnuz", "fp8_e4m3",
                             "bf8_e5m2"),
@@ -73,7 +79,7 @@ TUNING = ("schedule", "tile", "waves", "prefetch", "mfma", "staging", "direct_to
 
 def _common(args: argparse.Namespace) -> dict:
     return {"dtype": args.dtype, "dtype_b": args.dtype_b, "layout": args.layout,
-            "out_dtype": args.out_dtype,
+            "out_dtype": args.out_dtype, "scale_a_mode": args.scale_a, "scale_b_mode": args.scale_b,
             "activation": args.activation, "bias": args.bias, "nontemporal": args.nontemporal,
             "bake_sizes": args.bake_sizes, "k_multiple": args.k_multiple}
 

@@ -27,6 +27,11 @@ ARRANGEMENTS = ("default", "pingpong", "interleave")
 ACTIVATIONS = ("none", "silu", "gelu")
 # fp8/bf8 inputs the GEMM builds (1-byte elements, K-contiguous operands only for now)
 LOWP_DTYPES = ("fp8_e4m3fnuz", "bf8_e5m2fnuz", "fp8_e4m3", "bf8_e5m2", "i8")
+# How scale_a / scale_b reach the kernel (contract args of those names): an f32 argument
+# ("tensor"), a device pointer to one f32 ("ptr"), or an f32 vector per row of A / column of B
+# (per-token / per-channel quantisation)
+SCALE_A_MODES = ("tensor", "ptr", "row")
+SCALE_B_MODES = ("tensor", "ptr", "col")
 # fp8/bf8 outputs (saturated to the format's largest finite value, kinds.gemm.epilogue): the
 # arch's own encodings only
 FP8_OUT_DTYPES = ("fp8_e4m3fnuz", "bf8_e5m2fnuz", "fp8_e4m3", "bf8_e5m2")
@@ -97,6 +102,8 @@ class GemmConfig:
     k_multiple: int = 1                      # runtime K is a multiple of this (kernel contract)
     lds_swizzle: bool = False                # XOR-swizzled unpadded LDS rows instead of padding
     dtype_b: str | None = None               # B's element type when it differs from A's (fp8 x bf8)
+    scale_a_mode: str = "tensor"             # scale_a: f32 argument | device pointer | per row (M)
+    scale_b_mode: str = "tensor"             # scale_b: f32 argument | device pointer | per column (N)
     target: Target = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -118,6 +125,7 @@ class GemmConfig:
         st(self, "target", target_of(self.arch))
         _arch_has(self.target, self.dtype)
         self._check_dtype_b()
+        self._check_scale_modes()
         if self.out_dtype is None:   # 8-bit inputs: f32 (fp8 outputs only when asked for)
             st(self, "out_dtype", {"i8": "i32"}.get(self.dtype, "f32") if self.dtype in
                LOWP_DTYPES else self.dtype)
@@ -189,6 +197,15 @@ class GemmConfig:
                    for f in self.target.mfmas(self.dtype, self.dtype_b)):
             raise ConfigError(f"{self.arch} has no MFMA for A {self.dtype} x B {self.dtype_b} "
                               f"(mixed pairs: fp8 x bf8 of one arch's encodings)")
+
+    def _check_scale_modes(self) -> None:
+        for name, modes in (("scale_a_mode", SCALE_A_MODES), ("scale_b_mode", SCALE_B_MODES)):
+            if getattr(self, name) not in modes:
+                raise ConfigError(f"{name} {getattr(self, name)!r} is not one of {modes}")
+        if (self.scale_a_mode, self.scale_b_mode) != ("tensor", "tensor") and not self.scaled:
+            raise ConfigError(f"scale_a/scale_b modes ({self.scale_a_mode}, {self.scale_b_mode}) "
+                              f"need a scaled kernel: 8-bit inputs, output not i32 (input "
+                              f"{self.dtype}, output {self.out_dtype})")
 
     # -- derived sizes ------------------------------------------------------------------------
     @property

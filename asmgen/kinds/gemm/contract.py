@@ -33,10 +33,20 @@ def gemm_args(cfg: GemmConfig) -> list[ArgSpec]:
                             range=rng))
     args.append(ArgSpec("alpha", "scalar", "f32", value=1.0))
     args.append(ArgSpec("beta", "scalar", "f32", value=0.0))
-    if cfg.scaled:      # per-tensor dequantisation scales of 8-bit inputs (issue 15, fixed names)
-        args.append(ArgSpec("scale_a", "scalar", "f32", value=1.0))
-        args.append(ArgSpec("scale_b", "scalar", "f32", value=1.0))
+    if cfg.scaled:      # dequantisation scales of 8-bit inputs (issue 15, fixed names)
+        args.append(scale_arg("scale_a", cfg.scale_a_mode, cfg.m, "M"))
+        args.append(scale_arg("scale_b", cfg.scale_b_mode, cfg.n, "N"))
     return args
+
+
+def scale_arg(name: str, mode: str, size: int, dim: str) -> ArgSpec:
+    """scale_a / scale_b: an f32 scalar ("tensor"), a one-element f32 buffer ("ptr", read on the
+    device), or an f32 vector over M (scale_a "row") / N (scale_b "col")."""
+    if mode == "tensor":
+        return ArgSpec(name, "scalar", "f32", value=1.0)
+    if mode == "ptr":
+        return ArgSpec(name, "buffer", "f32", (1,), (1,), "in", dims=(1,))
+    return ArgSpec(name, "buffer", "f32", (size,), (1,), "in", dims=(dim,))
 
 
 def size_multiples(cfg: GemmConfig) -> dict[str, int]:

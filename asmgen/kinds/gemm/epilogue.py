@@ -17,6 +17,12 @@ v_cndmask_b32 pair puts it back; +-Inf becomes +-max), then v_cvt_pk_{fp8,bf8}_f
 rounding is RNE but not saturating (isa.emu.valu_cvt docstring: the hardware overflows to NaN /
 Inf; CK and MLIR's saturate-fp8-truncf clamp the same way before converting), and a byte store.
 A beta * C read loads the byte and widens it with v_cvt_f32_{fp8,bf8}.
+
+Scales of 8-bit inputs: per tensor (an argument or read through a device pointer) they fold into
+alpha once (f = alpha * scale_a * scale_b, two f32 roundings); a per-column scale_b vector is
+loaded once per column block like the bias (f_j = f * scale_b[col]); a per-row scale_a vector once
+per accumulator row, next to that row's C load, and multiplies the accumulator first
+(x * scale_a[row] * f_j: at most three roundings, the reference's tolerance).
 """
 from __future__ import annotations
 
@@ -77,9 +83,11 @@ def build_epilogue(gb, ids, sc, srds, c_read, acc) -> None:
     e.add(Instr("s_lshl_b32", (ldc_b, sc.ldc, Imm(log2(ob)))), TAGS)
     consts = _constants(gb, e)
     consts["alpha"] = _alpha(gb, e, sc)
+    row_scale = ((_row_scale_base(gb, e, sc, r), srds["scale_a"]) if cfg.scale_a_mode == "row"
+                 else None)
 
     bm, bn = cfg.blocks
-    col_off, bias_v = [], []
+    col_off, bias_v, fcol = [], [], []
     for jb in range(bn):
         cc = jb * mn
         m = gb.mask()
@@ -100,6 +108,17 @@ def build_epilogue(gb, ids, sc, srds, c_read, acc) -> None:
             e.add(Instr("v_cndmask_b32", (bom, gb.big, bo, m), encoding="e64"), TAGS)
             e.add(Instr("buffer_load_dword", (bv, bom, srds["bias"], Imm(0)), OFFEN), ("epi", "epi_ld"))
             bias_v.append(bv)
+        if cfg.scale_b_mode == "col":   # f_j = f * scale_b[col0 + c + cc]
+            so, som, sv, fj = v(name="e_soff"), v(name="e_soffm"), v(name=f"sb{jb}"), v(name=f"f{jb}")
+            e.add(Instr("v_add_u32", (so, sc.col0, c)), TAGS)
+            e.add(Instr("v_lshlrev_b32", (so, Imm(2), so)), TAGS)
+            if cc:
+                e.add(Instr("v_add_u32", (so, Imm(4 * cc), so)), TAGS)
+            e.add(Instr("v_cndmask_b32", (som, gb.big, so, m), encoding="e64"), TAGS)
+            e.add(Instr("buffer_load_dword", (sv, som, srds["scale_b"], Imm(0)), OFFEN),
+                  ("epi", "epi_ld"))
+            e.add(Instr("v_mul_f32", (fj, consts["alpha"], sv)), TAGS)
+            fcol.append(fj)
 
     # one batch per accumulator tuple: its C loads first, then its math and stores, so the
     # loads are in flight together (the DAG orders every global load after earlier stores)
@@ -108,10 +127,11 @@ def build_epilogue(gb, ids, sc, srds, c_read, acc) -> None:
             batch = []
             for reg in range(cfg.acc_regs):
                 cr = ib * mm + acc_row_offset(cfg, reg)
-                batch.append(_load_c(gb, e, cr, col_off[jb], rem_r, ldc_b, c_read))
-            for reg, (om, c_in) in enumerate(batch):
+                batch.append(_load_c(gb, e, cr, col_off[jb], rem_r, ldc_b, c_read, row_scale))
+            for reg, (om, c_in, s_row) in enumerate(batch):
                 _finish(gb, e, acc[ib][jb].sub(reg), om, c_in, sc, srds,
-                        bias_v[jb] if cfg.bias else None, consts)
+                        bias_v[jb] if cfg.bias else None, consts, fcol[jb] if fcol else None,
+                        s_row)
 
 
 def _constants(gb, e) -> dict:
@@ -132,20 +152,37 @@ def _constants(gb, e) -> dict:
 
 def _alpha(gb, e, sc):
     """The accumulator's factor: alpha, or (scale_a * scale_b) * alpha in a VGPR (two f32
-    roundings, the reference's tolerance) when the kernel takes per-tensor scales."""
-    if sc.scales is None:
-        return sc.alpha
+    roundings, the reference's tolerance) when the kernel takes per-tensor scales; a vector
+    scale's factor 1 is left out (it multiplies per row / column later)."""
+    if sc.scales is not None:
+        v = gb.vreg
+        t, u, w = v(name="sc_a"), v(name="sc_ab"), v(name="alpha_s")
+        e.add(Instr("v_mov_b32", (t, sc.scales.sub(0))), TAGS)
+        e.add(Instr("v_mul_f32", (u, sc.scales.sub(1), t)), TAGS)
+        e.add(Instr("v_mul_f32", (w, sc.alpha, u)), TAGS)
+        return w
+    f = sc.alpha
+    for s in (sc.scale_a, sc.scale_b):      # per-tensor ones (argument or through a pointer)
+        if s is not None:
+            t, w = gb.vreg(name="sc_t"), gb.vreg(name="alpha_s")
+            e.add(Instr("v_mov_b32", (t, s)), TAGS)
+            e.add(Instr("v_mul_f32", (w, f, t)), TAGS)
+            f = w
+    return f
+
+
+def _row_scale_base(gb, e, sc, r):
+    """Byte offset of scale_a[row0 + r] (this lane's first accumulator row)."""
     v = gb.vreg
-    t, u, w = v(name="sc_a"), v(name="sc_ab"), v(name="alpha_s")
-    e.add(Instr("v_mov_b32", (t, sc.scales.sub(0))), TAGS)
-    e.add(Instr("v_mul_f32", (u, sc.scales.sub(1), t)), TAGS)
-    e.add(Instr("v_mul_f32", (w, sc.alpha, u)), TAGS)
-    return w
+    b = v(name="e_srow")
+    e.add(Instr("v_add_u32", (b, sc.row0, r)), TAGS)
+    e.add(Instr("v_lshlrev_b32", (b, Imm(2), b)), TAGS)
+    return b
 
 
-def _load_c(gb, e, cr: int, coff, rem_r, ldc_b, c_read):
-    """Byte offset of C row ``cr`` of this lane's column (OOB past M: the row mask), and the
-    C load (returns 0 past the edges or when beta == 0)."""
+def _load_c(gb, e, cr: int, coff, rem_r, ldc_b, c_read, row_scale=None):
+    """Byte offset of C row ``cr`` of this lane's column (OOB past M: the row mask), the
+    C load (returns 0 past the edges or when beta == 0), and the row's scale_a when per row."""
     cfg = gb.cfg
     v = gb.vreg
     mr = gb.mask()
@@ -160,10 +197,21 @@ def _load_c(gb, e, cr: int, coff, rem_r, ldc_b, c_read):
     e.add(Instr("v_cndmask_b32", (om, gb.big, o, mr), encoding="e64"), TAGS)
     c_in = v(name="c_in")
     e.add(Instr(LOAD_OUT[cfg.out_type.bytes], (c_in, om, c_read, Imm(0)), OFFEN), ("epi", "epi_ld"))
-    return om, c_in
+    s_row = None
+    if row_scale is not None:     # scale_a[row0 + r + cr] (OOB past M: dropped by the row mask)
+        base, srd = row_scale
+        so, som, s_row = v(name="e_sroff"), v(name="e_sroffm"), v(name="sa_row")
+        if cr:
+            e.add(Instr("v_add_u32", (so, Imm(4 * cr), base)), TAGS)
+        else:
+            so = base
+        e.add(Instr("v_cndmask_b32", (som, gb.big, so, mr), encoding="e64"), TAGS)
+        e.add(Instr("buffer_load_dword", (s_row, som, srd, Imm(0)), OFFEN),
+              ("epi", "epi_ld"))
+    return om, c_in, s_row
 
 
-def _finish(gb, e, acc_reg, om, cr, sc, srds, bias, consts) -> None:
+def _finish(gb, e, acc_reg, om, cr, sc, srds, bias, consts, fcol=None, s_row=None) -> None:
     """alpha * acc + beta * C (+ bias), activation, conversion, masked store."""
     cfg = gb.cfg
     v = gb.vreg
@@ -176,8 +224,12 @@ def _finish(gb, e, acc_reg, om, cr, sc, srds, bias, consts) -> None:
         xi = x
         x = v(name="x_f32")
         e.add(Instr("v_cvt_f32_i32", (x, xi)), TAGS)
+    if s_row is not None:         # per-row scale_a first
+        xr = v(name="x_row")
+        e.add(Instr("v_mul_f32", (xr, s_row, x)), TAGS)
+        x = xr
     xa = v(name="xa")
-    e.add(Instr("v_mul_f32", (xa, consts["alpha"], x)), TAGS)
+    e.add(Instr("v_mul_f32", (xa, consts["alpha"] if fcol is None else fcol, x)), TAGS)
     cf = cr
     if cfg.out_dtype == "f16":
         cf = v(name="c_f32")

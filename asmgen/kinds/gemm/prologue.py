@@ -44,7 +44,9 @@ class Scalars:
     ldc: VReg
     alpha: VReg
     beta: VReg
-    scales: VReg = None   # scale_a, scale_b (8-bit inputs, ``cfg.scaled``)
+    scales: VReg = None   # scale_a, scale_b (8-bit inputs, ``cfg.scaled``, both "tensor")
+    scale_a: VReg = None  # one SGPR: a per-tensor scale_a (argument or read through its pointer)
+    scale_b: VReg = None  # likewise scale_b; vectors ("row"/"col") are read through srds instead
     row0: VReg = None     # first C row of this workgroup
     col0: VReg = None     # first C column
     mrem: VReg = None     # M - row0 (> 0)
@@ -71,11 +73,35 @@ def load_arguments(gb) -> tuple[dict[str, VReg], Scalars]:
         first = kernarg.contiguous(args, ("M", "N", "K", "lda", "ldb", "ldc", "alpha", "beta"))
         p.add(Instr("s_load_dwordx8", (sc, gb.kernarg, Imm(first))), ("addr", "karg"))
     scalars = Scalars(*(sc.sub(i) for i in range(8)))
-    if cfg.scaled:
+    if cfg.scaled and (cfg.scale_a_mode, cfg.scale_b_mode) == ("tensor", "tensor"):
         scalars.scales = gb.k.vreg("s", 2, align=2, name="scales")
         first = kernarg.contiguous(args, ("scale_a", "scale_b"))
         p.add(Instr("s_load_dwordx2", (scalars.scales, gb.kernarg, Imm(first))), ("addr", "karg"))
+    elif cfg.scaled:
+        _load_scales(gb, p, offs, srds, scalars)
     return srds, scalars
+
+
+def _load_scales(gb, p, offs, srds, scalars) -> None:
+    """scale_a / scale_b other than both f32 arguments: a "tensor" scale is one s_load_dword of
+    the argument, a "ptr" scale one s_load_dword through the pointer argument, a vector ("row" /
+    "col") gets an SRD for the epilogue's per-lane loads (num_records from M / N: finish_srds)."""
+    cfg = gb.cfg
+    for name, mode in (("scale_a", cfg.scale_a_mode), ("scale_b", cfg.scale_b_mode)):
+        if mode in ("row", "col"):
+            srd = gb.k.vreg("s", 4, name=f"srd_{name}")
+            p.add(Instr("s_load_dwordx2", (srd.sub(0, 2), gb.kernarg, Imm(offs[name]))),
+                  ("addr", "karg"))
+            srds[name] = srd
+            continue
+        val = gb.sreg(name=name)
+        if mode == "tensor":
+            p.add(Instr("s_load_dword", (val, gb.kernarg, Imm(offs[name]))), ("addr", "karg"))
+        else:
+            ptr = gb.k.vreg("s", 2, align=2, name=f"{name}_ptr")
+            p.add(Instr("s_load_dwordx2", (ptr, gb.kernarg, Imm(offs[name]))), ("addr", "karg"))
+            p.add(Instr("s_load_dword", (val, ptr, Imm(0))), ("addr", "karg"))
+        setattr(scalars, name, val)
 
 
 def finish_srds(gb, srds: dict[str, VReg], sc: Scalars) -> VReg:
@@ -91,8 +117,9 @@ def finish_srds(gb, srds: dict[str, VReg], sc: Scalars) -> VReg:
     for name, srd in srds.items():
         p.add(Instr("s_and_b32", (srd.sub(1), srd.sub(1), Imm(0xFFFF))), ("addr",))
         p.add(Instr("s_mov_b32", (srd.sub(3), Imm(SRD_DWORD3))), ("addr",))
-        if name == "bias":   # f32 vector of N
-            p.add(Instr("s_lshl_b32", (srd.sub(2), sc.N, Imm(2))), ("addr",))
+        if name in ("bias", "scale_a", "scale_b"):   # f32 vectors of N (scale_a: of M)
+            p.add(Instr("s_lshl_b32", (srd.sub(2), sc.M if name == "scale_a" else sc.N, Imm(2))),
+                  ("addr",))
             continue
         t = gb.sreg(name=f"nrec_{name}")
         p.add(Instr("s_mul_i32", (t, rows[name], lds[name])), ("addr",))

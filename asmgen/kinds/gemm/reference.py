@@ -18,6 +18,10 @@ is the integer accumulator wrapped to int32 (as ``v_mfma_i32_*`` accumulate, isa
 takes no alpha/beta/scales/bias/activation. The accumulation error allowed per input dtype is
 the one table ``ACC_UNITS``.
 
+``scale_a`` / ``scale_b`` may also be one-element arrays (the kernel reads them through a device
+pointer), an f32 vector over M (per row of A: per token) and over N (per column of op(B): per
+channel); the result is then ``alpha * scale_a[i] * scale_b[j] * acc[i, j]``.
+
 fp8/bf8 outputs saturate (``saturate``): finite values and +-Inf beyond the format's largest
 finite value become +-max, NaN stays NaN, then RNE to the format (the kernel's epilogue);
 ``compare`` counts a NaN where the reference has one as equal.
@@ -83,6 +87,20 @@ def _check_i32(cfg, alpha, beta, bias, scale_a, scale_b) -> None:
                           f"{', '.join(bad)} (alpha 1, beta 0, scales 1, no bias/activation)")
 
 
+def _scale(s, m: int, n: int, axis: int):
+    """A scale as float64 broadcastable over M x N: a scalar or one-element array as is, a
+    vector along ``axis`` (0: rows, 1: columns) of its first M / N entries."""
+    a = np.asarray(s, dtype=np.float64)
+    if a.size == 1:
+        return a.reshape(())
+    a = a.reshape(-1)
+    return a[:m, None] if axis == 0 else a[None, :n]
+
+
+def _is_one(s) -> bool:
+    return bool(np.all(np.asarray(s) == 1.0))
+
+
 def gemm_accumulator(cfg, A, B) -> np.ndarray:
     """op(A) @ op(B) in float64 (exact for i8: integer sums below 2**53)."""
     return op_a(cfg.layout, A, cfg.m, cfg.k) @ op_b(cfg.layout, B, cfg.k, cfg.n)
@@ -96,7 +114,7 @@ def gemm_reference64(cfg, A, B, C, alpha: float, beta: float, bias=None,
     if cfg.out_dtype == "i32":
         _check_i32(cfg, alpha, beta, bias, scale_a, scale_b)
         return acc
-    out = (alpha * scale_a * scale_b) * acc
+    out = (alpha * _scale(scale_a, m, n, 0) * _scale(scale_b, m, n, 1)) * acc
     if beta != 0:
         out = out + beta * _rows(C, m, n)
     if bias is not None:
@@ -139,17 +157,20 @@ def gemm_tolerance(cfg, A, B, C, alpha: float, beta: float, bias=None,
         return np.zeros((m, n))
     units = max(ACC_UNITS[cfg.dtype], ACC_UNITS[b_dtype(cfg)])
     mag = np.abs(op_a(cfg.layout, A, m, k)) @ np.abs(op_b(cfg.layout, B, k, n))
-    scale = abs(alpha * scale_a * scale_b) * mag
+    sa, sb = _scale(scale_a, m, n, 0), _scale(scale_b, m, n, 1)
+    scale = np.abs(alpha * sa * sb) * mag
     if beta != 0:
         scale = scale + abs(beta) * np.abs(_rows(C, m, n))
     if bias is not None:
         scale = scale + np.abs(np.asarray(bias, dtype=np.float64))[None, :n]
     ref = np.abs(saturate(cfg, gemm_reference64(cfg, A, B, C, alpha, beta, bias, scale_a, scale_b)))
     acc_eps = units * (k + 8) * EPS["f32"]
-    if (scale_a, scale_b) != (1.0, 1.0):
-        acc_eps += 2 * EPS["f32"]      # alpha * scale_a * scale_b rounded twice in f32
+    scaled = not (_is_one(scale_a) and _is_one(scale_b))
+    # alpha * scale_a * scale_b rounded twice in f32 (a vector scale: three times)
+    s_eps = (3 if np.ndim(sa) + np.ndim(sb) else 2) * EPS["f32"] if scaled else 0.0
+    acc_eps += s_eps
     if ACC_UNITS[cfg.dtype] == 0:      # i8: the exact i32 sum is converted to f32 once
-        acc_eps = 2 * EPS["f32"] + (2 * EPS["f32"] if (scale_a, scale_b) != (1.0, 1.0) else 0)
+        acc_eps = 2 * EPS["f32"] + s_eps
     tol = acc_eps * scale + 2 * EPS[cfg.out_dtype] * (ref + EPS["f32"] * scale)
     if cfg.activation != "none":
         tol = tol + 1e-5 * (1.0 + scale) + 4 * EPS[cfg.out_dtype] * (ref + scale)
@@ -218,4 +239,10 @@ def gemm_random_inputs(cfg, seed: int = 0, alpha: float | None = None,
         else:
             out["scale_a"], out["scale_b"] = (float(np.float32(rng.uniform(0.25, 2.0)))
                                               for _ in range(2))
+            for name, mode, size in (("scale_a", getattr(cfg, "scale_a_mode", "tensor"), cfg.m),
+                                     ("scale_b", getattr(cfg, "scale_b_mode", "tensor"), cfg.n)):
+                if mode == "ptr":
+                    out[name] = np.array([out[name]], np.float32)
+                elif mode in ("row", "col"):
+                    out[name] = rng.uniform(0.25, 2.0, size).astype(np.float32)
     return out
