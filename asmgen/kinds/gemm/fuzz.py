@@ -8,6 +8,10 @@ waves x MFMA), and whatever ``GemmConfig`` still rejects with ``ConfigError`` (L
 budget, vector widths, DMA constraints) is *filtered* (``hypothesis.reject``), never a failure.
 Sizes include unaligned ones (M, N, K not multiples of the tile, odd K), so edge masking and
 partial K-tiles are exercised. ``small=True`` keeps every case cheap enough for CI.
+
+One draw in three is an 8-bit GEMM (``lowp_configs``, issue 15): fp8/bf8 of the drawn arch's
+encodings or i8, layout NT (the only one built for 8-bit inputs), the dtype's own MFMA shapes, a
+mixed fp8 x bf8 B, fp8/bf8/i32 outputs and every scale_a/scale_b mode.
 """
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ from hypothesis import strategies as st
 
 from ...errors import ConfigError
 from ...target import ARCHES, CDNA4, DEFAULT_ARCH, MFMA_SHAPES
-from .config import LAYOUTS, GemmConfig
+from .config import FP8_OUT_DTYPES, LAYOUTS, LOWP_DTYPES, SCALE_A_MODES, SCALE_B_MODES, GemmConfig
 
 
 def _size(draw, tile: int, max_tiles: int) -> int:
@@ -31,7 +35,10 @@ def _size(draw, tile: int, max_tiles: int) -> int:
 
 @st.composite
 def gemm_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
-    """A valid GemmConfig (ConfigError rejections are filtered)."""
+    """A valid GemmConfig (ConfigError rejections are filtered): f16/bf16 in any layout, or (one
+    draw in three) an 8-bit one (``lowp_configs``)."""
+    if draw(st.integers(0, 2)) == 0:
+        return draw(lowp_configs(small, arches))
     arch = draw(st.sampled_from(tuple(arches)))
     mfma = draw(st.sampled_from(MFMA_SHAPES[arch]))
     wm = draw(st.sampled_from((1, 2) if small else (1, 2, 4)))
@@ -67,6 +74,60 @@ def gemm_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
         return GemmConfig(m=m, n=n, k=k, dtype=dtype, arch=arch, layout=layout,
                           out_dtype=out_dtype, tile=tile, waves=(wm, wn), mfma=mfma,
                           prefetch=prefetch, **extras)
+    except ConfigError:
+        reject()
+
+
+def _lowp_mfmas(arch: str, a: str, b: str | None = None) -> list:
+    from ...target import target_of
+    return [f.shape for f in target_of(arch).mfmas(a, b) if f.blocks == 1 and "f8f6f4" not in f.name]
+
+
+@st.composite
+def lowp_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
+    """A valid 8-bit GemmConfig: fp8/bf8/i8 inputs of the arch, layout NT, the pair's MFMA shapes,
+    any output the input allows (fp8/bf8 of the arch saturating, i32 for i8) and scale modes."""
+    from ...target import target_of
+    arch = draw(st.sampled_from(tuple(arches)))
+    have = target_of(arch).dtypes()
+    dtype = draw(st.sampled_from([d for d in LOWP_DTYPES if d in have]))
+    dtype_b = None
+    others = [d for d in LOWP_DTYPES if d in have and d != dtype and _lowp_mfmas(arch, dtype, d)]
+    if others and draw(st.booleans()):
+        dtype_b = draw(st.sampled_from(others))
+    mfma = draw(st.sampled_from(_lowp_mfmas(arch, dtype, dtype_b)))
+    wm = draw(st.sampled_from((1, 2)))
+    wn = draw(st.sampled_from((1, 2)))
+    bm = draw(st.sampled_from((1, 2) if small else (1, 2, 4)))
+    bn = draw(st.sampled_from((1, 2) if small else (1, 2, 4)))
+    steps = draw(st.sampled_from((1, 2) if small else (1, 2, 4)))
+    tile = (wm * mfma[0] * bm, wn * mfma[1] * bn, mfma[2] * steps)
+    if small and tile[0] * tile[1] > 64 * 64:
+        reject()
+    m = _size(draw, tile[0], 2 if small else 3)
+    n = _size(draw, tile[1], 2 if small else 3)
+    k = _size(draw, tile[2], 3 if small else 6)
+    outs = [None, "f32", "f16", "bf16"] + [d for d in FP8_OUT_DTYPES if d in have]
+    if dtype == "i8":
+        outs.append("i32")
+    out_dtype = draw(st.sampled_from(outs))
+    extras = {}
+    if out_dtype not in (None, "i32") or dtype != "i8":
+        extras["scale_a_mode"] = draw(st.sampled_from(SCALE_A_MODES))
+        extras["scale_b_mode"] = draw(st.sampled_from(SCALE_B_MODES))
+        if draw(st.booleans()):
+            extras["activation"] = draw(st.sampled_from(("none", "silu", "gelu")))
+            extras["bias"] = draw(st.booleans())
+    if draw(st.integers(0, 3)) == 0:
+        extras["direct_to_lds"] = True
+    if draw(st.integers(0, 3)) == 0:
+        extras["lds_swizzle"] = True
+    if draw(st.integers(0, 3)) == 0:
+        extras["lda"] = k + draw(st.sampled_from((4, 16)))
+    try:
+        return GemmConfig(m=m, n=n, k=k, dtype=dtype, dtype_b=dtype_b, arch=arch, layout="NT",
+                          out_dtype=out_dtype, tile=tile, waves=(wm, wn), mfma=mfma,
+                          prefetch=draw(st.sampled_from((1, 2))), **extras)
     except ConfigError:
         reject()
 
@@ -130,7 +191,8 @@ def candidates(raw: dict):
         yield {**raw, "tile": t}
     if raw["prefetch"] > 1:
         yield {**raw, "prefetch": raw["prefetch"] - 1}
-    simpler = (("activation", "none"), ("bias", False), ("direct_to_lds", False),
+    simpler = (("scale_a_mode", "tensor"), ("scale_b_mode", "tensor"), ("dtype_b", None),
+               ("activation", "none"), ("bias", False), ("direct_to_lds", False),
                ("lda_pad", 0), ("ldb_pad", 0), ("ldc_pad", 0), ("out_dtype", None),
                ("layout", "NN"), ("dtype", "f16"), ("arch", DEFAULT_ARCH), ("mfma", None))
     for key, val in simpler:
@@ -155,4 +217,10 @@ GEMM_PROOF_KERNELS = (
      "tile": (64, 128, 32), "direct_to_lds": True, "lds_swizzle": True},
     {"m": 64, "n": 64, "k": 128, "schedule": "interleave", "layout": "NT", "lds_swizzle": True,
      "k_multiple": 32, "tile": (64, 64, 32)},
+    # 8-bit (issue 15): fp8 x bf8 with per-row / per-column scale vectors (f32 output, so a wrong
+    # byte is visible), and i8 with the bit-exact i32 accumulator on CDNA4
+    {"m": 64, "n": 64, "k": 256, "schedule": "pgr2", "layout": "NT", "dtype": "fp8_e4m3fnuz",
+     "dtype_b": "bf8_e5m2fnuz", "tile": (64, 64, 64), "scale_a_mode": "row", "scale_b_mode": "col"},
+    {"m": 64, "n": 64, "k": 256, "schedule": "pgr1", "layout": "NT", "dtype": "i8",
+     "arch": CDNA4, "tile": (64, 64, 64), "direct_to_lds": True},
 )
