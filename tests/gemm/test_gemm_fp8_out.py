@@ -93,3 +93,15 @@ def test_fp8_output_asm_and_refusals():
     with pytest.raises(ConfigError, match="gfx950"):
         gemm(64, 64, 64, dtype="fp8_e4m3", arch="gfx950", layout="NT", out_dtype="bf8_e5m2fnuz",
              assemble=False)
+
+
+def test_fp8_output_costs_the_registers_of_a_bf16_output():
+    """The convert reads its destination: written in place, its register lives one element long
+    (a fresh destination would be live from the kernel's start: 184 VGPRs, one wave per SIMD, and
+    the 8192^3 default would fall back to a smaller tile)."""
+    kw = dict(dtype="fp8_e4m3fnuz", arch="gfx942", layout="NT", tile=(256, 256, 32), waves=(2, 4),
+              schedule="pingpong", direct_to_lds=True, lds_swizzle=True, prefetch=1,
+              assemble=False)
+    f8 = gemm(8192, 8192, 8192, out_dtype="fp8_e4m3fnuz", **kw).resources
+    bf = gemm(8192, 8192, 8192, out_dtype="bf16", **kw).resources
+    assert f8["waves_per_simd"] == 2 and f8["vgpr"] <= bf["vgpr"] + 4, (f8, bf)

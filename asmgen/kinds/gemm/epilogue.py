@@ -295,10 +295,11 @@ def _convert(gb, e, y, consts):
 def _to_fp8(gb, e, y, consts):
     """y saturated to +-max (NaN kept), converted RNE to the fp8/bf8 byte in bits 7:0."""
     v = gb.vreg
-    t, m, s, q = v(name="f8_t"), gb.mask(), v(name="f8_s"), v(name="f8")
+    t, m, q = v(name="f8_t"), gb.mask(), v(name="f8")
     e.add(Instr("v_med3_f32", (t, y, consts["sat_lo"], consts["sat_hi"])), TAGS)
     e.add(Instr("v_cmp_u_f32", (m, y, y), encoding="e64"), TAGS)
-    e.add(Instr("v_cndmask_b32", (s, t, y, m), encoding="e64"), TAGS)
-    # word 0 = (fp8(s), fp8(0)); the other word of q is kept (not stored: byte store)
-    e.add(Instr(f"v_cvt_pk_{gb.cfg.out_type.mfma_type}_f32", (q, s, Imm(0))), TAGS)
+    e.add(Instr("v_cndmask_b32", (q, t, y, m), encoding="e64"), TAGS)
+    # in place: word 0 = (fp8(q), fp8(0)), word 1 kept (the convert reads its destination, so a
+    # fresh one would be live from the kernel's start); only byte 0 is stored
+    e.add(Instr(f"v_cvt_pk_{gb.cfg.out_type.mfma_type}_f32", (q, q, Imm(0))), TAGS)
     return q
