@@ -9,7 +9,7 @@ is looked up from ``m.arch`` at execution time.
 f32 -> fp8/bf8 (v_cvt_pk_fp8_f32, v_cvt_pk_bf8_f32, v_cvt_sr_fp8_f32, v_cvt_sr_bf8_f32), sources:
   [ISA]   AMD CDNA3 / CDNA4 ISA guides, V_CVT_PK_FP8_F32: "Convert two single-precision float
           inputs to a packed FP8 value with round to nearest even semantics"; the SR forms add
-          the random bits of src1 before truncating (stochastic rounding).
+          the top bits of src1 before truncating (stochastic rounding; see _bind_sr8).
   [MLIR]  llvm/llvm-project#74153 (ArithToAMDGPU saturate-fp8-truncf, gfx940): "the underlying
           hardware instruction ... implements overflow-to-NaN semantics"; saturation is clamping
           code emitted before the convert, Inf and NaN passed through.
@@ -39,6 +39,7 @@ import ml_dtypes
 import numpy as np
 
 from .dpp import bind_vop, is_sdwa, plain_reader, reject_mods, sdwa_src, sel_bit
+from .errors import EmulatorError
 from .operand_io import AluModifierError, alu, ops, register, vector_getter, vector_setter
 
 F32, F16, F64 = np.float32, np.float16, np.float64
@@ -186,8 +187,19 @@ alu("v_cvt_pk_bf8_f32")(_bind_pk8("bf8"))
 
 
 # ----- v_cvt_sr_fp8_f32 / v_cvt_sr_bf8_f32 vdst, s0, s1(random bits): stochastic rounding into the
-# byte op_sel[2] + 2*op_sel[3] of vdst. Rounding: add the random bits below the fp8 mantissa LSB to the
-# f32 pattern and truncate (the ISA's stochastic-rounding definition), then narrow exactly. -------------
+# byte op_sel[2] + 2*op_sel[3] of vdst. CDNA3 ISA guide chapter 12.11 (as quoted by ROCm/rocm-systems'
+# rocjitsu CDNA3 audit, item CDNA3-RJ-130): V_CVT_SR_FP8_F32 adds S1[31:12] into the f32 mantissa
+# before converting, V_CVT_SR_BF8_F32 S1[31:11]; chapter 7: "add the stochastic value, then
+# truncate". So: the top (23 - mantissa bits) bits of S1 are added to the f32 bit pattern (a carry
+# moves into the exponent), the dropped bits are cleared (truncation toward zero), and that value,
+# exactly on the fp8 grid or past its largest finite value, is encoded like the pk forms (past the
+# range: NaN, or Inf for OCP E5M2). Results in the fp8 denormal range are refused per lane: the
+# manual's formula adds noise at the f32 exponent's scale while rocjitsu rounds stochastically on
+# the denormal grid, and neither is hardware-checked. ----------------------------------------------
+class Fp8SrUnmodelledError(EmulatorError):
+    """A lane of v_cvt_sr_{fp8,bf8}_f32 whose result the sources do not agree on (names lane, value)."""
+
+
 def _bind_sr8(kind: str):
     def bind(ins):
         d = ops(ins, 3)[0]
@@ -201,14 +213,22 @@ def _bind_sr8(kind: str):
 
         def run(m, w):
             dt = fp8_type(m, kind)
-            mant = ml_dtypes.finfo(dt).nmant
-            drop = 23 - mant
+            fi = ml_dtypes.finfo(dt)
+            drop = 23 - fi.nmant
             x = ga(w)
-            bits = x.view(U32)
-            noise = gr(w) & U32((1 << drop) - 1)
             fin = np.isfinite(x)
-            rounded = np.where(fin, ((bits + noise) & ~U32((1 << drop) - 1)), bits).view(F32)
-            # exact narrowing of a value already on the fp8 grid (normal range); RNE handles denormals
+            tiny = fin & (x != 0) & (np.abs(x) < F32(fi.smallest_normal)) & w.exec_mask()
+            if tiny.any():
+                lane = int(np.flatnonzero(tiny)[0])
+                raise m.error(Fp8SrUnmodelledError,
+                              f"{ins.op}: lane {lane} value {float(x[lane])!r} is below the "
+                              f"{dt.__name__} normal range; stochastic rounding there is not "
+                              f"pinned down (ISA formula vs AMD's rocjitsu), the emulator refuses it", w)
+            bits = x.view(U32)
+            noise = gr(w) >> U32(32 - drop)
+            with np.errstate(over="ignore"):
+                summed = (bits.astype(np.uint64) + noise.astype(np.uint64)).astype(U32)
+            rounded = np.where(fin, summed & ~U32((1 << drop) - 1), bits).view(F32)
             b8 = to_fp8(rounded, dt).astype(U32)
             put(w, (gd(w) & keep) | (b8 << sh), w.exec_mask())
         return run

@@ -32,8 +32,9 @@ documented), subnormal sources,
 widening results outside the target's normal range ([HIP] rounds, [GEM5] clamps the exponent), and
 narrowing values below the source format's normal range unless both models give +-0.
 Not modelled at all (UnknownInstructionError naming why): the stochastic-rounding forms (which seed
-bits are added is not documented: [HIP]'s host model uses the top bits, the unscaled
-v_cvt_sr_fp8_f32 model of this emulator the low ones), the 2xpk16 forms (how the 32 elements are
+bits are added is documented for the unscaled v_cvt_sr_{fp8,bf8}_f32 only: the CDNA3 guide's
+S1[31:12] / S1[31:11], isa.emu.valu_cvt; [HIP]'s host model also uses the top bits, but nothing
+states it for the scaled CDNA4 forms), the 2xpk16 forms (how the 32 elements are
 spread over src0/src1 is not documented; gem5 interleaves their dwords), and v_mfma_ld_scale_b32.
 abs/neg source modifiers are rejected ([GEM5] panics on them in the pk forms).
 """

@@ -8,6 +8,7 @@ refused FP16_OVFL mode (the bit that would make them saturate)."""
 from __future__ import annotations
 
 import math
+import struct
 from fractions import Fraction
 
 import numpy as np
@@ -192,3 +193,58 @@ def test_fp16_overflow_descriptor_is_refused_at_launch():
     emu.launch(hand_kernel(body, dirs + "  .amdhsa_fp16_overflow 0"), "k")
     with pytest.raises(EmulatorError, match="FP16_OVFL"):
         emu.launch(hand_kernel(body, dirs + "  .amdhsa_fp16_overflow 1"), "k")
+
+
+def sr_reference(x: float, seed: int, fmt) -> int | str:
+    """Stochastic rounding per the CDNA3 ISA guide (chapter 12.11, via rocjitsu's audit): the top
+    (23 - mantissa bits) bits of the seed added to the f32 bit pattern, the dropped bits cleared
+    (truncation), then the plain encoding (exact on the grid, or past the range)."""
+    eb, mb, *_ = fmt
+    drop = 23 - mb
+    b = struct.unpack("<I", struct.pack("<f", x))[0]
+    if math.isfinite(x):
+        b = ((b + (seed >> (32 - drop))) & 0xFFFFFFFF) & ~((1 << drop) - 1)
+    return encode(struct.unpack("<f", struct.pack("<I", b))[0], fmt)
+
+
+@pytest.mark.parametrize("arch,kind", list(FORMATS))
+@pytest.mark.parametrize("byte", [0, 3])
+def test_sr_convert_adds_the_top_seed_bits_and_truncates(arch, kind, byte):
+    fmt = FORMATS[(arch, kind)]
+    big, tiny = fmt[5], 2.0 ** (1 - fmt[2])
+    rng = np.random.default_rng(11)
+    mags = np.exp(rng.uniform(np.log(tiny), np.log(big * 1.2), 40))
+    xs = [float(F32(v)) for v in np.concatenate([mags, -mags[:12]])] + [
+        0.0, -0.0, big, -big, 1.0, 1.0 + 2.0 ** -(fmt[1] + 2), math.inf, -math.inf, math.nan,
+        float(F32(big * 1.01)), tiny, -tiny]
+    xs = (xs + [1.5] * 64)[:64]
+    seeds = [int(s) for s in rng.integers(0, 1 << 32, 64, dtype=np.uint64)]
+    seeds[:4] = [0, 0xFFFFFFFF, 1 << (31), (1 << (32 - (23 - fmt[1]))) - 1]   # low bits alone: no effect
+    w = Wave(0)
+    w.set_exec(FULL)
+    w.vgpr[10] = np.asarray(xs, F32).view(U32)
+    w.vgpr[11] = np.asarray(seeds, np.uint64).astype(U32)
+    w.vgpr[0] = 0xA5A5A5A5
+    sel = {0: "", 3: " op_sel:[0,0,1,1]"}[byte]
+    execute(w, f"v_cvt_sr_{kind}_f32 v0, v10, v11" + sel, arch=arch)
+    got = w.vgpr[0]
+    mask = 0xFF << (8 * byte)
+    assert ((got & ~U32(mask)) == (0xA5A5A5A5 & ~mask)).all(), "other bytes changed"
+    for lane in range(64):
+        b = (int(got[lane]) >> (8 * byte)) & 0xFF
+        want = sr_reference(xs[lane], seeds[lane], fmt)
+        if want == NAN:
+            assert is_nan_code(b, fmt), (xs[lane], seeds[lane], hex(b))
+        else:
+            assert b == want, f"{arch} {kind} x={xs[lane]!r} seed={seeds[lane]:#x}: {b:#04x} != {want:#04x}"
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_sr_below_the_normal_range_is_refused(arch):
+    """The sources disagree for results in the fp8 denormal range (module docstring)."""
+    from core_util import run
+
+    from isa.emu.valu_cvt import Fp8SrUnmodelledError
+    tiny = struct.unpack("<I", struct.pack("<f", 2.0 ** -12))[0]
+    with pytest.raises(Fp8SrUnmodelledError, match="below the"):
+        run("v_cvt_sr_fp8_f32 v1, v2, v3\ns_endpgm", arch=arch, vgprs={2: [tiny] * 64, 3: [0] * 64})
