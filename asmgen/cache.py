@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .runtime.errors import CacheCorruptWarning, CacheError
 
 MAGIC = b"ASMGEN-CACHE 1"
 ENTRY_SUFFIX = ".entry"
@@ -56,6 +55,13 @@ def _root(root: str | Path | None) -> Path:
 
 
 SOURCE_PACKAGES = ("asmgen", "isa", "schedules")
+
+
+def _errors():
+    """``asmgen.runtime.errors`` (CacheError, CacheCorruptWarning), imported when an error is
+    raised: importing the runtime package loads the backends, which a cache hit never needs."""
+    from .runtime import errors
+    return errors
 
 
 @functools.lru_cache(maxsize=4)
@@ -136,7 +142,7 @@ def canonical_json(parts: Any) -> str:
     try:
         return json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise CacheError(f"cache key parts are not plain JSON data: {exc}") from None
+        raise _errors().CacheError(f"cache key parts are not plain JSON data: {exc}") from None
 
 
 def cache_key(parts: Mapping[str, Any]) -> str:
@@ -146,15 +152,15 @@ def cache_key(parts: Mapping[str, Any]) -> str:
 
 def _normalize(artifacts: Mapping[str, Any]) -> Artifacts:
     if not isinstance(artifacts, Mapping) or not artifacts:
-        raise CacheError(f"a cache build must return a non-empty dict of name -> bytes, got {artifacts!r:.80}")
+        raise _errors().CacheError(f"a cache build must return a non-empty dict of name -> bytes, got {artifacts!r:.80}")
     out: Artifacts = {}
     for name, data in artifacts.items():
         if not isinstance(name, str) or not name or "/" in name or "\\" in name or name in (".", ".."):
-            raise CacheError(f"artifact name {name!r} must be a plain file name")
+            raise _errors().CacheError(f"artifact name {name!r} must be a plain file name")
         if isinstance(data, str):
             data = data.encode()
         if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise CacheError(f"artifact {name!r} is {type(data).__name__}, not bytes or str")
+            raise _errors().CacheError(f"artifact {name!r} is {type(data).__name__}, not bytes or str")
         out[name] = bytes(data)
     return out
 
@@ -208,7 +214,7 @@ def write_entry(parts: Mapping[str, Any], artifacts: Mapping[str, Any], root: st
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f"{TMP_PREFIX}{key[:16]}-", dir=folder)
     except OSError as exc:
-        raise CacheError(f"cannot write to the kernel cache folder {folder}: {exc}; set {CACHE_ENV} "
+        raise _errors().CacheError(f"cannot write to the kernel cache folder {folder}: {exc}; set {CACHE_ENV} "
                          "to a writable folder") from None
     try:
         with os.fdopen(fd, "wb") as f:
@@ -235,13 +241,13 @@ def read_entry(parts: Mapping[str, Any], root: str | Path | None = None) -> Arti
     except (FileNotFoundError, NotADirectoryError):   # an unusable folder is reported by the write
         return None
     except OSError as exc:
-        raise CacheError(f"cannot read cache entry {path}: {exc}") from None
+        raise _errors().CacheError(f"cannot read cache entry {path}: {exc}") from None
     try:
         manifest, arts = decode_entry(data)
         if manifest.get("key") != path.name[:-len(ENTRY_SUFFIX)]:
             raise _Corrupt(f"the manifest's key {str(manifest.get('key'))[:16]}... is not the file's")
     except _Corrupt as exc:
-        warnings.warn(CacheCorruptWarning(f"corrupt kernel cache entry {path}: {exc}; rebuilding it"),
+        warnings.warn(_errors().CacheCorruptWarning(f"corrupt kernel cache entry {path}: {exc}; rebuilding it"),
                       stacklevel=3)
         return None
     return arts
@@ -288,7 +294,7 @@ def _build_lock(key: str, root: str | Path | None):
         folder.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
-        raise CacheError(f"cannot write to the kernel cache folder {folder}: {exc}; set {CACHE_ENV} "
+        raise _errors().CacheError(f"cannot write to the kernel cache folder {folder}: {exc}; set {CACHE_ENV} "
                          "to a writable folder (or ASMGEN_NO_CACHE=1)") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -313,11 +319,11 @@ def kernel_from_artifacts(arts: Mapping[str, bytes], config: Any = None) -> Any:
     from .kernel import Kernel
     metas = [n for n in arts if n.endswith(".json")]
     if len(metas) != 1:
-        raise CacheError(f"a kernel entry needs exactly one .json artifact, it has {sorted(arts)}")
+        raise _errors().CacheError(f"a kernel entry needs exactly one .json artifact, it has {sorted(arts)}")
     name = metas[0][:-len(".json")]
     for ext in (".s", ".hsaco"):
         if name + ext not in arts:
-            raise CacheError(f"kernel entry {name!r} lacks {name + ext} (has {sorted(arts)})")
+            raise _errors().CacheError(f"kernel entry {name!r} lacks {name + ext} (has {sorted(arts)})")
     meta = json.loads(arts[name + ".json"])
     return Kernel(name, arts[name + ".s"].decode(), bytes(arts[name + ".hsaco"]), meta, config)
 
@@ -464,5 +470,5 @@ def cache_clear(root: str | Path | None = None) -> int:
         except FileNotFoundError:
             pass
         except OSError as exc:
-            raise CacheError(f"cannot remove cache file {path}: {exc}") from None
+            raise _errors().CacheError(f"cannot remove cache file {path}: {exc}") from None
     return removed
