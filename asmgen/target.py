@@ -290,7 +290,7 @@ def _mfma_forms(arch: str) -> tuple[MfmaForm, ...]:
     table = spec_table(arch)
     out = []
     for name, i in MFMA_TABLE.items():
-        if arch not in i.arches:
+        if arch not in i.arches or i.scaled:   # a scaled form is its base form's ``scaled``
             continue
         out.append(MfmaForm(name, i.m, i.n, i.k, i.blocks, i.a_type, i.b_type, i.out_type,
                             i.a_regs, i.cd_regs, get_spec(arch, name).passes_on(arch),

@@ -87,9 +87,16 @@ def opcode_table(arch: str) -> dict[tuple[str, int, str], dict]:
     return table
 
 
+@cache
 def mnemonics(arch: str) -> frozenset[str]:
-    """Every mnemonic the decoder knows for ``arch`` (without _e32/_e64/_dpp/_sdwa)."""
-    return frozenset(e["name"] for e in opcode_table(arch).values())
+    """Every mnemonic the decoder knows for ``arch`` (without _e32/_e64/_dpp/_sdwa), the fused
+    ``v_mfma_scale_f32_*_f8f6f4`` (``v_mfma_ld_scale_b32`` + an f8f6f4 MFMA, see ``_fuse_scale``)
+    included."""
+    names = frozenset(e["name"] for e in opcode_table(arch).values())
+    if "v_mfma_ld_scale_b32" in names:
+        names |= {n.replace("v_mfma_", "v_mfma_scale_", 1) for n in names if n.endswith("_f8f6f4")
+                  and n.startswith("v_mfma_f32")}
+    return names
 
 
 _MEMO: dict[str, dict[bytes, DecodedInstr]] = {}   # arch -> the 12 bytes at an instruction -> it

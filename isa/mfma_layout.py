@@ -11,9 +11,12 @@ Pure functions of the mnemonic (no emulator state). Three shape families cover e
   Source: CALC (AMD matrix instruction calculator, ``-a CDNA3 -d``), which gives for every CDNA3
   MFMA "A i: lane % M, A k: kpl*floor(lane/M) + ..., A block: floor(lane/M)" (cdna-facts 2.2).
   gfx950 x16/x32 f16/bf16 and i8 forms: same family with kpl = 8 / 16 (CK k_per_blk, cdna-facts
-  2.2) - derived, unverified on hardware. f8f6f4: kpl = 32 (CK), 6-bit elements packed as a
-  192-bit little-endian string in 6 VGPRs and 4-bit ones as nibbles (lo nibble = even k) - the
-  packing of fp6/fp4 is my assumption from LLVM's register counts (6 and 4 VGPRs), unverified.
+  2.2) - derived, unverified on hardware. f8f6f4 (scaled or not): kpl = 32 (CK; IREE's
+  IREEGPUAttrs.cpp layouts: thread {16,4}/{32,2}, 32 consecutive K-elements per lane), 6-bit
+  elements packed as a 192-bit little-endian string in 6 VGPRs and 4-bit ones as nibbles (lo
+  nibble = even k). fp4: 16 contiguous bytes of the row per lane (Modular's MXFP4 kernel notes,
+  docs.modular.com mxfp4_matmul_amd); the nibble order within a byte and the fp6 bit string are
+  assumed (LLVM's register counts 6 and 4 fit them), unverified on hardware.
 * C/D with M*N >= 64 (16x16, 32x32): lane group q = l // N (Q = 64/N groups), j = l % N; VGPR r of
   block ``r // R`` (R = M*N/64 VGPRs per block) holds row ``4*((r % R)//4 * Q + q) + r % 4``.
   CALC: 32x32 "i = 8*floor(GPR/4) % 32 + 4*floor(lane/32) + GPR % 4, block = floor(GPR/16)";

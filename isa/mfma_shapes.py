@@ -10,7 +10,9 @@ Numerics kinds (used by ``isa.emu.mfma``):
   "fdpa2" the fp8 variant: ``group`` products as even/odd halves (fp8, bf8, f8f6f4)
   "fma"   chain of fused multiply-adds (f32)
   "int"   exact integer dot product, int32 wraparound (i8)
-Not modelled (raise ``MfmaUnsupported``): f64 MFMAs, sparse ``v_smfmac_*``, ``v_mfma_scale_*``.
+Block-scaled ``v_mfma_scale_f32_*_f8f6f4`` (``scaled``): the f8f6f4 rows plus one E8M0 scale per
+32 K-elements of each A row and B column (``SCALE_BLOCK``), see ``isa.emu.mfma``.
+Not modelled (raise ``MfmaUnsupported``): f64 MFMAs, sparse ``v_smfmac_*``.
 """
 from __future__ import annotations
 
@@ -31,6 +33,11 @@ TYPE_BITS = {"f32": 32, "xf32": 32, "f16": 16, "bf16": 16, "fp8": 8, "bf8": 8, "
 # f8f6f4 cbsz/blgp format codes (cdna-facts 2.1: LLVM picks f8 for 0/1, f6 for 2/3, f4 for 4;
 # the E4M3/E5M2/E2M3/E3M2/E2M1 names per the CDNA4 ISA guide, unverified here).
 F8F6F4_FORMATS = {0: ("fp8", 8), 1: ("bf8", 8), 2: ("fp6", 6), 3: ("bf6", 6), 4: ("fp4", 4)}
+
+# K-elements per E8M0 scale of the block-scaled MFMAs: IREE's scaled-MFMA layouts (IREEGPUAttrs.cpp
+# getSingleSubgroupLayout(ScaledMMAIntrinsic): block size 32, one scale per lane) and the OCP MX v1.0
+# block size; each lane's 32 K-elements are exactly one scale block.
+SCALE_BLOCK = 32
 
 
 class MfmaUnsupported(UnknownInstruction):
@@ -59,6 +66,7 @@ class MfmaInfo:
     xdl: bool
     kind: str           # "fdpa" | "fdpa2" | "fma" | "int"
     group: int          # products per fused group (fdpa/fdpa2), 1 for fma, K for int
+    scaled: bool = False  # v_mfma_scale_*: two E8M0 scale VGPRs (A rows, B columns)
 
     @property
     def bits(self) -> int:
@@ -86,9 +94,10 @@ class MfmaInfo:
         return self.k_per_lane * bits // 32
 
 
-def _e(name, m, n, k, blocks, a, b, out, a_regs, cd_regs, arches, kind, group, xdl=True):
+def _e(name, m, n, k, blocks, a, b, out, a_regs, cd_regs, arches, kind, group, xdl=True,
+       scaled=False):
     return name, MfmaInfo(name, m, n, k, blocks, a, b, out, a_regs, cd_regs, arches, xdl,
-                          kind, group)
+                          kind, group, scaled)
 
 
 _ROWS = [
@@ -132,6 +141,14 @@ _ROWS += [
     _e("v_mfma_f32_32x32x64_f8f6f4", 32, 32, 64, 1, "f8f6f4", "f8f6f4", "f32", 8, 16, ONLY950, "fdpa2", 16),
     _e("v_mfma_f32_16x16x128_f8f6f4", 16, 16, 128, 1, "f8f6f4", "f8f6f4", "f32", 8, 4, ONLY950, "fdpa2", 16),
 ]
+# the block-scaled forms: same shapes, layouts and arithmetic (products scaled exactly, see
+# isa.emu.mfma); mnemonics and operands as llvm-mc-22 -mcpu=gfx950 accepts them
+_ROWS += [
+    _e(n.replace("v_mfma_", "v_mfma_scale_"), *[getattr(i, f) for f in (
+        "m", "n", "k", "blocks", "a_type", "b_type", "out_type", "a_regs", "cd_regs", "arches",
+        "kind", "group")], scaled=True)
+    for n, i in list(_ROWS) if i.a_type == "f8f6f4"
+]
 
 MFMA_TABLE: dict[str, MfmaInfo] = dict(_ROWS)
 
@@ -139,8 +156,6 @@ MFMA_TABLE: dict[str, MfmaInfo] = dict(_ROWS)
 UNSUPPORTED = {
     "v_mfma_f64_16x16x4_f64": "f64 MFMA numerics not modelled",
     "v_mfma_f64_4x4x4_4b_f64": "f64 MFMA numerics not modelled",
-    "v_mfma_scale_f32_16x16x128_f8f6f4": "block-scaled MFMA not modelled",
-    "v_mfma_scale_f32_32x32x64_f8f6f4": "block-scaled MFMA not modelled",
 }
 
 

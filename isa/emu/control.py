@@ -79,6 +79,43 @@ _MFMA_NAMES = sorted(set(MFMA_TABLE) | {n for a in ARCHES for n, sp in spec_tabl
                                         if sp.mfma is not None})
 
 
+def _scale_ops(ins, name: str):
+    """Block-scaled MFMAs: ((scale_src0, byte select), (scale_src1, byte select)), else None.
+
+    A VGPR scale gives byte op_sel[i] + 2 * op_sel_hi[i] of each lane's VGPR (LLVM, see
+    isa.emu.mfma_plan.scale_bytes). An SGPR or inline-constant scale gives bits [30:23] of the
+    value to every lane whatever op_sel says: LLVM (VOP3PInstructions.td, PR #158117, "a hardware
+    design defect: for all Inline/SGPR constants, SP HW use bits [30:23] as the scale") restricts
+    the operand to VGPRs for this reason; the hardware accepts the encoding, so the judge does."""
+    info = MFMA_TABLE.get(name)
+    if info is None or not info.scaled:
+        return None
+    if len(ins.operands) < 6:
+        raise EmulatorError(f"'{ins}': a block-scaled MFMA needs vdst, srcA, srcB, srcC, "
+                            "scale_src0, scale_src1")
+    lo = tuple(ins.mod("op_sel", (0, 0, 0)) or (0, 0, 0)) + (0, 0)
+    hi = tuple(ins.mod("op_sel_hi", (0, 0, 0)) or (0, 0, 0)) + (0, 0)
+    return tuple((ins.operands[4 + i], int(lo[i]) + 2 * int(hi[i])) for i in range(2))
+
+
+def _scale_getter(ins, op, sel: int, group: bool):
+    """``w -> (uint32 [64] or [W, 64] scale rows, byte select)`` of one scale operand."""
+    if isinstance(op, Reg) and op.file == "v" and op.count == 1:
+        i = op.index
+        if group:
+            return lambda g: (g.V[g.sel, i], sel)
+        return lambda w: (w.vgpr[i], sel)
+    if isinstance(op, Reg) and op.file == "s" and op.count == 1:
+        i = op.index
+        if group:
+            return lambda g: (np.repeat((g.S[g.sel, i] >> np.uint32(23))[:, None], 64, 1), 0)
+        return lambda w: (np.full(64, int(w.sgpr[i]) >> 23, np.uint32), 0)
+    if isinstance(op, Imm):
+        const = np.full(64, op.bits32() >> 23, np.uint32)
+        return lambda w: (const, 0)
+    raise EmulatorError(f"'{ins}': scale operand {op} is not a VGPR, SGPR or inline constant")
+
+
 @MAI.binder(*_MFMA_NAMES, context=True, group=True)
 def bind_mfma(ins, spec, arch: str):
     """MFMA: D = A x B + C for all 64 lanes, computed by isa.emu.mfma (EMU-MFMA). D is written at
@@ -113,6 +150,7 @@ def bind_mfma(ins, spec, arch: str):
         return bad
 
     get_a, get_b, get_c = rows(sa, 1), rows(sb, 1), rows(sc, cd)
+    scale_ops = _scale_ops(ins, name)
 
     dfile_v = vdst.file == "v"
     d0 = vdst.index
@@ -124,7 +162,20 @@ def bind_mfma(ins, spec, arch: str):
     need = fast.need_a if fast is not None else 0
     full = (1 << 64) - 1
     if group_mode():
-        return _group_mfma(ins, name, arch, vdst, (sa, sb, sc), cd, (cbsz, abid, blgp), fast)
+        return _group_mfma(ins, name, arch, vdst, (sa, sb, sc), cd, (cbsz, abid, blgp), fast,
+                           scale_ops)
+    if scale_ops is not None:
+        get_sa, get_sb = (_scale_getter(ins, op, sel, False) for op, sel in scale_ops)
+
+        def fn_scaled(m, w):
+            if w._exec != full:
+                raise m.error(EmulatorError, f"MFMA with EXEC {w.exec:#018x}: only a full EXEC "
+                              "is modelled", w)
+            (ra, oa), (rb, ob) = get_sa(w), get_sb(w)
+            d = mfma_fn(name, arch, get_a(w), get_b(w), get_c(w), cbsz=cbsz, abid=abid,
+                        blgp=blgp, scale_a=ra, scale_b=rb, opsel_a=oa, opsel_b=ob)
+            (w.vgpr if dfile_v else w.agpr)[d0:d0 + cd] = d
+        return fn_scaled
 
     def fn(m, w):
         if w._exec != full:
@@ -145,7 +196,7 @@ def bind_mfma(ins, spec, arch: str):
     return fn
 
 
-def _group_mfma(ins, name, arch, vdst, srcs, cd, mods, fast):
+def _group_mfma(ins, name, arch, vdst, srcs, cd, mods, fast, scale_ops=None):
     """The MFMA for a group of waves (isa.emu.group): the members' A, B, C rows as [W, n, 64] into
     one batched fast-path call (isa.emu.mfma_fast.fdpa), or the model for all of them when any
     member needs its special-value branch (both give the same bits per wave)."""
@@ -168,6 +219,21 @@ def _group_mfma(ins, name, arch, vdst, srcs, cd, mods, fast):
         raise GroupUnsupported(f"'{ins}': MFMA destination {vdst}")
     dfile_v, d0 = vdst.file == "v", vdst.index
     need = fast.need_a if fast is not None else 0
+    if scale_ops is not None:
+        if any(not isinstance(op, Reg) for op, _ in scale_ops):
+            raise GroupUnsupported(f"'{ins}': constant MFMA scale for a group")
+        get_sa, get_sb = (_scale_getter(ins, op, sel, True) for op, sel in scale_ops)
+
+        def fn_scaled(m, g):
+            if not g.full_exec():
+                bad = next(w for w in g.members if w._exec != (1 << 64) - 1)
+                raise m.error(EmulatorError, f"MFMA with EXEC {bad.exec:#018x}: only a full EXEC "
+                              "is modelled", bad)
+            (ra, oa), (rb, ob) = get_sa(g), get_sb(g)
+            d = mfma_fn(name, arch, get_a(g), get_b(g), get_c(g), cbsz=cbsz, abid=abid,
+                        blgp=blgp, scale_a=ra, scale_b=rb, opsel_a=oa, opsel_b=ob)
+            (g.V if dfile_v else g.A)[g.sel, d0:d0 + cd] = d
+        return fn_scaled
 
     def fn(m, g):
         if not g.full_exec():

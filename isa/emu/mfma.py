@@ -32,6 +32,18 @@ with G = 16 for every format pair.
 
 Modifiers: CBSZ/ABID broadcast A blocks and BLGP swizzles B lanes (CALC, see
 ``isa.mfma_shapes``); on f8f6f4, cbsz/blgp select the A/B formats (``F8F6F4_FORMATS``).
+
+Block-scaled ``v_mfma_scale_f32_*_f8f6f4`` (gfx950): D = sum_k (A[i,k] * 2**(sa[i,k//32]-127)) *
+(B[k,j] * 2**(sb[k//32,j]-127)) + C with E8M0 scales (OCP MX v1.0: value 2**(s-127), 0xFF NaN).
+Lane l gives the scale of the A elements (B elements) it holds, byte op_sel[i] + 2*op_sel_hi[i] of
+its scale VGPR (``mfma_plan.scale_bytes``/``scale_lanes``; sources there). Arithmetic, assumed (no
+public CDNA4 model; MMA-Sim's NVIDIA block-scale model, arithmetic.py
+``nv_fused_dot_add_with_block_scale``, also applies the power-of-two scale to each 16-product
+partial sum exactly): each product and its exponent are scaled exactly, then the fdpa2 rule runs
+unchanged - the group of 16 products lies in one scale block, so this is the unscaled group times
+2**(sa+sb-254), and a product reaching 2**128 after scaling gives +-inf as unscaled ones do. A NaN
+scale (0xFF) makes every product of its block NaN, so the outputs that use it are NaN. The
+unscaled f8f6f4 form equals the scaled one with every scale 127.
 """
 from __future__ import annotations
 
@@ -47,6 +59,7 @@ from .mfma_fast import fdpa as fast_fdpa
 from .mfma_fast import fdpa1 as fast_fdpa1
 from .mfma_fast import plan as fast_plan
 from .mfma_plan import _bits, _blgp_src, _formats, _plan  # noqa: F401  (_formats: mfma_sparse)
+from .mfma_plan import scale_bytes, scale_lanes
 
 _TWO128 = float(2.0 ** 128)
 _QNAN = np.uint32(0x7FC00000)
@@ -94,6 +107,27 @@ def decode_codes(name: str, arch: str, a, b, c, cbsz=0, abid=0, blgp=0):
             cm.reshape(merge + cm.shape[2:]), fa, fb, waves)
 
 
+def decode_scales(name: str, arch: str, waves: int, scale_a=None, scale_b=None,
+                  opsel_a=0, opsel_b=0):
+    """E8M0 scale bytes per element of a block-scaled MFMA: (uint8 [W, M, K], uint8 [W, K, N]),
+    or None for an MFMA without scales (which refuses scale operands)."""
+    info = mfma_info(name, arch)
+    ba = scale_bytes(info, scale_a, opsel_a, "A", waves)
+    bb = scale_bytes(info, scale_b, opsel_b, "B", waves)
+    if ba is None:
+        return None
+    la, lb = scale_lanes(name)
+    return ba[:, la], bb[:, lb]
+
+
+def _scaled(vals: np.ndarray, exps: np.ndarray, sbytes: np.ndarray):
+    """Values and exponents times 2**(s - 127) exactly; scale 0xFF (NaN) makes the value NaN."""
+    sh = sbytes.astype(np.int32) - 127
+    with np.errstate(invalid="ignore"):
+        v = np.where(sbytes == 255, np.nan, vals * _pow2(sh))
+    return v, exps + sh
+
+
 def _values(codes: np.ndarray, fmt: str) -> tuple[np.ndarray, np.ndarray]:
     """(float64 values, MMA-Sim exponents) of element codes in format ``fmt``."""
     if fmt in ("f32", "xf32"):
@@ -137,10 +171,13 @@ def _accumulate(s, ep, c, ec, two_halves: bool) -> np.ndarray:
     return (total * _pow2(e2 - 31)).astype(np.float32)
 
 
-def _fdpa(info, am, bm, cbits, fa, fb) -> np.ndarray:
+def _fdpa(info, am, bm, cbits, fa, fb, scales=None) -> np.ndarray:
+    va, vb = _values(am, fa), _values(bm, fb)
+    if scales is not None:
+        va, vb = _scaled(*va, scales[0]), _scaled(*vb, scales[1])
     # k first: [K, blocks, M] and [K, blocks, N], so groups reduce over a leading axis (fast)
-    av, ae = (np.ascontiguousarray(x.transpose(2, 0, 1)) for x in _values(am, fa))
-    bv, be = (np.ascontiguousarray(x.transpose(1, 0, 2)) for x in _values(bm, fb))
+    av, ae = (np.ascontiguousarray(x.transpose(2, 0, 1)) for x in va)
+    bv, be = (np.ascontiguousarray(x.transpose(1, 0, 2)) for x in vb)
     c = cbits.view(np.float32)
     g = min(info.group, info.k)
     two = info.kind == "fdpa2"
@@ -204,21 +241,25 @@ def _scatter_d(name: str, d: np.ndarray, waves: int, batched: bool) -> np.ndarra
 
 
 def mfma(name: str, arch: str, a: np.ndarray, b: np.ndarray, c: np.ndarray,
-         cbsz: int = 0, abid: int = 0, blgp: int = 0) -> np.ndarray:
+         cbsz: int = 0, abid: int = 0, blgp: int = 0, scale_a=None, scale_b=None,
+         opsel_a: int = 0, opsel_b: int = 0) -> np.ndarray:
     """D = A*B + C for MFMA ``name`` on ``arch``; raw uint32 registers in, uint32 D out.
 
     a, b: uint32[n, 64] with n >= the VGPRs the operand format needs (``operand_regs``);
     c: uint32[cd_regs, 64]; returns uint32[cd_regs, 64]. Several waves at once: a, b, c with a
     leading wave axis ([W, n, 64], [W, cd_regs, 64]) return [W, cd_regs, 64] (one NumPy pass).
+    Block-scaled forms: scale_a/scale_b are the scale VGPRs (uint32 [64] or [W, 64]; None: every
+    scale 1.0) and opsel_a/opsel_b the bytes they use (0..3); other MFMAs refuse them.
     f16/bf16/fp8/bf8 forms take the exact fast path of ``isa.emu.mfma_fast`` when it applies
     (same bits as ``mfma_model``)."""
-    return _mfma(name, arch, a, b, c, cbsz, abid, blgp, True)
+    return _mfma(name, arch, a, b, c, cbsz, abid, blgp, True, (scale_a, scale_b, opsel_a, opsel_b))
 
 
 def mfma_model(name: str, arch: str, a: np.ndarray, b: np.ndarray, c: np.ndarray,
-               cbsz: int = 0, abid: int = 0, blgp: int = 0) -> np.ndarray:
+               cbsz: int = 0, abid: int = 0, blgp: int = 0, scale_a=None, scale_b=None,
+               opsel_a: int = 0, opsel_b: int = 0) -> np.ndarray:
     """``mfma`` without the fast path: the model itself (for equivalence tests)."""
-    return _mfma(name, arch, a, b, c, cbsz, abid, blgp, False)
+    return _mfma(name, arch, a, b, c, cbsz, abid, blgp, False, (scale_a, scale_b, opsel_a, opsel_b))
 
 
 def _fast_shapes_ok(fp, a, b, c) -> bool:
@@ -233,15 +274,25 @@ def _fast_shapes_ok(fp, a, b, c) -> bool:
     return True
 
 
-def _mfma(name, arch, a, b, c, cbsz, abid, blgp, fast: bool) -> np.ndarray:
+def _slice_scales(sc, i, j):
+    """The scale operands of waves i..j (a [64] register is shared by every wave)."""
+    sa, sb, oa, ob = sc
+    cut = (lambda r: r if r is None or np.ndim(r) == 1 else r[i:j])
+    return cut(sa), cut(sb), oa, ob
+
+
+def _mfma(name, arch, a, b, c, cbsz, abid, blgp, fast: bool, sc=(None, None, 0, 0)) -> np.ndarray:
     info = mfma_info(name, arch)
     per_wave = info.blocks * info.m * info.n * info.k
     if np.ndim(c) == 3 and len(c) * per_wave > _CHUNK_PRODUCTS:
         # keep the [products] temporaries cache-sized: big batches run slower per wave
         step = max(1, _CHUNK_PRODUCTS // per_wave)
         return np.concatenate([_mfma(name, arch, a[i:i + step], b[i:i + step], c[i:i + step],
-                                     cbsz, abid, blgp, fast) for i in range(0, len(c), step)])
-    if fast and info.kind in ("fdpa", "fdpa2"):
+                                     cbsz, abid, blgp, fast, _slice_scales(sc, i, i + step))
+                               for i in range(0, len(c), step)])
+    waves = len(c) if np.ndim(c) == 3 else 1
+    scales = decode_scales(name, arch, waves, *sc)
+    if fast and scales is None and info.kind in ("fdpa", "fdpa2"):
         fp = fast_plan(name, arch, cbsz, abid, blgp)
         if fp is not None:
             a, b, c = (np.asarray(x, np.uint32) for x in (a, b, c))
@@ -255,22 +306,27 @@ def _mfma(name, arch, a, b, c, cbsz, abid, blgp, fast: bool) -> np.ndarray:
     elif info.kind == "fma":
         d = _fma_chain(info, am, bm, cbits)
     else:
-        d = _fdpa(info, am, bm, cbits, fa, fb)
+        d = _fdpa(info, am, bm, cbits, fa, fb, scales)
     return _scatter_d(name, d, waves, np.ndim(c) == 3)
 
 
-def operand_values(name: str, arch: str, a, b, c, cbsz=0, abid=0, blgp=0):
+def operand_values(name: str, arch: str, a, b, c, cbsz=0, abid=0, blgp=0, **scales):
     """float64 A [W*blocks,M,K], B [W*blocks,K,N], C [W*blocks,M,N] as the MFMA sees them (xf32
-    truncated, BLGP/CBSZ applied) - for references and tolerances in tests."""
+    truncated, BLGP/CBSZ applied, block scales multiplied in; ``scales``: scale_a, scale_b,
+    opsel_a, opsel_b as for ``mfma``) - for references and tolerances in tests."""
     info = mfma_info(name, arch)
-    am, bm, cbits, fa, fb, _ = decode_codes(name, arch, a, b, c, cbsz, abid, blgp)
+    am, bm, cbits, fa, fb, waves = decode_codes(name, arch, a, b, c, cbsz, abid, blgp)
     if info.kind == "int":
         return (am.view(np.int8).astype(np.float64), bm.view(np.int8).astype(np.float64),
                 cbits.view(np.int32).astype(np.float64))
-    return _values(am, fa)[0], _values(bm, fb)[0], cbits.view(np.float32).astype(np.float64)
+    va, vb = _values(am, fa), _values(bm, fb)
+    sc = decode_scales(name, arch, waves, **scales)
+    if sc is not None:
+        va, vb = _scaled(*va, sc[0]), _scaled(*vb, sc[1])
+    return va[0], vb[0], cbits.view(np.float32).astype(np.float64)
 
 
-def mfma_reference(name: str, arch: str, a, b, c, cbsz=0, abid=0, blgp=0) -> np.ndarray:
+def mfma_reference(name: str, arch: str, a, b, c, cbsz=0, abid=0, blgp=0, **scales) -> np.ndarray:
     """Slow-path reference for tests: float64 A@B + C rounded once to f32 (i8: exact, wrapped).
 
     Not the hardware rounding; compare ``mfma`` to it within a tolerance."""
@@ -279,7 +335,7 @@ def mfma_reference(name: str, arch: str, a, b, c, cbsz=0, abid=0, blgp=0) -> np.
     if info.kind == "int":
         d = _int_dot(am, bm, cbits)
     else:
-        av, bv, cv = operand_values(name, arch, a, b, c, cbsz, abid, blgp)
+        av, bv, cv = operand_values(name, arch, a, b, c, cbsz, abid, blgp, **scales)
         with np.errstate(all="ignore"):
             d = (np.einsum("bik,bkj->bij", av, bv) + cv).astype(np.float32).view(np.uint32)
     return _scatter_d(name, d, waves, np.ndim(c) == 3)

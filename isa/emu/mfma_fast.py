@@ -84,14 +84,14 @@ def _raw_index(flat: np.ndarray, kpl: int, bits: int, src_lane=None) -> np.ndarr
 
 def plan(name: str, arch: str, cbsz: int, abid: int, blgp: int) -> Plan | None:
     """The fast plan of an MFMA form, or None when the fast path does not cover it (f32, xf32,
-    i8, 6/4-bit f8f6f4 formats, groups of more than 8 products per half)."""
+    i8, 6/4-bit f8f6f4 formats, block-scaled forms, groups of more than 8 products per half)."""
     return _plan(name, arch, int(cbsz), int(abid), int(blgp))
 
 
 @cache
 def _plan(name: str, arch: str, cbsz: int, abid: int, blgp: int) -> Plan | None:
     info, lay, (fa, fb) = model_plan(name, arch, cbsz, abid, blgp)   # checks the modifiers
-    if info.kind not in ("fdpa", "fdpa2"):
+    if info.kind not in ("fdpa", "fdpa2") or info.scaled:
         return None
     if fa not in FORMAT_BITS or fb not in FORMAT_BITS:
         return None

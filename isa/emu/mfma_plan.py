@@ -9,7 +9,7 @@ from functools import cache
 import numpy as np
 
 from isa.mfma_layout import layout
-from isa.mfma_shapes import F8F6F4_FORMATS, MfmaInfo, MfmaOperandError, mfma_info
+from isa.mfma_shapes import F8F6F4_FORMATS, SCALE_BLOCK, MfmaInfo, MfmaOperandError, mfma_info
 
 
 def _formats(info: MfmaInfo, arch: str, cbsz: int, blgp: int) -> tuple[str, str]:
@@ -64,3 +64,46 @@ def _plan(name: str, arch: str, cbsz: int, abid: int, blgp: int):
     info = mfma_info(name, arch)
     _check_mods(info, cbsz, abid, blgp)
     return info, layout(name), _formats(info, arch, cbsz, blgp)
+
+
+def scale_bytes(info: MfmaInfo, regs, sel: int, what: str, waves: int) -> np.ndarray:
+    """The E8M0 byte each lane gives a block-scaled MFMA: byte ``sel`` (0..3) of the lane's scale
+    VGPR, uint8 [waves, 64]. ``regs``: uint32 [64] or [waves, 64]; None means 127 (scale 1.0).
+
+    Byte select: LLVM's llvm.amdgcn.mfma.scale.* intrinsic takes a byte index 0..3 per scale and
+    prints it as op_sel[i] (bit 0) and op_sel_hi[i] (bit 1) (llc-22 -mcpu=gfx950, checked)."""
+    if not info.scaled:
+        if regs is not None:
+            raise MfmaOperandError(f"{info.name}: takes no {what} scale operand")
+        return None
+    if not 0 <= int(sel) <= 3:
+        raise MfmaOperandError(f"{info.name}: {what} scale byte select {sel} out of range 0..3")
+    if regs is None:
+        return np.full((waves, 64), 127, np.uint8)
+    r = np.asarray(regs, np.uint32)
+    if r.shape[-1] != 64 or r.ndim not in (1, 2) or (r.ndim == 2 and r.shape[0] != waves):
+        raise MfmaOperandError(f"{info.name}: {what} scale register has shape {r.shape}, "
+                               f"expected (64,) or ({waves}, 64)")
+    return ((r.reshape(-1, 64) >> np.uint32(8 * int(sel))) & np.uint32(0xFF)).astype(np.uint8) \
+        * np.ones((waves, 1), np.uint8)
+
+
+@cache
+def scale_lanes(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Lane whose scale byte applies to A[i, k] ([M, K]) and to B[k, j] ([K, N]): the lane that
+    holds the element (IREE's scaled-MFMA layouts give the scale the operand's thread layout:
+    A lane = i + M * (k // 32), B lane = j + N * (k // 32); here read off this module's own
+    operand layout, so data and scale lanes agree by construction)."""
+    info = mfma_info(name)
+    lay = layout(name)
+    kpl = info.k_per_lane
+    la = lay.a_flat[0] // kpl                         # [M, K]
+    lb = lay.b_flat[0] // kpl                         # [K, N]
+    for lanes, kb in ((la, np.arange(info.k)[None, :] // SCALE_BLOCK),
+                      (lb, np.arange(info.k)[:, None] // SCALE_BLOCK)):
+        kb = np.broadcast_to(kb, lanes.shape)
+        lane_kb = np.full(64, -1)
+        lane_kb[lanes] = kb
+        if not (lane_kb[lanes] == kb).all():          # one lane's K-run spans two scale blocks
+            raise AssertionError(f"{name}: a lane's elements span two scale blocks")
+    return la, lb

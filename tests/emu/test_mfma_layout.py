@@ -152,7 +152,8 @@ def test_llvm_mc_accepts_every_name_on_its_arches_only():
     def regs(n):
         return f"v[32:{31 + n}]" if n > 1 else "v32"
     lines = [f"{n} v[0:{MFMA_TABLE[n].cd_regs - 1}], {regs(MFMA_TABLE[n].a_regs)}, "
-             f"{regs(MFMA_TABLE[n].a_regs)}, v[0:{MFMA_TABLE[n].cd_regs - 1}]" for n in ALL]
+             f"{regs(MFMA_TABLE[n].a_regs)}, v[0:{MFMA_TABLE[n].cd_regs - 1}]"
+             + (", v40, v41" if MFMA_TABLE[n].scaled else "") for n in ALL]
     for arch in ("gfx942", "gfx950"):
         r = subprocess.run([tool, "-triple=amdgcn-amd-amdhsa", f"-mcpu={arch}"],
                            input="\n".join(lines) + "\n", capture_output=True, text=True,
@@ -160,7 +161,7 @@ def test_llvm_mc_accepts_every_name_on_its_arches_only():
         bad = {int(x.split(":")[1]) - 1 for x in r.stderr.splitlines() if ": error:" in x}
         for i, name in enumerate(ALL):
             assert (i not in bad) == (arch in MFMA_TABLE[name].arches), (arch, name, r.stderr)
-    assert len(mfma_names("gfx942")) == 30 and len(mfma_names("gfx950")) == 36
+    assert len(mfma_names("gfx942")) == 30 and len(mfma_names("gfx950")) == 38
 
 
 def test_errors_name_the_culprit():
