@@ -131,7 +131,13 @@ def dims_of(a: ArgSpec, scalars: Mapping[str, Any]) -> tuple[int, ...]:
         return tuple(a.shape)
     out = []
     for d in a.dims:
-        if isinstance(d, str):
+        if isinstance(d, str) and "/" in d:      # "K/32": a scalar divided by a constant
+            name, div = d.split("/")
+            if name not in scalars:
+                raise LaunchError(a.name, f"dims naming {name!r}, which is no scalar argument",
+                                  "dims of ints and scalar names")
+            out.append(int(scalars[name]) // int(div))
+        elif isinstance(d, str):
             if d not in scalars:
                 raise LaunchError(a.name, f"dims naming {d!r}, which is no scalar argument",
                                   "dims of ints and scalar names")

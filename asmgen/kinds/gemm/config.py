@@ -27,6 +27,9 @@ ARRANGEMENTS = ("default", "pingpong", "interleave")
 ACTIVATIONS = ("none", "silu", "gelu")
 # fp8/bf8 inputs the GEMM builds (1-byte elements, K-contiguous operands only for now)
 LOWP_DTYPES = ("fp8_e4m3fnuz", "bf8_e5m2fnuz", "fp8_e4m3", "bf8_e5m2", "i8")
+# MX inputs (gfx950): elements plus one E8M0 scale per 32 K-elements of each A row and B column,
+# through v_mfma_scale_f32_*_f8f6f4 (kinds.gemm.mxscale)
+MX_DTYPES = ("mxfp8",)
 # How scale_a / scale_b reach the kernel (contract args of those names): an f32 argument
 # ("tensor"), a device pointer to one f32 ("ptr"), or an f32 vector per row of A / column of B
 # (per-token / per-channel quantisation)
@@ -46,7 +49,7 @@ def _arch_has(target: Target, dtype: str) -> None:
     """ConfigError naming the arch and the input dtypes it has when ``dtype`` is not one."""
     have = target.dtypes()
     if dtype not in have:
-        ok = [d for d in have if d in IN_DTYPES + LOWP_DTYPES]
+        ok = [d for d in have if d in IN_DTYPES + LOWP_DTYPES + MX_DTYPES]
         raise ConfigError(f"dtype {dtype!r} is not available on {target}; {target} has "
                           f"{', '.join(ok)}")
 
@@ -119,8 +122,9 @@ class GemmConfig:
                 raise ConfigError(f"{name}={val!r} must be an integer >= 1")
             if val >= (1 << 24):
                 raise ConfigError(f"{name}={val} exceeds 2**24 (32-bit buffer offsets)")
-        if self.dtype not in IN_DTYPES + LOWP_DTYPES:
-            raise ConfigError(f"dtype {self.dtype!r} is not one of {IN_DTYPES + LOWP_DTYPES}")
+        if self.dtype not in IN_DTYPES + LOWP_DTYPES + MX_DTYPES:
+            raise ConfigError(f"dtype {self.dtype!r} is not one of "
+                              f"{IN_DTYPES + LOWP_DTYPES + MX_DTYPES}")
         # the one arch-name -> Target step (ConfigError naming the value and the known arches)
         st(self, "target", target_of(self.arch))
         _arch_has(self.target, self.dtype)
@@ -128,7 +132,7 @@ class GemmConfig:
         self._check_scale_modes()
         if self.out_dtype is None:   # 8-bit inputs: f32 (fp8 outputs only when asked for)
             st(self, "out_dtype", {"i8": "i32"}.get(self.dtype, "f32") if self.dtype in
-               LOWP_DTYPES else self.dtype)
+               LOWP_DTYPES + MX_DTYPES else self.dtype)
         outs = OUT_DTYPES + (("i32",) if self.dtype == "i8" else ()) + _fp8_outs(self.target)
         if self.out_dtype not in outs:
             raise ConfigError(f"out_dtype {self.out_dtype!r} is not one of {outs} (input "
@@ -142,9 +146,9 @@ class GemmConfig:
             raise ConfigError(f"activation {self.activation!r} is not one of {ACTIVATIONS}")
         st(self, "tile", _triple(self.tile, "tile", 3))
         st(self, "waves", _triple(self.waves, "waves", 2))
-        if self.mfma is None:
+        if self.mfma is None:   # MX types have only the f8f6f4 forms (their scaled variants)
             st(self, "mfma", next(f.shape for f in self.target.mfmas(self.dtype, self.dtype_b)
-                                  if f.blocks == 1 and "f8f6f4" not in f.name))
+                                  if f.blocks == 1 and (self.mx or "f8f6f4" not in f.name)))
         st(self, "mfma", _triple(self.mfma, "mfma", 3))
         self.target.mfma_for(self.mfma, self.dtype, self.dtype_b)   # ConfigError: valid shapes
         if self.prefetch not in (1, 2, 3):
@@ -153,6 +157,8 @@ class GemmConfig:
             raise ConfigError(f"staging {self.staging} is not 1 or 2 (VGPR sets of K-tiles in "
                               f"flight)")
         self._check_pipeline()
+        if self.mx:
+            self._check_mx()
         ta, tb = self.layout[0] == "T", self.layout[1] == "T"
         # default leading dimensions: the packed row length of each row-major matrix
         if self.lda is None:
@@ -216,9 +222,20 @@ class GemmConfig:
     @property
     def scaled(self) -> bool:
         """Whether the kernel takes per-tensor scales ``scale_a``/``scale_b`` (8-bit inputs, not
-        with the raw i32 output of i8):
+        with the raw i32 output of i8, not MX types, whose scales are blocks):
         C = alpha * scale_a * scale_b * op(A) @ op(B) + beta * C (+ bias)."""
-        return self.in_type.bits == 8 and self.out_dtype != "i32"
+        return self.in_type.bits == 8 and self.out_dtype != "i32" and not self.mx
+
+    @property
+    def mx(self) -> bool:
+        """Whether A and B carry MX block scales (``scale_a`` [M, K/32], ``scale_b`` [N, K/32]
+        E8M0 buffers, kinds.gemm.mxscale)."""
+        return self.in_type.scale is not None
+
+    @property
+    def element_dtype(self) -> str:
+        """The dtype of A's and B's elements in memory (an MX type's element format)."""
+        return {"mxfp8": "fp8_e4m3"}.get(self.dtype, self.dtype)
 
     @property
     def in_type(self) -> DType:
@@ -262,7 +279,10 @@ class GemmConfig:
     def pad(self) -> int:
         # default 8 f16 (16 bytes): keeps every LDS row 16-byte aligned for ds_write_b128 /
         # ds_read_b128 and shifts consecutive rows by 4 banks (cdna-facts section 7, padding).
-        return self.lds_pad if self.lds_pad is not None else 8
+        # MX operands are read with ds_read_b128: 16 bytes of padding.
+        if self.lds_pad is not None:
+            return self.lds_pad
+        return self.in_type.elements(16) if self.mx else 8
 
     @property
     def lds_row_bytes(self) -> int:
@@ -357,6 +377,19 @@ class GemmConfig:
         if fb and self.arrangement != "default":
             raise ConfigError(f"frag_buffers={fb} applies to the default loop arrangement; "
                               f"{self.arrangement!r} carries one operand set across iterations")
+
+    def _check_mx(self) -> None:
+        """MX types: the default loop arrangement, and K a multiple of DepthU x staging (every
+        K-tile whole, so no K-block of a scale row is read past K; the contract states it)."""
+        st = object.__setattr__
+        if self.arrangement != "default":
+            raise ConfigError(f"{self.dtype}: the block scales are built for the default loop "
+                              f"arrangement, not {self.arrangement!r}")
+        span = self.tile[2] * self.staging
+        if self.k % span:
+            raise ConfigError(f"{self.dtype}: K={self.k} must be a multiple of DepthU x staging = "
+                              f"{span} (whole K-tiles of 32-element scale blocks)")
+        st(self, "k_multiple", max(self.k_multiple, span))
 
     def _check_extents(self) -> None:
         """Offsets are 32-bit buffer voffsets with OOB_OFFSET = 2**31 as the "masked" value, and

@@ -12,14 +12,18 @@ LD_MAX = 1 << 24
 
 def gemm_args(cfg: GemmConfig) -> list[ArgSpec]:
     """The GEMM argument contract (design.md: names A, B, C, [bias], M, N, K, lda, ldb, ldc,
-    alpha, beta, and scale_a, scale_b for 8-bit inputs), in kernarg order; the prologue reads its kernarg offsets from it."""
+    alpha, beta, and scale_a, scale_b for 8-bit inputs: f32 scalars per tensor, or for the MX
+    types uint8 E8M0 buffers [M, K/32] and [N, K/32]), in kernarg order; the prologue reads its
+    kernarg offsets from it."""
     ta, tb = cfg.layout[0] == "T", cfg.layout[1] == "T"
     a_shape = (cfg.k, cfg.m) if ta else (cfg.m, cfg.k)
     b_shape = (cfg.n, cfg.k) if tb else (cfg.k, cfg.n)
     a_dims = ("K", "M") if ta else ("M", "K")
     b_dims = ("N", "K") if tb else ("K", "N")
-    args = [ArgSpec("A", "buffer", cfg.dtype, a_shape, (cfg.lda, 1), "in", dims=a_dims, ld="lda"),
-            ArgSpec("B", "buffer", cfg.b_type.name, b_shape, (cfg.ldb, 1), "in", dims=b_dims, ld="ldb"),
+    el = cfg.element_dtype         # an MX type's elements (its scales are scale_a/scale_b below)
+    args = [ArgSpec("A", "buffer", el, a_shape, (cfg.lda, 1), "in", dims=a_dims, ld="lda"),
+            ArgSpec("B", "buffer", el if cfg.mx else cfg.b_type.name, b_shape, (cfg.ldb, 1), "in",
+                    dims=b_dims, ld="ldb"),
             ArgSpec("C", "buffer", cfg.out_dtype, (cfg.m, cfg.n), (cfg.ldc, 1), "inout",
                     ld="ldc", rows="M", dims=("M", "N"))]
     if cfg.bias:
@@ -36,6 +40,13 @@ def gemm_args(cfg: GemmConfig) -> list[ArgSpec]:
     if cfg.scaled:      # dequantisation scales of 8-bit inputs (issue 15, fixed names)
         args.append(scale_arg("scale_a", cfg.scale_a_mode, cfg.m, "M"))
         args.append(scale_arg("scale_b", cfg.scale_b_mode, cfg.n, "N"))
+    if cfg.mx:          # MX block scales: E8M0 bytes, one per 32 K-elements of a row of A / B
+        kb = cfg.k // cfg.in_type.block
+        kdim = f"K/{cfg.in_type.block}"
+        args.append(ArgSpec("scale_a", "buffer", "u8", (cfg.m, kb), (kb, 1), "in",
+                            dims=("M", kdim)))
+        args.append(ArgSpec("scale_b", "buffer", "u8", (cfg.n, kb), (kb, 1), "in",
+                            dims=("N", kdim)))
     return args
 
 

@@ -57,19 +57,24 @@ TABLE = {
               for arch in CUS},
 }
 SMALL = ((64, 64, 32), (2, 2), "pgr1", {})
+# MX types (block scales, default loop arrangement only): DepthU 128, one 16x16x128 K-step
+MX = (((256, 256, 128), (2, 2), "pgr1", {**DMA_SWZ, "mfma": (16, 16, 128)}),
+      ((128, 128, 128), (2, 2), "pgr1", {**DMA_SWZ, "mfma": (16, 16, 128)}))
+MX_SMALL = ((64, 64, 128), (2, 2), "pgr1", {"mfma": (16, 16, 128)})
 
 
-def candidates(m: int, n: int, arch: str, layout: str = "NT") -> list[dict]:
+def candidates(m: int, n: int, arch: str, layout: str = "NT", dtype: str = "f16") -> list[dict]:
     """Configurations to try for an m x n output on ``arch`` in ``layout``, best first: a size
     class is offered when its tiles fill every CU at least once; the small class always."""
     if arch not in CUS:
         raise ConfigError(f"no GEMM defaults for arch {arch!r} (know {sorted(CUS)})")
-    rows = TABLE["NT" if layout == "NT" else "other"][arch]
+    mx = dtype_of(dtype).scale is not None
+    rows = MX if mx else TABLE["NT" if layout == "NT" else "other"][arch]
     out = []
     for tile, waves, schedule, extra in rows:
         if math.ceil(m / tile[0]) * math.ceil(n / tile[1]) >= CUS[arch]:
             out.append({"tile": tile, "waves": waves, "schedule": schedule, **extra})
-    tile, waves, schedule, extra = SMALL
+    tile, waves, schedule, extra = MX_SMALL if mx else SMALL
     out.append({"tile": tile, "waves": waves, "schedule": schedule, **extra})
     return out
 
@@ -78,7 +83,7 @@ def build_default(gemm, m: int, n: int, k: int, arch: str, **kw):
     """(kernel, config) of the first candidate ``gemm`` (``asmgen.api.gemm``) accepts; the last
     error if none does."""
     last = None
-    for cfg in candidates(m, n, arch, kw.get("layout", "NT")):
+    for cfg in candidates(m, n, arch, kw.get("layout", "NT"), kw.get("dtype") or "f16"):
         try:
             return gemm(m, n, k, arch=arch, **cfg, **kw), cfg
         except ConfigError as exc:     # e.g. a layout the ping-pong's LDS-DMA cannot load

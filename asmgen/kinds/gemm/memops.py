@@ -120,7 +120,7 @@ def emit_local_writes(gb, block, gr, gm, regs: list, addr: VReg, const_off: int,
                       lds_write=region)
 
 
-def emit_compute(gb, block, lr_base: dict[str, VReg], rbuf: VReg, acc) -> None:
+def emit_compute(gb, block, lr_base: dict[str, VReg], rbuf: VReg, acc, scales=None) -> None:
     """ds_read every MFMA operand of the tile (one ds_read_b64/b128 per block and K-step) and
     the MFMAs, K-step by K-step, with ``s_setprio 1`` around the MFMA cluster (section 9.3).
     Program order: with one register set per K-step (``frag_buffers`` = 0) every read, then every
@@ -130,7 +130,7 @@ def emit_compute(gb, block, lr_base: dict[str, VReg], rbuf: VReg, acc) -> None:
     steps = gb.cfg.tile[2] // gb.cfg.mfma[2]
     if sets == steps:
         frags = emit_local_reads(gb, block, lr_base, rbuf)
-        emit_mfmas(gb, block, frags, acc)
+        emit_mfmas(gb, block, frags, acc, scales=scales)
         return
     addr = _read_addrs(gb, block, lr_base, rbuf)
     regs: dict = {}
@@ -139,7 +139,7 @@ def emit_compute(gb, block, lr_base: dict[str, VReg], rbuf: VReg, acc) -> None:
         frags |= _step_reads(gb, block, lr_base, addr, kb, regs, sets)
     block.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_hi"))
     for kb in range(steps):
-        _step_mfmas(gb, block, frags, acc, kb)
+        _step_mfmas(gb, block, frags, acc, kb, scales)
         if kb + sets < steps:
             frags |= _step_reads(gb, block, lr_base, addr, kb + sets, regs, sets)
     block.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))
@@ -170,9 +170,14 @@ def _step_reads(gb, block, lr_base, addr: dict, kb: int, regs: dict, sets: int) 
                 regs[key] = gb.vreg(cfg.operand_regs, name=f"f{op}{kb % sets}_{ib}")
             f = regs[key]
             off = ib * mf * rb + (0 if per_step else cfg.in_type.nbytes(kb * cfg.mfma[2]))
-            mods = (("offset", off),) if off else ()
-            block.add(Instr(DS_READ[nbytes], (f, addr[op, kb if per_step else 0]), mods),
-                      (T.lr(op),), lds_read=f"{op.upper()}_r", comment=f"kstep {kb}")
+            # operands above 16 bytes (f8f6f4 fp8: 32) are several ds_read_b128 of one row
+            piece = min(nbytes, max(DS_READ))
+            for x in range(nbytes // piece):
+                o = off + x * piece
+                mods = (("offset", o),) if o else ()
+                dst = f if piece == nbytes else f.sub(x * piece // 4, piece // 4)
+                block.add(Instr(DS_READ[piece], (dst, addr[op, kb if per_step else 0]), mods),
+                          (T.lr(op),), lds_read=f"{op.upper()}_r", comment=f"kstep {kb}")
             frags[op, kb, ib] = f
     return frags
 
@@ -199,18 +204,27 @@ def frag_sets(cfg) -> int:
     return min(cfg.frag_buffers, steps) if cfg.frag_buffers else steps
 
 
-def _step_mfmas(gb, block, frags: dict, acc, kb: int) -> None:
-    """The MFMAs of K-step ``kb`` into the AGPR accumulators ``acc[i][j]``."""
+def _step_mfmas(gb, block, frags: dict, acc, kb: int, scales=None) -> None:
+    """The MFMAs of K-step ``kb`` into the AGPR accumulators ``acc[i][j]``; with MX ``scales``
+    (``{(operand, k_step, block): VReg}``, byte 0 of each lane) the block-scaled form, A and B
+    formats in cbsz/blgp (the dtype's f8f6f4 code)."""
     bm, bn = gb.cfg.blocks
     name = mfma_name(gb.cfg)
+    mods = ()
+    if scales is not None:
+        name = gb.cfg.target.mfma_for(gb.cfg.mfma, gb.cfg.dtype).scaled
+        code = gb.cfg.in_type.f8f6f4_code
+        mods = (("op_sel_hi", (0, 0, 0)),) + ((("cbsz", code), ("blgp", code)) if code else ())
     for ib in range(bm):
         for jb in range(bn):
             c = acc[ib][jb]
-            block.add(Instr(name, (c, frags["a", kb, ib], frags["b", kb, jb], c)), ("mfma",),
-                      comment=f"kstep {kb}")
+            ops = (c, frags["a", kb, ib], frags["b", kb, jb], c)
+            if scales is not None:
+                ops += (scales["a", kb, ib], scales["b", kb, jb])
+            block.add(Instr(name, ops, mods), ("mfma",), comment=f"kstep {kb}")
 
 
-def emit_mfmas(gb, block, frags: dict, acc, setprio: int | None = 1) -> None:
+def emit_mfmas(gb, block, frags: dict, acc, setprio: int | None = 1, scales=None) -> None:
     """The tile's MFMAs, K-step by K-step, from ``emit_local_reads``' fragments into the AGPR
     accumulators ``acc[i][j]``; ``setprio`` (None: none) is raised over the cluster and dropped
     to 0 after it (tags ``setprio_hi`` / ``setprio_lo``)."""
@@ -218,6 +232,6 @@ def emit_mfmas(gb, block, frags: dict, acc, setprio: int | None = 1) -> None:
     if setprio is not None:
         block.add(Instr("s_setprio", (Imm(setprio),)), ("setprio", "setprio_hi"))
     for kb in range(steps):
-        _step_mfmas(gb, block, frags, acc, kb)
+        _step_mfmas(gb, block, frags, acc, kb, scales)
     if setprio is not None:
         block.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))

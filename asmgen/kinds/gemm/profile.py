@@ -46,6 +46,10 @@ def gemm_values(meta: dict, small: dict, seed: int) -> dict:
             shape = shapes.get(a["name"], tuple(a.get("shape") or (1,)))
             if a["name"] == "bias":
                 shape = (N,)
+            if a["dtype"] == "u8":     # MX block scales [M or N, K/32]: E8M0 bytes near 1.0
+                rows = M if a["name"] == "scale_a" else N
+                vals[a["name"]] = rng.integers(120, 135, (rows, K // 32)).astype(np.uint8)
+                continue
             vals[a["name"]] = rng.uniform(-1, 1, size=shape).astype(np_dtype(a["dtype"]))
     return vals
 

@@ -7,6 +7,10 @@ MxK row-major for layout ``N`` (KxM for ``T``), B is KxN for ``N`` (NxK for ``T`
 formats first (f16/bf16 through ml_dtypes), so the only differences to the kernel are fp32
 accumulation order and the final rounding.
 
+MX types (``mxfp8``, gfx950): A and B hold the element format (E4M3) and ``scale_a`` [M, K/32] /
+``scale_b`` [N, K/32] the E8M0 block scales (uint8); each element is multiplied by its block's
+2**(s - 127) exactly before the float64 product (``operands``), no per-tensor factor.
+
 Low-precision inputs (issue 15: ``fp8_e4m3fnuz``/``bf8_e5m2fnuz``, ``fp8_e4m3``/``bf8_e5m2``,
 ``i8``; the element types of ``asmgen.dtypes``): the arrays are the ml_dtypes / NumPy types of
 their dtype (``cfg.dtype`` for A, ``cfg.dtype_b`` for B when the config has it), decoded exactly
@@ -41,7 +45,7 @@ from ...errors import ConfigError
 # fp8/bf8: the even and odd half-sums are each floored once more before they are added ("fdpa2"):
 # twice that. i8: exact integer dot products (0).
 ACC_UNITS = {"f16": 1, "bf16": 1, "fp8_e4m3fnuz": 2, "bf8_e5m2fnuz": 2, "fp8_e4m3": 2,
-             "bf8_e5m2": 2, "i8": 0}
+             "bf8_e5m2": 2, "i8": 0, "mxfp8": 2}
 
 
 def _rows(mat: np.ndarray, rows: int, cols: int) -> np.ndarray:
@@ -101,20 +105,50 @@ def _is_one(s) -> bool:
     return bool(np.all(np.asarray(s) == 1.0))
 
 
-def gemm_accumulator(cfg, A, B) -> np.ndarray:
+def mx_scales(scales, rows: int, k: int, block: int = 32) -> np.ndarray:
+    """float64 [rows, k] factors of E8M0 block scales (uint8 [rows, k / block], OCP MX v1.0:
+    2**(s - 127), 0xFF NaN) decoded exactly through ml_dtypes' float8_e8m0fnu."""
+    s = np.ascontiguousarray(np.asarray(scales, np.uint8)[:rows, :k // block])
+    return np.repeat(s.view(np_dtype("e8m0")).astype(np.float64), block, axis=1)
+
+
+def operands(cfg, A, B, scale_a=1.0, scale_b=1.0) -> tuple[np.ndarray, np.ndarray]:
+    """float64 op(A) [M, K] and op(B) [K, N]; MX types with their block scales multiplied in
+    (``scale_a`` [M, K/32], ``scale_b`` [N, K/32] uint8)."""
+    a = op_a(cfg.layout, A, cfg.m, cfg.k)
+    b = op_b(cfg.layout, B, cfg.k, cfg.n)
+    if getattr(cfg, "mx", False):
+        blk = dtype_of(cfg.dtype).block
+        with np.errstate(invalid="ignore"):
+            a = a * mx_scales(scale_a, cfg.m, cfg.k, blk)
+            b = b * mx_scales(scale_b, cfg.n, cfg.k, blk).T
+    return a, b
+
+
+def tensor_scales(cfg, scale_a, scale_b, m: int, n: int):
+    """scale_a, scale_b as factors of the accumulator, broadcastable over M x N (``_scale``);
+    1 and 1 for MX types, whose scales are blocks already in ``operands``."""
+    if getattr(cfg, "mx", False):
+        return np.float64(1.0), np.float64(1.0)
+    return _scale(scale_a, m, n, 0), _scale(scale_b, m, n, 1)
+
+
+def gemm_accumulator(cfg, A, B, scale_a=1.0, scale_b=1.0) -> np.ndarray:
     """op(A) @ op(B) in float64 (exact for i8: integer sums below 2**53)."""
-    return op_a(cfg.layout, A, cfg.m, cfg.k) @ op_b(cfg.layout, B, cfg.k, cfg.n)
+    a, b = operands(cfg, A, B, scale_a, scale_b)
+    return a @ b
 
 
 def gemm_reference64(cfg, A, B, C, alpha: float, beta: float, bias=None,
                      scale_a: float = 1.0, scale_b: float = 1.0) -> np.ndarray:
     """The float64 result (M x N) before the cast to the output dtype."""
     m, n = cfg.m, cfg.n
-    acc = gemm_accumulator(cfg, A, B)
+    acc = gemm_accumulator(cfg, A, B, scale_a, scale_b)
     if cfg.out_dtype == "i32":
         _check_i32(cfg, alpha, beta, bias, scale_a, scale_b)
         return acc
-    out = (alpha * _scale(scale_a, m, n, 0) * _scale(scale_b, m, n, 1)) * acc
+    sa, sb = tensor_scales(cfg, scale_a, scale_b, m, n)
+    out = (alpha * sa * sb) * acc
     if beta != 0:
         out = out + beta * _rows(C, m, n)
     if bias is not None:
@@ -156,8 +190,9 @@ def gemm_tolerance(cfg, A, B, C, alpha: float, beta: float, bias=None,
     if cfg.out_dtype == "i32":
         return np.zeros((m, n))
     units = max(ACC_UNITS[cfg.dtype], ACC_UNITS[b_dtype(cfg)])
-    mag = np.abs(op_a(cfg.layout, A, m, k)) @ np.abs(op_b(cfg.layout, B, k, n))
-    sa, sb = _scale(scale_a, m, n, 0), _scale(scale_b, m, n, 1)
+    a, b = operands(cfg, A, B, scale_a, scale_b)
+    mag = np.abs(a) @ np.abs(b)
+    sa, sb = tensor_scales(cfg, scale_a, scale_b, m, n)
     scale = np.abs(alpha * sa * sb) * mag
     if beta != 0:
         scale = scale + abs(beta) * np.abs(_rows(C, m, n))
@@ -165,7 +200,7 @@ def gemm_tolerance(cfg, A, B, C, alpha: float, beta: float, bias=None,
         scale = scale + np.abs(np.asarray(bias, dtype=np.float64))[None, :n]
     ref = np.abs(saturate(cfg, gemm_reference64(cfg, A, B, C, alpha, beta, bias, scale_a, scale_b)))
     acc_eps = units * (k + 8) * EPS["f32"]
-    scaled = not (_is_one(scale_a) and _is_one(scale_b))
+    scaled = not (_is_one(sa) and _is_one(sb))
     # alpha * scale_a * scale_b rounded twice in f32 (a vector scale: three times)
     s_eps = (3 if np.ndim(sa) + np.ndim(sb) else 2) * EPS["f32"] if scaled else 0.0
     acc_eps += s_eps
@@ -224,16 +259,25 @@ def gemm_random_inputs(cfg, seed: int = 0, alpha: float | None = None,
     ta, tb = cfg.layout[0] == "T", cfg.layout[1] == "T"
     a_rows = cfg.k if ta else cfg.m
     b_rows = cfg.n if tb else cfg.k
+    el = getattr(cfg, "element_dtype", cfg.dtype)
     out = {
-        "A": _draw(rng, (a_rows, cfg.lda), cfg.dtype),
-        "B": _draw(rng, (b_rows, cfg.ldb), b_dtype(cfg)),
+        "A": _draw(rng, (a_rows, cfg.lda), el),
+        "B": _draw(rng, (b_rows, cfg.ldb), el if getattr(cfg, "mx", False) else b_dtype(cfg)),
         "C": _draw(rng, (cfg.m, cfg.ldc), cfg.out_dtype),
         "alpha": float(np.float32(rng.uniform(0.5, 1.5))) if alpha is None else alpha,
         "beta": (0.0 if seed % 2 else float(np.float32(rng.uniform(-1.0, 1.0)))) if beta is None else beta,
     }
     if cfg.bias:
         out["bias"] = rng.standard_normal(cfg.n).astype(np.float32)
-    if cfg.dtype in ACC_UNITS and dtype_of(cfg.dtype).bits == 8:
+    if getattr(cfg, "mx", False):
+        # E8M0 block scales 2**-8 .. 2**8 (bytes 119..135; 2**-3 .. 2**3 for an f16 output, whose
+        # range ends at 65504), a spread that keeps every result inside the output format yet
+        # makes a wrong block, row or byte visible
+        kb = cfg.k // dtype_of(cfg.dtype).block
+        lo, hi = (124, 131) if cfg.out_dtype == "f16" else (119, 136)
+        out["scale_a"] = rng.integers(lo, hi, (cfg.m, kb)).astype(np.uint8)
+        out["scale_b"] = rng.integers(lo, hi, (cfg.n, kb)).astype(np.uint8)
+    elif cfg.dtype in ACC_UNITS and dtype_of(cfg.dtype).bits == 8:
         if cfg.out_dtype == "i32":
             out.update(alpha=1.0 if alpha is None else alpha, beta=0.0 if beta is None else beta)
         else:

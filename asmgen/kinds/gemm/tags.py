@@ -26,6 +26,7 @@ class GemmTag(TagEnum):
     PHASE_M = "phase_m"           # every node of the split loop's memory phase
     BARRIER_MID = "barrier_mid"   # pingpong: the barrier between compute and memory phase
     BARRIER_END = "barrier_end"   # the barrier that ends an iteration of the split loop
+    MX_SCALE = "mx_scale"         # MX block-scale loads and copies (kinds.gemm.mxscale)
 
 
 GEMM_TAGS = TagVocabulary("gemm", CommonTag, GemmTag)

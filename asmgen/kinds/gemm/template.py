@@ -104,6 +104,7 @@ class GemmSetup:
     grs: dict
     lr_base: dict
     acc: list
+    scales: object = None     # MX block scales (kinds.gemm.mxscale.ScaleState)
 
 
 def build_gemm(cfg: GemmConfig) -> KernelIR:
@@ -151,7 +152,11 @@ def setup(gb: GemmBuild) -> GemmSetup:
         if cfg.k_tail and gr.k_contig:
             gr.krem = gb.sreg(name=f"{gr.operand}_krem")
             p.add(Instr("s_mov_b32", (gr.krem, sc.K)), ("addr",))
-    return GemmSetup(srds, sc, c_read, ids, gms, grs, lr_base, acc)
+    scales = None
+    if cfg.mx:
+        from .mxscale import setup_scales
+        scales = setup_scales(gb, sc, ids)
+    return GemmSetup(srds, sc, c_read, ids, gms, grs, lr_base, acc, scales)
 
 
 def default_pipeline(gb: GemmBuild, st: GemmSetup) -> None:
@@ -192,11 +197,12 @@ def default_pipeline(gb: GemmBuild, st: GemmSetup) -> None:
     p.add(Instr("s_lshr_b32", (trips, trips, Imm(span.bit_length() - 1))), ("addr",))
     body = k.make_loop(trips, label="loop_k")
     for copy in range(S):   # the body is unrolled S times, copy c using staging set c
-        emit_iteration(gb, body, grs, gms, {op: st[copy] for op, st in staging.items() if st},
-                       bufs, lr_base, acc)
+        emit_iteration(gb, body, grs, gms, {op: sg[copy] for op, sg in staging.items() if sg},
+                       bufs, lr_base, acc, st.scales)
 
 
-def emit_iteration(gb: GemmBuild, body, grs, gms, staging, bufs, lr_base, acc) -> None:
+def emit_iteration(gb: GemmBuild, body, grs, gms, staging, bufs, lr_base, acc,
+                   scales=None) -> None:
     """One K-tile i of the loop: lw tile i + d, gr tile i + d + S, compute tile i, advance,
     rotate the LDS buffer bases, barrier (see the module docstring)."""
     d, S = gb.cfg.prefetch, gb.cfg.staging
@@ -213,8 +219,14 @@ def emit_iteration(gb: GemmBuild, body, grs, gms, staging, bufs, lr_base, acc) -
     for op, gr in grs.items():
         if not gr.dma:
             emit_global_reads(gb, body, gr, gms[op], stage=d + S, dst=staging[op])
+    # MX: tile i's scales (loaded one iteration ahead), then tile i + 1's loads
+    mx = None
+    if scales is not None:
+        from .mxscale import load_scales, rotate_scales
+        mx = rotate_scales(gb, body, scales)
+        load_scales(gb, body, scales)
     # lr + mfma on tile i from buffer i % (d + 1) = bufs[0]
-    emit_compute(gb, body, lr_base, bufs[0], acc)
+    emit_compute(gb, body, lr_base, bufs[0], acc, mx)
     for gr in grs.values():
         advance_k(gb, body, gr, stage=d if gr.dma else d + S)
     # rotate buffer bases: bufs[x] <- bufs[x + 1]
