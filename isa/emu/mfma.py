@@ -284,9 +284,10 @@ def _slice_scales(sc, i, j):
 def _mfma(name, arch, a, b, c, cbsz, abid, blgp, fast: bool, sc=(None, None, 0, 0)) -> np.ndarray:
     info = mfma_info(name, arch)
     per_wave = info.blocks * info.m * info.n * info.k
-    if np.ndim(c) == 3 and len(c) * per_wave > _CHUNK_PRODUCTS:
-        # keep the [products] temporaries cache-sized: big batches run slower per wave
-        step = max(1, _CHUNK_PRODUCTS // per_wave)
+    step = max(1, _CHUNK_PRODUCTS // per_wave)
+    if np.ndim(c) == 3 and len(c) > step:
+        # keep the [products] temporaries cache-sized: big batches run slower per wave (a form
+        # with more products per wave than the chunk, 32x32x64 f8f6f4, goes one wave at a time)
         return np.concatenate([_mfma(name, arch, a[i:i + step], b[i:i + step], c[i:i + step],
                                      cbsz, abid, blgp, fast, _slice_scales(sc, i, i + step))
                                for i in range(0, len(c), step)])

@@ -261,3 +261,24 @@ def test_passes_per_format_equal_for_scaled_and_unscaled(name, ca, cb):
         ins = parse_line(f"{n} v[0:15], v[0:7], v[0:7], v[0:15], v1, v2 cbsz:{ca} blgp:{cb}"
                          if "scale" in n else f"{n} v[0:15], v[0:7], v[0:7], v[0:15] cbsz:{ca} blgp:{cb}")
         assert hazards.mfma_passes("gfx950", table[n], ins) == want
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_many_waves_at_once_equal_one_wave_at_a_time(name):
+    """The batched path (isa.emu.group), chunked one wave at a time for 32x32x64 (65536 products
+    per wave, above the chunk size), with per-wave and shared scale registers."""
+    m, k, _ = SHAPES[name]
+    rng = np.random.default_rng(9)
+    waves = 3
+    a = [pack(finite_codes(rng, (m, k), 1), 8) for _ in range(waves)]
+    b = [pack(finite_codes(rng, (k, m), 4).T, 4) for _ in range(waves)]
+    c = [pack_c(rng.standard_normal((m, m)).astype(np.float32)) for _ in range(waves)]
+    sa = np.stack([scale_regs(rng, m, 120, 134) for _ in range(waves)])
+    sb = scale_regs(rng, m, 120, 134)
+    n = scaled(name)
+    d = mfma(n, "gfx950", np.stack(a), np.stack(b), np.stack(c), cbsz=1, blgp=4, scale_a=sa,
+             scale_b=sb, opsel_a=2, opsel_b=1)
+    for w in range(waves):
+        one = mfma(n, "gfx950", a[w], b[w], c[w], cbsz=1, blgp=4, scale_a=sa[w], scale_b=sb,
+                   opsel_a=2, opsel_b=1)
+        np.testing.assert_array_equal(d[w], one)

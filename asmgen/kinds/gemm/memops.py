@@ -204,17 +204,27 @@ def frag_sets(cfg) -> int:
     return min(cfg.frag_buffers, steps) if cfg.frag_buffers else steps
 
 
+def f8f6f4_mods(cfg) -> tuple:
+    """cbsz/blgp of a gfx950 f8f6f4 MFMA: the A and B element formats (``DType.f8f6f4_code``;
+    0 = E4M3 is the default and not written), () for every other MFMA."""
+    if cfg.target.mfma_for(cfg.mfma, cfg.dtype).a_type != "f8f6f4":
+        return ()
+    from ...dtypes import dtype_of
+    ca = cfg.in_type.f8f6f4_code
+    cb = dtype_of(getattr(cfg, "dtype_b", None) or cfg.dtype).f8f6f4_code
+    return tuple((k, c) for k, c in (("cbsz", ca), ("blgp", cb)) if c)
+
+
 def _step_mfmas(gb, block, frags: dict, acc, kb: int, scales=None) -> None:
     """The MFMAs of K-step ``kb`` into the AGPR accumulators ``acc[i][j]``; with MX ``scales``
     (``{(operand, k_step, block): VReg}``, byte 0 of each lane) the block-scaled form, A and B
     formats in cbsz/blgp (the dtype's f8f6f4 code)."""
     bm, bn = gb.cfg.blocks
     name = mfma_name(gb.cfg)
-    mods = ()
+    mods = f8f6f4_mods(gb.cfg)
     if scales is not None:
         name = gb.cfg.target.mfma_for(gb.cfg.mfma, gb.cfg.dtype).scaled
-        code = gb.cfg.in_type.f8f6f4_code
-        mods = (("op_sel_hi", (0, 0, 0)),) + ((("cbsz", code), ("blgp", code)) if code else ())
+        mods = (("op_sel_hi", (0, 0, 0)),) + mods
     for ib in range(bm):
         for jb in range(bn):
             c = acc[ib][jb]

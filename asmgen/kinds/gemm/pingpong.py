@@ -59,8 +59,18 @@ def check_split(cfg, pingpong: bool) -> None:
 
 
 def _renamed(instr: Instr, mapping: dict) -> Instr:
-    ops = tuple(mapping.get(o, o) if isinstance(o, VReg) else o for o in instr.operands)
-    return Instr(instr.op, ops, instr.mods, instr.encoding)
+    """``instr`` with the registers of ``mapping`` replaced, sub-ranges of a mapped register
+    (a 32-byte operand read as two ds_read_b128) by the same sub-range of its image."""
+    roots = {(r.file, r.id): t for r, t in mapping.items() if r.offset == 0}
+
+    def rename(o):
+        if not isinstance(o, VReg):
+            return o
+        if o in mapping:
+            return mapping[o]
+        t = roots.get((o.file, o.id))
+        return o if t is None else t.sub(o.offset, o.count)
+    return Instr(instr.op, tuple(rename(o) for o in instr.operands), instr.mods, instr.encoding)
 
 
 def split_pipeline(gb, st, pingpong: bool) -> None:
