@@ -32,6 +32,10 @@ CASES = [
     ("f32", "pgr1", (40, 40, 256), ONE + (("bias", True), ("activation", "silu"))),
     ("f32", "pgr1", (33, 40, 512), (("tile", (32, 32, 256)), ("waves", (1, 1)),
                                     ("mfma", (16, 16, 128)), ("prefetch", 2))),
+    # the untuned 8192^3 default's shape (kinds.gemm.defaults.MX), off the tile
+    ("f32", "ck_v4", (130, 200, 256), (("tile", (256, 256, 128)), ("waves", (2, 2)),
+                                       ("mfma", (32, 32, 64)), ("direct_to_lds", True),
+                                       ("lds_swizzle", True))),
 ]
 
 

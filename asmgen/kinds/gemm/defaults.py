@@ -57,9 +57,11 @@ TABLE = {
               for arch in CUS},
 }
 SMALL = ((64, 64, 32), (2, 2), "pgr1", {})
-# MX types (block scales, default loop arrangement only): DepthU 128, one 16x16x128 K-step
-MX = (((256, 256, 128), (2, 2), "pgr1", {**DMA_SWZ, "mfma": (16, 16, 128)}),
-      ((128, 128, 128), (2, 2), "pgr1", {**DMA_SWZ, "mfma": (16, 16, 128)}))
+# MX types (block scales, default loop arrangement only): DepthU 128. Ranked by the model at 8192^3
+# mxfp8 (asmgen profile, TF at 1704 MHz): 256x256x128 ck_v4 32x32x64 2602 > ck_v4 16x16x128 2370
+# > pgr1 32x32x64 2394 / 16x16x128 2191; DepthU 64 pgr1 2338 (issue 15 notes)
+MX = (((256, 256, 128), (2, 2), "ck_v4", {**DMA_SWZ, "mfma": (32, 32, 64)}),
+      ((128, 128, 128), (2, 2), "ck_v4", {**DMA_SWZ, "mfma": (32, 32, 64)}))
 MX_SMALL = ((64, 64, 128), (2, 2), "pgr1", {"mfma": (16, 16, 128)})
 
 
