@@ -146,9 +146,8 @@ class GemmConfig:
             raise ConfigError(f"activation {self.activation!r} is not one of {ACTIVATIONS}")
         st(self, "tile", _triple(self.tile, "tile", 3))
         st(self, "waves", _triple(self.waves, "waves", 2))
-        if self.mfma is None:   # MX types have only the f8f6f4 forms (their scaled variants)
-            st(self, "mfma", next(f.shape for f in self.target.mfmas(self.dtype, self.dtype_b)
-                                  if f.blocks == 1 and (self.mx or "f8f6f4" not in f.name)))
+        if self.mfma is None:
+            st(self, "mfma", self._default_mfma())
         st(self, "mfma", _triple(self.mfma, "mfma", 3))
         self.target.mfma_for(self.mfma, self.dtype, self.dtype_b)   # ConfigError: valid shapes
         if self.prefetch not in (1, 2, 3):
@@ -379,12 +378,12 @@ class GemmConfig:
                               f"{self.arrangement!r} carries one operand set across iterations")
 
     def _default_mfma(self) -> tuple[int, int, int]:
-        """The arch's first single-block form for the dtype. gfx950's f8f6f4 forms (the only ones
+        """The arch's first single-block form for the dtype (pair). gfx950's f8f6f4 forms (the only ones
         of the MX types) do twice the fp8 MACs per pass of the fp8/bf8 ones (cdna-facts 2.1), so
         fp8/bf8 take them too when DepthU is a multiple of their K (64 or 128), unscaled with the
         formats in cbsz/blgp; the modeled 8192^3 fp8 GEMM runs 1.58x faster (issue 15 notes)."""
         tile_k = _triple(self.tile, "tile", 3)[2]
-        forms = [f for f in self.target.mfmas(self.dtype) if f.blocks == 1]
+        forms = [f for f in self.target.mfmas(self.dtype, self.dtype_b) if f.blocks == 1]
         wide = [f for f in forms if "f8f6f4" in f.name and tile_k % f.k == 0]
         if self.mx or wide:
             return (wide or [f for f in forms if "f8f6f4" in f.name])[0].shape

@@ -207,11 +207,10 @@ def frag_sets(cfg) -> int:
 def f8f6f4_mods(cfg) -> tuple:
     """cbsz/blgp of a gfx950 f8f6f4 MFMA: the A and B element formats (``DType.f8f6f4_code``;
     0 = E4M3 is the default and not written), () for every other MFMA."""
-    if cfg.target.mfma_for(cfg.mfma, cfg.dtype).a_type != "f8f6f4":
+    if cfg.target.mfma_for(cfg.mfma, cfg.dtype, cfg.dtype_b).a_type != "f8f6f4":
         return ()
-    from ...dtypes import dtype_of
     ca = cfg.in_type.f8f6f4_code
-    cb = dtype_of(getattr(cfg, "dtype_b", None) or cfg.dtype).f8f6f4_code
+    cb = cfg.b_type.f8f6f4_code
     return tuple((k, c) for k, c in (("cbsz", ca), ("blgp", cb)) if c)
 
 
@@ -223,7 +222,7 @@ def _step_mfmas(gb, block, frags: dict, acc, kb: int, scales=None) -> None:
     name = mfma_name(gb.cfg)
     mods = f8f6f4_mods(gb.cfg)
     if scales is not None:
-        name = gb.cfg.target.mfma_for(gb.cfg.mfma, gb.cfg.dtype).scaled
+        name = gb.cfg.target.mfma_for(gb.cfg.mfma, gb.cfg.dtype, gb.cfg.dtype_b).scaled
         mods = (("op_sel_hi", (0, 0, 0)),) + mods
     for ib in range(bm):
         for jb in range(bn):
