@@ -1,27 +1,41 @@
 """Fast exact path of the fused-dot MFMAs (fdpa: f16/bf16, fdpa2: fp8/bf8): same bits as the model
-in ``isa.emu.mfma`` with far fewer NumPy passes.
+in ``isa.emu.mfma``, with the products summed by one float64 matmul instead of elementwise.
 
-What is precomputed once per (mnemonic, arch, cbsz, abid, blgp) (``plan``): one gather index per
-operand straight from the raw 8/16-bit view of the registers to the [blocks, groups, halves,
-k-in-group, rows] order the arithmetic wants (layout, BLGP lane swizzle and CBSZ/ABID block
-broadcast folded in), the C/D element order, and per element format the decode tables (value,
-2**(4*exponent)).
+Precomputed once per (mnemonic, arch, cbsz, abid, blgp) (``plan``): one gather index per operand
+straight from the raw 8/16-bit view of the registers (A to [blocks, groups, halves, rows, k],
+B to [blocks, groups, halves, k, rows]; layout, BLGP lane swizzle and CBSZ/ABID block broadcast
+folded in), the C/D element order, and per element format a [3, codes] table: the value, 16**e
+(A: 2 * 16**e) and 16**-e (0 for zero), e the MMA-Sim exponent (cdna-facts 2.3, isa.emu.mfma).
 
-Arithmetic per call (the model's stage 1 and 2, cdna-facts 2.3, see isa.emu.mfma):
-* The group's largest product exponent E = max_k (ea_k + eb_k) comes from one small matmul:
-  sum_k 16**(ea_k + eb_k) lies in [16**E, 8 * 16**E * (1 + 2**-50)] for a group of <= 8 products,
-  so its binary exponent divided by 4 (floor) is exactly E. Exponents lie in [-252, 254], so every
-  term is a normal float64 (2**-1008 .. 2**1016) and the sum cannot overflow.
-* Products (exact in float64: <= 2 * 11 significand bits) are scaled by 2**(24 - E), truncated
-  and summed exactly (the sum of <= 8 integers below 2**26), as the model does.
-* The accumulator step is the model's ``_accumulate``.
-The fast path only answers when the model would take its plain branch: every A/B value finite
-(a NaN/inf code weighs +inf in the exponent matmul, so its group shows E = 256), no product that
-could reach 2**128 (E < 126 when the formats allow such products), and every result finite (a
-non-finite C propagates to the result). Otherwise it returns None and the call goes to the model
-(``isa.emu.mfma``) unchanged, so NaN/inf/overflow semantics are the model's by construction.
-tests/emu/test_perf_mfma.py checks bit-equality with the model on hard random data;
-tests/emu/test_mfma_numerics.py checks both against an independent scalar model.
+Stage 1 (per output and (sub)group of G <= 8 products; the model truncates each product to units
+2**(E-24), E = max_k(ea_k + eb_k), and sums them exactly). One matmul over the three channels:
+* value channel: the float64 sum of the products. Each product is exact in float64 (<= 2 * 11
+  significand bits) and, when no product lies more than T = 24 - fa - fb binades below E (fa, fb
+  the formats' fraction bits), every product is a multiple of 2**(E-24) below 2**(E+2), so every
+  partial sum (< 2**(E+5)) is exact whatever order the matmul adds in: the sum IS the model's
+  truncated sum, with no truncation to do.
+* 2 * 16**e channel: sum_k 2 * 16**(ea_k + eb_k) lies in [2**(4E+1), 2**(4E+4) * (1 + 2**-50)],
+  so the float64's bits >> 54 give E + 256 (exponents lie in [-252, 254]: every term is normal,
+  the sum cannot overflow; a NaN/inf code weighs +inf and shows as 511).
+* 16**-e channel: for the smallest nonzero product exponent Emin the product of the two channel
+  sums lies in [2 * 16**(E-Emin), 128 * 16**(E-Emin)], so below 2 * 16**(T+1) the spread E-Emin
+  is at most T. Groups at or above it are flagged (at most spread T flagged needlessly) and
+  summed the model's way, truncating each product: on the gathered flagged groups, or on all
+  when more than a quarter are flagged (f16 on normal data: T = 4, ~3/4 of the groups).
+fdpa2 floors each half's sum to units 2**(max(E0, E1) - 24), as the model.
+Stage 2 (the accumulator; model: E2 = max(E, e_c), S floored to units 2**(E2-31), C to
+2**(E2-24), added exactly, rounded once to f32): where e_c lies in [E-1, E+7] both floors are
+exact (S is on the grid 2**(E-24), C on 2**(e_c-23)), so the result is the float64 sum S + C
+(exact: grids >= 2**(E-24), magnitude < 2**(E+9)) cast once to f32; the other outputs take the
+model's formula (``_accumulate_full``), gathered or all at once as in stage 1.
+The fast path only answers when the model would take its plain branch: every A/B value finite,
+no product that could reach 2**128 (E < 126 when the formats allow such products), and every
+result finite (a non-finite C propagates to the result). Otherwise it returns None and the call
+goes to the model (``isa.emu.mfma``) unchanged, so NaN/inf/overflow semantics are the model's
+by construction. tests/emu/test_mfma_fast_exact.py (hypothesis: cancellation, exponent spreads,
+subnormals, signed zeros, C on both sides of the window, specials, both fix-up routes) and
+tests/emu/test_perf_mfma.py check bit-equality with the model; tests/emu/test_mfma_numerics.py
+checks the model against an independent scalar model.
 """
 from __future__ import annotations
 
@@ -47,14 +61,14 @@ class Plan:
     bits: int               # 8 or 16 (A and B alike)
     raw: type               # NumPy raw element dtype of ``bits``
     need_a: int             # VGPRs of A (and B) the format uses
-    idx_a: np.ndarray       # int64 [blocks, Gc, H, G, M] into the raw view of A's registers
+    idx_a: np.ndarray       # int64 [blocks, Gc, H, M, G] into the raw view of A's registers
     idx_b: np.ndarray       # int64 [blocks, Gc, H, G, N]
     cd_flat: np.ndarray     # int64 [blocks, M, N] into C/D registers (ravelled [cd_regs, 64])
     cd_regs: int
-    va: np.ndarray          # float64 value per A code
-    wa: np.ndarray          # float64 2**(4*exponent) per A code
-    vb: np.ndarray
-    wb: np.ndarray
+    ta: np.ndarray          # float64 [3, codes] per A code: value, 16**e (inf: NaN/inf), 16**-e (0: zero/NaN/inf)
+    tb: np.ndarray          # the same per B code
+    spread: int             # T: products more than T exponents below E are truncated (24 - fa - fb)
+    flag_at: float          # 2 * 16**(T + 1): groups at or above it take the truncating stage 1
     two_halves: bool
     maybe_big: bool         # can a product of finite values reach 2**128 with these formats?
     groups: int             # Gc
@@ -64,13 +78,23 @@ class Plan:
 
 
 @cache
-def _tables(fmt: str) -> tuple[np.ndarray, np.ndarray, int]:
+def _tables(fmt: str) -> tuple[np.ndarray, int, int]:
+    """([3, codes] channels value / 16**e / 16**-e, largest finite exponent, fraction bits)."""
     vals, exps = decode_table(fmt)
     finite = np.isfinite(vals)
-    # NaN/inf codes weigh +inf: any group holding one gets exponent 256 (see ``fdpa``)
-    w = np.where(finite, np.ldexp(1.0, 4 * exps.astype(np.int64)), np.inf)
-    w.setflags(write=False)
-    return vals, w, int(exps[finite].max())
+    e4 = 4 * exps.astype(np.int64)
+    # NaN/inf codes weigh +inf: any group holding one gets exponent 256 (see ``_compute``)
+    w = np.where(finite, np.ldexp(1.0, e4), np.inf)
+    # zero and NaN/inf codes weigh 0 in the smallest-exponent channel (only nonzero products count)
+    wn = np.where(finite & (vals != 0), np.ldexp(1.0, -e4), 0.0)
+    t = np.stack([np.where(finite, vals, np.nan), w, wn])   # (A's 16**e channel is doubled by _plan)
+    t.setflags(write=False)
+    # fraction bits f: every finite value is a multiple of 2**(e - f) (its ulp in MMA-Sim's
+    # exponent convention, subnormals included); the largest f over the codes, found by test
+    nz = finite & (vals != 0)
+    f = next(k for k in range(64)
+             if np.all(np.mod(np.ldexp(vals[nz], k - exps[nz].astype(np.int64)), 1.0) == 0))
+    return t, int(exps[finite].max()), f
 
 
 def _raw_index(flat: np.ndarray, kpl: int, bits: int, src_lane=None) -> np.ndarray:
@@ -114,14 +138,17 @@ def _plan(name: str, arch: str, cbsz: int, abid: int, blgp: int) -> Plan | None:
     ib = _raw_index(b_flat, kpl, bits, src)             # [blocks, K, N]
     gc = info.k // g
     h = 2 if two else 1
-    # k = group * g + j * h + half  ->  [blocks, Gc, H, G', rows]
-    ia = ia.transpose(0, 2, 1).reshape(info.blocks, gc, sub, h, info.m).transpose(0, 1, 3, 2, 4)
+    # k = group * g + j * h + half  ->  A [blocks, Gc, H, rows, G'], B [blocks, Gc, H, G', rows]
+    ia = ia.transpose(0, 2, 1).reshape(info.blocks, gc, sub, h, info.m).transpose(0, 1, 3, 4, 2)
     ib = ib.reshape(info.blocks, gc, sub, h, info.n).transpose(0, 1, 3, 2, 4)
-    va, wa, ma = _tables(fa)
-    vb, wb, mb = _tables(fb)
+    ta, ma, fra = _tables(fa)
+    ta = ta * np.array([[1.0], [2.0], [1.0]])           # A weighs 2 * 16**e (see _compute)
+    ta.setflags(write=False)
+    tb, mb, frb = _tables(fb)
     p = Plan(name=name, bits=bits, raw=_RAW[bits], need_a=kpl * bits // 32,
              idx_a=np.ascontiguousarray(ia), idx_b=np.ascontiguousarray(ib),
-             cd_flat=lay.cd_flat, cd_regs=info.cd_regs, va=va, wa=wa, vb=vb, wb=wb,
+             cd_flat=lay.cd_flat, cd_regs=info.cd_regs, ta=ta, tb=tb, spread=24 - fra - frb,
+             flag_at=2.0 * 16.0 ** (25 - fra - frb),
              two_halves=two, maybe_big=ma + mb + 2 > 127, groups=gc, m=info.m, n=info.n,
              blocks=info.blocks)
     return p
@@ -139,7 +166,7 @@ def fdpa(p: Plan, a: np.ndarray, b: np.ndarray, c: np.ndarray):
     """D registers [W, cd_regs, 64] for registers a, b [W, n, 64] and c [W, cd_regs, 64] (uint32),
     or None when the inputs need the model's special-value branch (the caller runs the model)."""
     w = c.shape[0]
-    ca = _raw(a, p.need_a, p.raw)[:, p.idx_a]      # [W, blocks, Gc, H, G, M] codes
+    ca = _raw(a, p.need_a, p.raw)[:, p.idx_a]      # [W, blocks, Gc, H, M, G] codes
     cb = _raw(b, p.need_a, p.raw)[:, p.idx_b]
     cc = c.reshape(w, -1)[:, p.cd_flat]            # [W, blocks, M, N] uint32
     d = _compute(p, ca, cb, cc)
@@ -157,7 +184,7 @@ def fdpa1(p: Plan, a: np.ndarray, b: np.ndarray, c: np.ndarray):
     b = b[:p.need_a]
     if not (a.flags.c_contiguous and b.flags.c_contiguous and c.flags.c_contiguous):
         return None
-    ca = a.view(p.raw).ravel()[p.idx_a]            # [blocks, Gc, H, G, M]
+    ca = a.view(p.raw).ravel()[p.idx_a]            # [blocks, Gc, H, M, G]
     cb = b.view(p.raw).ravel()[p.idx_b]
     cc = c.ravel()[p.cd_flat]                      # [blocks, M, N]
     d = _compute(p, ca, cb, cc)
@@ -169,26 +196,40 @@ def fdpa1(p: Plan, a: np.ndarray, b: np.ndarray, c: np.ndarray):
 
 
 def _compute(p: Plan, ca, cb, cc):
-    """D bits [..., blocks, M, N] from A/B codes [..., blocks, Gc, H, G, rows] and C bits, or None."""
-    # largest product exponent per (sub)group [..., blocks, Gc, H, M, N]; 256 marks NaN/inf inputs
-    sw = np.matmul(np.swapaxes(p.wa[ca], -1, -2), p.wb[cb])
-    e = ((sw.view(np.int64) >> 52) - 1023) >> 2     # sw is a positive normal float64 or +inf
-    emax = int(e.max())
-    if emax >= 256 or (p.maybe_big and emax >= 126):
+    """D bits [..., blocks, M, N] from A codes [..., blocks, Gc, H, M, G], B codes
+    [..., blocks, Gc, H, G, N] and C bits, or None (the model answers). See the module doc."""
+    # one matmul over the channels (value, 2 * 16**e, 16**-e): [3, ..., Gc, H, M, N]
+    r = np.matmul(np.take(p.ta, ca, axis=1), np.take(p.tb, cb, axis=1))
+    # E + 256 per (sub)group: r[1] lies in [2**(4E+1), 2**(4E+4) * (1 + 2**-50)], so its biased
+    # binary exponent is 1024 + 4E + j, j in 0..3; NaN/inf inputs make r[1] = +inf (511)
+    eo = r[1].view(np.int64) >> 54
+    emax = int(eo.max()) - _EO
+    if emax >= 255 or (p.maybe_big and emax >= 126):
         return None                      # special inputs, or |product| < 2**(e+2) may reach 2**128
-    prod = p.va[ca][..., :, :, None] * p.vb[cb][..., :, None, :]   # [..., Gc, H, G, M, N]
-    prod *= _P2[(_OFF + 24) - e][..., None, :, :]
-    np.trunc(prod, out=prod)
-    # [..., Gc, H, M, N]; initial +0.0 makes an all-(-0) sum +0, so no stage-2 sum is -0
-    s = prod.sum(axis=-3, initial=0.0)
+    sig = r[0]
+    sig += 0.0                           # the model's fixed-point sum has no sign: -0 -> +0
+    # groups where a product may be truncated: r[1] * r[2] lies in [2 * 16**s, 128 * 16**s] for
+    # the spread s = E - (smallest nonzero product exponent) (0 when no product is nonzero), so
+    # below 2 * 16**(T + 1) the spread is at most T and every product is exact on 2**(E-24)
+    with np.errstate(over="ignore"):       # an overflow is +inf: flagged, still exact
+        flag = r[1] * r[2] >= p.flag_at
+    nflag = int(np.count_nonzero(flag))
+    if nflag:
+        if nflag * _DENSE_AT > flag.size:
+            sig = _truncated_sums(p, ca, cb, eo)
+        else:
+            np.put(sig, *_truncated_sums_at(p, ca, cb, eo, flag))
     if p.two_halves:
-        e0, e1 = e[..., 0, :, :], e[..., 1, :, :]
+        e0, e1 = eo[..., 0, :, :], eo[..., 1, :, :]
         ep = np.maximum(e0, e1)
-        s = np.floor(s[..., 0, :, :] * _P2[e0 - ep + _OFF]) \
-            + np.floor(s[..., 1, :, :] * _P2[e1 - ep + _OFF])
+        # each half floored to units 2**(ep-24) (one of the two is already on that grid)
+        g = _P2[(_OFF + 24 + _EO) - ep]
+        s = np.floor(sig[..., 0, :, :] * g)
+        s += np.floor(sig[..., 1, :, :] * g)
+        s *= _P2[ep + (_OFF - 24 - _EO)]
     else:
-        s = s[..., 0, :, :]
-        ep = e[..., 0, :, :]
+        s = sig[..., 0, :, :]
+        ep = eo[..., 0, :, :]
     cbits = cc
     res = cc.view(np.float32)
     for gi in range(p.groups):
@@ -200,8 +241,45 @@ def _compute(p: Plan, ca, cb, cc):
     return cbits
 
 
+def _truncated_sums(p: Plan, ca, cb, eo):
+    """Every (sub)group's sum of products truncated to units 2**(E-24), as a value
+    [..., Gc, H, M, N] (the model's stage 1, elementwise over all products)."""
+    va = p.ta[0][ca]                                      # [..., M, G]
+    vb = np.swapaxes(p.tb[0][cb], -1, -2)                 # [..., N, G]
+    prod = va[..., :, None, :] * vb[..., None, :, :]      # [..., M, N, G]
+    prod *= _P2[(_OFF + 24 + _EO) - eo][..., None]
+    np.trunc(prod, out=prod)
+    s = prod.sum(axis=-1, initial=0.0)
+    s *= _P2[eo + (_OFF - 24 - _EO)]
+    return s
+
+
+def _truncated_sums_at(p: Plan, ca, cb, eo, flag):
+    """(flat indices, values) of ``_truncated_sums`` at the flagged (sub)groups only."""
+    m, n, g = ca.shape[-2], cb.shape[-1], ca.shape[-1]
+    f = np.flatnonzero(flag)             # f = (lead * m + row) * n + col
+    ar = f // n                          # row of A's codes viewed as [lead * m, g]
+    col = f - ar * n
+    bc = (ar // m) * n + col             # row of B's transposed codes viewed as [lead * n, g]
+    va = p.ta[0][ca.reshape(-1, g)[ar]]                                   # [F, G]
+    vb = p.tb[0][np.swapaxes(cb, -1, -2).reshape(-1, g)[bc]]
+    ef = eo.ravel()[f]
+    prod = va * vb
+    prod *= _P2[(_OFF + 24 + _EO) - ef][:, None]
+    np.trunc(prod, out=prod)
+    s = prod.sum(axis=-1, initial=0.0)
+    s *= _P2[ef + (_OFF - 24 - _EO)]
+    return f, s
+
+
+# Fix-ups (truncating stage 1, flooring stage 2) run over the whole array once more than
+# 1/_DENSE_AT of it needs them, else on the gathered elements (tests set it to force either).
+_DENSE_AT = 4
+# Exponents E travel offset by _EO (``eo = E + 256``, straight from a float64's bits).
+_EO = 256
 # 2.0**(k - _OFF) for k in [0, 2 * _OFF): exact powers of two by table lookup. Every exponent
-# used here lies in [-372, 276] (operand exponents are in [-126, 127], a zero's is -126).
+# used here lies in [-372, 276] (operand exponents are in [-126, 127], a zero's is -126), so
+# every index (offset ones included) lies inside the table.
 _OFF = 1000
 _P2 = np.ldexp(1.0, np.arange(-_OFF, _OFF))
 _P2.setflags(write=False)
@@ -217,20 +295,43 @@ def _wrapped(shift: int) -> np.ndarray:
     return t
 
 
-_P2_S = _wrapped(7)         # 2**(7 + ep - e2)
+_P2_S = _wrapped(31)        # 2**(31 - e2), indexed by -e2
 _P2_C = _wrapped(24)        # 2**(24 - e2), indexed by -e2
 _P2_D = _wrapped(-31)       # 2**(e2 - 31)
-# MMA-Sim exponent of an f32 by its top 9 bits (sign, biased exponent): zero/subnormal -> -126
+# MMA-Sim exponent of an f32 by its top 9 bits (sign, biased exponent): zero/subnormal -> -126;
+# _ECX is it plus _EO + 1 (so that _ECX - eo = e_c - E + 1)
 _EC = (np.maximum(np.arange(512) & 0xFF, 1) - 127).astype(np.int64)
+_ECX = _EC + (_EO + 1)
+_EC.setflags(write=False)
+_ECX.setflags(write=False)
 
 
-def _accumulate(s, ep, c, cbits, two: bool) -> np.ndarray:
-    """The model's stage 2 (isa.emu.mfma._accumulate), same operations: E2 = max(E, e_c); S floored
-    to units 2**(E2-31), C to units 2**(E2-24); the exact sum (< 2**40 units) rounded once to f32.
+def _accumulate(s, eo, c, cbits, two: bool) -> np.ndarray:
+    """The model's stage 2 (isa.emu.mfma._accumulate) for one group; eo = E + 256. Where e_c lies
+    in [E-1, E+7] both of its floors are exact (s is on the grid 2**(E-24), C on 2**(e_c-23)), so
+    the result is the float64 sum s + c (exact: both on grids >= 2**(E-24), below 2**(E+9))
+    rounded once to f32; elsewhere ``_accumulate_full``."""
+    d = _ECX[cbits >> 23]
+    d -= eo                                          # e_c - E + 1
+    exact = d.view(np.uint64) <= 8                   # 0 <= e_c - E + 1 <= 8
+    nbad = exact.size - int(np.count_nonzero(exact))
+    if nbad * _DENSE_AT > exact.size:
+        return _accumulate_full(s, eo - _EO, c, d + (eo - _EO - 1), two)
+    res = (s + c).astype(np.float32)
+    if nbad:
+        bad = ~exact
+        eb = eo[bad] - _EO
+        res[bad] = _accumulate_full(s[bad], eb, c[bad], d[bad] + (eb - 1), two)
+    return res
+
+
+def _accumulate_full(s, ep, c, ec, two: bool) -> np.ndarray:
+    """The model's stage 2 (isa.emu.mfma._accumulate): E2 = max(E, e_c); the group sum s (a value,
+    on the grid 2**(E-24)) floored to units 2**(E2-31), C to units 2**(E2-24); the exact sum
+    (< 2**40 units) rounded once to f32.
     Exponents here lie in [-380, 254], inside the tables' [-1024, 1023]."""
-    ec = _EC[cbits >> 23]
     e2 = np.maximum(ep, ec)
-    s31 = np.floor(s * _P2_S[ep - e2])
+    s31 = np.floor(s * _P2_S[-e2])
     c24 = np.floor(c * _P2_C[-e2])                   # float32 * float64: exact in float64
     if two:
         c24[ec < e2 - 25] = 0.0
