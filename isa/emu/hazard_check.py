@@ -52,17 +52,45 @@ def available() -> bool:
 
 
 def classify(arch: str, e) -> None:
-    """Set ``e.hz_prod`` / ``e.hz_cons`` / ``e.hz_max`` from the isa.hazards rule classes."""
+    """Set ``e.hz_prod`` / ``e.hz_cons`` / ``e.hz_max`` from the isa.hazards rule classes.
+
+    Cached per (arch, spec, instruction shape), the shape being the instruction with its VGPR and
+    AGPR indices left out (``shape``): the rule classes test which files and operand slots an
+    instruction reads and writes, never which vector register (SGPR indices stay in the key: vcc
+    and the other special SGPRs are named by index). The fuzzer's schedules of one kernel differ
+    mostly in register allocation, so most of their instructions share a shape.
+    tests/emu/test_hazard_classes.py checks the invariance over many kernels' instructions."""
     if e.spec is None or not available():
         e.hz_prod, e.hz_cons, e.hz_max = 0, 0, 0
         return
+    key = (arch, id(e.spec), shape(e.instr))
+    hit = _CLASSES.get(key)
+    if hit is None or hit[0] is not e.spec:
+        hit = (e.spec,) + classes(arch, e.spec, e.instr)
+        if len(_CLASSES) >= 100_000:
+            _CLASSES.clear()
+        _CLASSES[key] = hit
+    e.hz_prod, e.hz_cons, e.hz_max = hit[1:]
+
+
+_CLASSES: dict = {}
+
+
+def shape(ins):
+    """``ins`` without the indices of its VGPR and AGPR operands (the key of ``classify``)."""
+    from ..operands import Reg
+    ops = tuple(("reg", o.file, o.count) if isinstance(o, Reg) and o.file in ("v", "a") else o
+                for o in ins.operands)
+    return (ins.op, ops, ins.mods, ins.encoding)
+
+
+def classes(arch: str, spec, ins) -> tuple[int, int, int]:
+    """(producer mask, consumer mask, largest produced wait) of one instruction, uncached."""
     hz = _hz
     needed = ("rules", "PRODUCERS", "CONSUMERS", "PRODUCED", "mfma_passes")
     if not all(hasattr(hz, n) for n in needed):      # no rule classes: ask for every pair
-        e.hz_prod, e.hz_cons, e.hz_max = -1, -1, MAX_LOOKBACK
-        return
+        return -1, -1, MAX_LOOKBACK
     from ..access import accesses
-    spec, ins = e.spec, e.instr
     reads, writes = accesses(spec, ins)
     passes = hz.mfma_passes(arch, spec, ins) if spec.has("mfma") else 0
     prod = cons = 0
@@ -73,7 +101,7 @@ def classify(arch: str, e) -> None:
             mx = max(mx, r.wait_for(VIEW)(arch, passes))
         if hz.CONSUMERS[r.consumer](spec, ins):
             cons |= 1 << i
-    e.hz_prod, e.hz_cons, e.hz_max = prod, cons, mx
+    return prod, cons, mx
 
 
 def check(m, w, e) -> None:
