@@ -16,11 +16,12 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 def _one(args: tuple) -> tuple[str, float]:
     m, n, k, sched_seed, emu_seed = args
-    from asmgen.fuzz.cases import run_case
+    from asmgen.fuzz.cases import run_case, settle_gc
     from asmgen.fuzz.strategies import FuzzCase
     from asmgen.kinds.gemm.config import GemmConfig
     out = run_case(FuzzCase(GemmConfig(m=m, n=n, k=k, tile=(64, 64, 32), waves=(2, 2)),
                             sched_seed, emu_seed))
+    settle_gc()          # as the campaign loop does after its first case
     return out.kind, out.seconds
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError
-from .cases import PASS, REFUSED, REJECTED, Outcome, run_case, save_reproducer, shrink
+from .cases import PASS, REFUSED, REJECTED, Outcome, run_case, save_reproducer, settle_gc, shrink
 from .strategies import FuzzCase, fuzz_cases
 
 SESSION_EXAMPLES = 25
@@ -120,6 +120,7 @@ def campaign(kind: str = "gemm", *, budget: float | None = 60.0, seed: int = 0,
         if over():
             return
         out = run_case(case)
+        settle_gc()
         record(case, out)
 
     def record(case: FuzzCase, out: Outcome) -> None:
