@@ -198,26 +198,45 @@ def fdpa1(p: Plan, a: np.ndarray, b: np.ndarray, c: np.ndarray):
 def _compute(p: Plan, ca, cb, cc):
     """D bits [..., blocks, M, N] from A codes [..., blocks, Gc, H, M, G], B codes
     [..., blocks, Gc, H, G, N] and C bits, or None (the model answers). See the module doc."""
-    # one matmul over the channels (value, 2 * 16**e, 16**-e): [3, ..., Gc, H, M, N]
-    r = np.matmul(np.take(p.ta, ca, axis=1), np.take(p.tb, cb, axis=1))
-    # E + 256 per (sub)group: r[1] lies in [2**(4E+1), 2**(4E+4) * (1 + 2**-50)], so its biased
-    # binary exponent is 1024 + 4E + j, j in 0..3; NaN/inf inputs make r[1] = +inf (511)
-    eo = r[1].view(np.int64) >> 54
+    # Where most groups hold a truncated product (f16, T = 4, on ordinary data) the matmul sum
+    # is wasted: after two such calls in a row a plan goes straight to the truncating stage 1
+    # (the 16**e channel alone gives E) for 16 calls, then looks again. Speed only: both
+    # routes give the model's bits.
+    mode = _MODE.get(id(p))
+    if mode is None:
+        mode = _MODE[id(p)] = [0, 0]
+    dense = mode[0] >= 2 and mode[1] < 16
+    if dense:
+        mode[1] += 1
+        r1 = np.matmul(p.ta[1][ca], p.tb[1][cb])
+    else:
+        # one matmul over the channels (value, 2 * 16**e, 16**-e): [3, ..., Gc, H, M, N]
+        r = np.matmul(np.take(p.ta, ca, axis=1), np.take(p.tb, cb, axis=1))
+        r1 = r[1]
+    # E + 256 per (sub)group: r1 lies in [2**(4E+1), 2**(4E+4) * (1 + 2**-50)], so its biased
+    # binary exponent is 1024 + 4E + j, j in 0..3; NaN/inf inputs make r1 = +inf (511)
+    eo = r1.view(np.int64) >> 54
     emax = int(eo.max()) - _EO
     if emax >= 255 or (p.maybe_big and emax >= 126):
         return None                      # special inputs, or |product| < 2**(e+2) may reach 2**128
-    sig = r[0]
-    sig += 0.0                           # the model's fixed-point sum has no sign: -0 -> +0
-    # groups where a product may be truncated: r[1] * r[2] lies in [2 * 16**s, 128 * 16**s] for
-    # the spread s = E - (smallest nonzero product exponent) (0 when no product is nonzero), so
-    # below 2 * 16**(T + 1) the spread is at most T and every product is exact on 2**(E-24)
-    with np.errstate(over="ignore"):       # an overflow is +inf: flagged, still exact
-        flag = r[1] * r[2] >= p.flag_at
-    nflag = int(np.count_nonzero(flag))
-    if nflag:
-        if nflag * _DENSE_AT > flag.size:
+    if dense:
+        sig = _truncated_sums(p, ca, cb, eo)
+    else:
+        mode[1] = 0
+        sig = r[0]
+        sig += 0.0                       # the model's fixed-point sum has no sign: -0 -> +0
+        # groups where a product may be truncated: r1 * r[2] lies in [2 * 16**s, 128 * 16**s]
+        # for the spread s = E - (smallest nonzero product exponent) (0 when no product is
+        # nonzero), so below 2 * 16**(T + 1) the spread is at most T and every product is exact
+        # on the grid 2**(E-24)
+        with np.errstate(over="ignore"):   # an overflow is +inf: flagged, still exact
+            flag = r1 * r[2] >= p.flag_at
+        nflag = int(np.count_nonzero(flag))
+        heavy = nflag * _DENSE_AT > flag.size
+        mode[0] = mode[0] + 1 if heavy else 0
+        if heavy:
             sig = _truncated_sums(p, ca, cb, eo)
-        else:
+        elif nflag:
             np.put(sig, *_truncated_sums_at(p, ca, cb, eo, flag))
     if p.two_halves:
         e0, e1 = eo[..., 0, :, :], eo[..., 1, :, :]
@@ -243,13 +262,13 @@ def _compute(p: Plan, ca, cb, cc):
 
 def _truncated_sums(p: Plan, ca, cb, eo):
     """Every (sub)group's sum of products truncated to units 2**(E-24), as a value
-    [..., Gc, H, M, N] (the model's stage 1, elementwise over all products)."""
-    va = p.ta[0][ca]                                      # [..., M, G]
-    vb = np.swapaxes(p.tb[0][cb], -1, -2)                 # [..., N, G]
-    prod = va[..., :, None, :] * vb[..., None, :, :]      # [..., M, N, G]
-    prod *= _P2[(_OFF + 24 + _EO) - eo][..., None]
+    [..., Gc, H, M, N] (the model's stage 1, elementwise over all products; k outermost so the
+    products and the sum run over contiguous [M, N] planes)."""
+    va = np.swapaxes(p.ta[0][ca], -1, -2)                 # [..., G, M]
+    prod = va[..., :, :, None] * p.tb[0][cb][..., :, None, :]   # [..., G, M, N]
+    prod *= _P2[(_OFF + 24 + _EO) - eo][..., None, :, :]
     np.trunc(prod, out=prod)
-    s = prod.sum(axis=-1, initial=0.0)
+    s = prod.sum(axis=-3, initial=0.0)
     s *= _P2[eo + (_OFF - 24 - _EO)]
     return s
 
@@ -275,6 +294,10 @@ def _truncated_sums_at(p: Plan, ca, cb, eo, flag):
 # Fix-ups (truncating stage 1, flooring stage 2) run over the whole array once more than
 # 1/_DENSE_AT of it needs them, else on the gathered elements (tests set it to force either).
 _DENSE_AT = 4
+_MODE: dict = {}        # id(plan) -> [calls in a row that were mostly truncated, dense calls since]
+# Stage 2 takes its exact shortcut from this many outputs per call on (below it the check and
+# the gathered fix-up cost more NumPy calls than the model's formula on everything).
+_LEAN_FROM = 4096
 # Exponents E travel offset by _EO (``eo = E + 256``, straight from a float64's bits).
 _EO = 256
 # 2.0**(k - _OFF) for k in [0, 2 * _OFF): exact powers of two by table lookup. Every exponent
@@ -311,6 +334,8 @@ def _accumulate(s, eo, c, cbits, two: bool) -> np.ndarray:
     in [E-1, E+7] both of its floors are exact (s is on the grid 2**(E-24), C on 2**(e_c-23)), so
     the result is the float64 sum s + c (exact: both on grids >= 2**(E-24), below 2**(E+9))
     rounded once to f32; elsewhere ``_accumulate_full``."""
+    if s.size < _LEAN_FROM:
+        return _accumulate_full(s, eo - _EO, c, _EC[cbits >> 23], two)
     d = _ECX[cbits >> 23]
     d -= eo                                          # e_c - E + 1
     exact = d.view(np.uint64) <= 8                   # 0 <= e_c - E + 1 <= 8

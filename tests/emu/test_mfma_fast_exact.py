@@ -2,8 +2,9 @@
 (isa.emu.mfma.mfma_model, the reference implementation) on hypothesis-drawn adversarial operands:
 exact cancellation, wide exponent spreads, subnormals, signed zeros, accumulators far above and
 below the products, NaN/inf (those go to the model), for every fused-dot form the fast path covers
-on both arches, with modifiers and several waves batched, and with each fix-up (truncating stage 1,
-flooring stage 2) forced to run dense and gathered."""
+on both arches, with modifiers and several waves batched, with each fix-up (truncating stage 1, flooring stage
+2) forced to run dense and gathered, and on both of a plan's routes (matmul sum first, or
+straight to the truncating stage 1)."""
 from __future__ import annotations
 
 import ml_dtypes
@@ -73,7 +74,8 @@ def cases(draw):
                 "seed": draw(st.integers(0, 2**32 - 1)), "a": draw(styles()), "b": draw(styles()),
                 "c": draw(styles()), "cancel": draw(st.sampled_from([None, "pairs", "rows"])),
                 "c_shift": draw(st.one_of(st.none(), st.integers(-30, 12), st.sampled_from([-60, 40]))),
-                "dense_at": draw(st.sampled_from([4, 0, 1 << 40]))}
+                "dense_at": draw(st.sampled_from([4, 0, 1 << 40])),
+                "straight": draw(st.booleans())}
 
 
 def _operands(case):
@@ -116,12 +118,18 @@ def test_fast_path_bits_equal_the_model(case):
                           mods.get("blgp", 0))
     old = mfma_fast._DENSE_AT
     mfma_fast._DENSE_AT = case["dense_at"]
+    # the plan's route: straight to the truncating stage 1, or the matmul sum with its checks
+    route = [2, 0] if case["straight"] else [0, 16]
     try:
+        mfma_fast._MODE[id(plan)] = list(route)
         d = mfma_fast.fdpa(plan, a, b, c)
+        mfma_fast._MODE[id(plan)] = list(route)
         d1 = mfma_fast.fdpa1(plan, a[0], b[0], c[0])
+        mfma_fast._MODE[id(plan)] = list(route)
         got = mfma(name, arch, a, b, c, **mods)
     finally:
         mfma_fast._DENSE_AT = old
+        mfma_fast._MODE.pop(id(plan), None)
     if d is not None:
         assert np.array_equal(d, want)
     if d1 is not None:
