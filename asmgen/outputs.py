@@ -146,14 +146,21 @@ def publish(directory: str | Path, files: Mapping[str, bytes | str], what: str =
     return [d / n for n in data]
 
 
-def write_bytes_atomic(path: str | Path, content: bytes | str, what: str) -> Path:
-    """One file written to a temporary name beside it and renamed; ``OutputError`` on failure."""
+def _file_in_folder(path: str | Path, what: str) -> tuple[Path, Path]:
+    """(the path, its folder) of an output file; ``OutputError`` when the path is a folder or its
+    folder does not exist."""
     p = Path(path)
     if p.is_dir():
         raise OutputError(f"{what} {str(p)!r} is a folder, not a file")
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
         raise OutputError(f"{what} {str(p)!r}: the folder {str(parent)!r} does not exist")
+    return p, parent
+
+
+def write_bytes_atomic(path: str | Path, content: bytes | str, what: str) -> Path:
+    """One file written to a temporary name beside it and renamed; ``OutputError`` on failure."""
+    p, parent = _file_in_folder(path, what)
     data = content.encode() if isinstance(content, str) else bytes(content)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.tmp-", dir=parent)
@@ -172,12 +179,7 @@ def write_bytes_atomic(path: str | Path, content: bytes | str, what: str) -> Pat
 def check_writable(path: str | Path, what: str) -> None:
     """Validate an output file path before any work (its folder exists and is writable, the path
     is not a folder)."""
-    p = Path(path)
-    if p.is_dir():
-        raise OutputError(f"{what} {str(p)!r} is a folder, not a file")
-    parent = p.parent if str(p.parent) else Path(".")
-    if not parent.is_dir():
-        raise OutputError(f"{what} {str(p)!r}: the folder {str(parent)!r} does not exist")
+    p, parent = _file_in_folder(path, what)
     if not os.access(parent, os.W_OK | os.X_OK):
         raise OutputError(f"{what} {str(p)!r}: the folder {str(parent)!r} is not writable")
 
