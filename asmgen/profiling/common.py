@@ -1,6 +1,7 @@
 """Shared pieces of ``asmgen profile`` (any kernel kind): reading the contract, running one
 workgroup of a small problem on the emulator with trace on, co-residency per CU, the cycle-model
-run and its summary, the text report and the SVG window.
+run and its summary, the report dict every profile returns (``report``), the text report and the
+SVG window.
 
 The per-kind modules (``asmgen.kinds.gemm.profile``, ``asmgen.kinds.attention.profile``) choose the small problem, its
 data, and how its measured cycles extrapolate to the contract's whole problem.
@@ -125,6 +126,24 @@ def cu_trip_cycles(meta: dict, hsaco: bytes, params, values_more: dict, copies: 
     if growth <= cpi_wave:
         return cpi_wave, "cycles_per_iter_wave"
     return growth, "cycles_per_iter_cu"
+
+
+def report(meta: dict, params, res, summ: dict, waves: int, emulated: dict, keep_result: bool,
+           **fields) -> dict:
+    """The dict a profile returns (``asmgen profile --json``): the contract's kernel and arch and
+    the device, then ``fields`` in the caller's order, then ``emulated`` (what was emulated) with
+    the emulated run's cycles, loop, iterations, instructions and ``waves``, then the stalls per
+    wave; with ``keep_result`` also the cycle model's result (``_result``) and its steady window
+    (``_steady_window``)."""
+    out = {"kernel": meta["kernel"], "arch": meta["arch"], "device": params.device, **fields,
+           "emulated": {**emulated, "cycles": res.cycles, "loop": summ["loop"],
+                        "iterations": summ["iterations"], "instructions": summ["instructions"],
+                        "waves": waves},
+           "stalls_per_wave": summ["stalls_per_wave"]}
+    if keep_result:
+        out["_result"] = res
+        out["_steady_window"] = summ["steady_window"]
+    return out
 
 
 def svg(res, out: dict) -> str:

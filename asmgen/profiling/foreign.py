@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import ConfigError, KernargError
 from ..kernarg import ArgSpec, layout, pack_kernargs
-from .common import ProfileError, arch_params, model_cu
+from .common import ProfileError, arch_params, model_cu, report
 
 __all__ = ["ForeignKernel", "contract", "foreign_args", "launch", "profile_foreign"]
 
@@ -220,22 +220,14 @@ def profile_foreign(fk: ForeignKernel, values: Mapping[str, Any] | Callable[[int
                            f"to extrapolate {extra} more); emulate more iterations")
     per_round = res.cycles + extra * (step or 0.0)
     perf = problem_tflops(params, flops, n_wg, per_round, copies, clock_mhz)
-    out = {"kernel": fk.kernel, "arch": meta["arch"], "device": params.device,
-           "schedule": "foreign", "kind": "foreign",
-           "cycles": perf["rounds"] * per_round, "cycles_per_iter": cpi,
-           "cycles_per_iter_cu": cpi_cu,
-           "extrapolation": "cycles_per_iter_cu" if cpi_cu is not None else "cycles_per_iter",
-           "cycles_per_round": per_round, "mfma_busy": summ["mfma_busy"],
-           "mfma_busy_per_simd": summ["mfma_busy_per_simd"], "tflops": perf["tflops"],
-           "stalls": summ["stalls"], "problem": {"n_wg": n_wg, "flops": flops,
-                                                 "loop_iters": loop_iters},
-           "wgs_per_cu": copies, "hbm_fraction": hbm_fraction, "perf": perf,
-           "resources": meta["resources"],
-           "emulated": {"loop_iters": emulated_iters, "cycles": res.cycles, "loop": summ["loop"],
-                        "iterations": summ["iterations"], "instructions": summ["instructions"],
-                        "waves": n_waves},
-           "stalls_per_wave": summ["stalls_per_wave"]}
-    if keep_result:
-        out["_result"] = res
-        out["_steady_window"] = summ["steady_window"]
-    return out
+    return report(meta, params, res, summ, n_waves, {"loop_iters": emulated_iters}, keep_result,
+                  schedule="foreign", kind="foreign",
+                  cycles=perf["rounds"] * per_round, cycles_per_iter=cpi,
+                  cycles_per_iter_cu=cpi_cu,
+                  extrapolation="cycles_per_iter_cu" if cpi_cu is not None else "cycles_per_iter",
+                  cycles_per_round=per_round, mfma_busy=summ["mfma_busy"],
+                  mfma_busy_per_simd=summ["mfma_busy_per_simd"], tflops=perf["tflops"],
+                  stalls=summ["stalls"],
+                  problem={"n_wg": n_wg, "flops": flops, "loop_iters": loop_iters},
+                  wgs_per_cu=copies, hbm_fraction=hbm_fraction, perf=perf,
+                  resources=meta["resources"])

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from . import launch as lc
-from .common import ProfileError, arch_params, co_resident, model_cu
+from .common import ProfileError, arch_params, co_resident, model_cu, report
 from .device import tile_traffic, trip_and_bound, uncertainty
 
 DEFAULT_TRIPS = 6
@@ -74,24 +74,16 @@ def profile_launch(path, iters: int | None = None, device: str | None = None,
     trip, bound = trip_and_bound(params, res, summ, step, traffic, clock)
     per_round = res.cycles + extra * (trip or 0.0)
     perf = problem_tflops(params, flops, n_wg, per_round, copies, clock)
-    out = {"kernel": meta["kernel"], "arch": meta["arch"], "device": params.device,
-           "schedule": "foreign", "kind": "foreign", "cycles": perf["rounds"] * per_round,
-           "cycles_per_iter": cpi, "cycles_per_trip": trip, "extrapolation": extrapolation,
-           "cycles_per_round": per_round, "mfma_busy": summ["mfma_busy"],
-           "mfma_busy_per_simd": summ["mfma_busy_per_simd"], "tflops": perf["tflops"],
-           "stalls": summ["stalls"], "bound": bound, "uncertainty": uncertainty(meta["arch"]),
-           "problem": {"n_wg": n_wg, "flops": flops, "loop_trips": full},
-           "wgs_per_cu": copies, "perf": perf, "resources": mm["resources"],
-           "hazard_checked": bool((meta.get("emulator") or {}).get("check_hazards", True)),
-           "allowed_hazards": allowed,
-           "emulated": {"loop_trips": trips, "cycles": res.cycles, "loop": summ["loop"],
-                        "iterations": summ["iterations"], "instructions": summ["instructions"],
-                        "waves": len(streams)},
-           "stalls_per_wave": summ["stalls_per_wave"]}
-    if keep_result:
-        out["_result"] = res
-        out["_steady_window"] = summ["steady_window"]
-    return out
+    return report(meta, params, res, summ, len(streams), {"loop_trips": trips}, keep_result,
+                  schedule="foreign", kind="foreign", cycles=perf["rounds"] * per_round,
+                  cycles_per_iter=cpi, cycles_per_trip=trip, extrapolation=extrapolation,
+                  cycles_per_round=per_round, mfma_busy=summ["mfma_busy"],
+                  mfma_busy_per_simd=summ["mfma_busy_per_simd"], tflops=perf["tflops"],
+                  stalls=summ["stalls"], bound=bound, uncertainty=uncertainty(meta["arch"]),
+                  problem={"n_wg": n_wg, "flops": flops, "loop_trips": full},
+                  wgs_per_cu=copies, perf=perf, resources=mm["resources"],
+                  hazard_checked=bool((meta.get("emulator") or {}).get("check_hazards", True)),
+                  allowed_hazards=allowed)
 
 
 def check_launch(path, seed: int = 0) -> tuple[bool, str]:

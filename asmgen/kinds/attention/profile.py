@@ -22,7 +22,14 @@ import numpy as np
 
 from ...dtypes import dtype_of
 from ...errors import AsmgenError
-from ...profiling.common import ProfileError, arch_params, cu_trip_cycles, emulate_streams, model_cu
+from ...profiling.common import (
+    ProfileError,
+    arch_params,
+    cu_trip_cycles,
+    emulate_streams,
+    model_cu,
+    report,
+)
 from ...profiling.device import trip_and_bound, uncertainty
 from .config import BLOCK_K, BLOCK_Q
 
@@ -151,20 +158,12 @@ def profile_attention(meta: dict, hsaco: bytes, iters: int, device: str | None,
     problem["kv_iters_mean"] = float(trips.mean())
     # what bounds the KV loop (no tile-grid device model for attention: no L2/MALL/HBM floors)
     _, bound = trip_and_bound(params, res, summ, cpi, None, clock_mhz or params.clock_mhz)
-    out = {"kernel": meta["kernel"], "arch": meta["arch"], "device": params.device,
-           "schedule": meta.get("schedule"), "kind": "attention", "iter_name": "KV block",
-           "bound": bound, "uncertainty": uncertainty(meta["arch"]),
-           "cycles": total, "cycles_per_iter": cpi, "cycles_per_round": total / rounds,
-           "cycles_per_iter_wave": cpi_wave, "extrapolation": extrapolation,
-           "mfma_busy": summ["mfma_busy"], "mfma_busy_per_simd": summ["mfma_busy_per_simd"],
-           "tflops": perf["tflops"], "stalls": summ["stalls"], "problem": problem,
-           "wgs_per_cu": copies, "hbm_fraction": hbm, "perf": perf,
-           "emulated": {"seqlen_q": prob["rows"], "seqlen_k": prob["small"]["seqlen_k"],
-                        "kv_iters": n_small, "cycles": res.cycles, "loop": summ["loop"],
-                        "iterations": summ["iterations"], "instructions": summ["instructions"],
-                        "waves": len(streams)},
-           "stalls_per_wave": summ["stalls_per_wave"]}
-    if keep_result:
-        out["_result"] = res
-        out["_steady_window"] = summ["steady_window"]
-    return out
+    emulated = {"seqlen_q": prob["rows"], "seqlen_k": prob["small"]["seqlen_k"], "kv_iters": n_small}
+    return report(meta, params, res, summ, len(streams), emulated, keep_result,
+                  schedule=meta.get("schedule"), kind="attention", iter_name="KV block",
+                  bound=bound, uncertainty=uncertainty(meta["arch"]),
+                  cycles=total, cycles_per_iter=cpi, cycles_per_round=total / rounds,
+                  cycles_per_iter_wave=cpi_wave, extrapolation=extrapolation,
+                  mfma_busy=summ["mfma_busy"], mfma_busy_per_simd=summ["mfma_busy_per_simd"],
+                  tflops=perf["tflops"], stalls=summ["stalls"], problem=problem,
+                  wgs_per_cu=copies, hbm_fraction=hbm, perf=perf)

@@ -12,7 +12,14 @@ import numpy as np
 
 from ...dtypes import dtype_of
 from ...errors import AsmgenError
-from ...profiling.common import arch_params, co_resident, cu_trip_cycles, emulate_streams, model_cu
+from ...profiling.common import (
+    arch_params,
+    co_resident,
+    cu_trip_cycles,
+    emulate_streams,
+    model_cu,
+    report,
+)
 from ...profiling.device import tile_traffic, trip_and_bound, uncertainty
 
 EXTRA_TILES = 2      # the second, longer run: K grows by this many K-tiles
@@ -88,20 +95,14 @@ def profile_gemm(meta: dict, hsaco: bytes, iters: int, device: str | None,
     trip, bound = trip_and_bound(params, res, summ, cpi, traffic, clock)
     per_round = res.cycles + extra_iters * (trip or 0.0)
     perf = problem_tflops(params, prob["flops"], prob["n_wg"], per_round, copies, clock_mhz)
-    out = {"kernel": meta["kernel"], "arch": meta["arch"], "device": params.device,
-           "schedule": meta.get("schedule"), "kind": "gemm",
-           "cycles": perf["rounds"] * per_round, "cycles_per_iter": cpi,
-           "cycles_per_iter_wave": cpi_wave, "extrapolation": extrapolation,
-           "cycles_per_trip": trip, "bound": bound, "uncertainty": uncertainty(meta["arch"]),
-           "cycles_per_round": per_round, "mfma_busy": summ["mfma_busy"],
-           "mfma_busy_per_simd": summ["mfma_busy_per_simd"], "tflops": perf["tflops"],
-           "stalls": summ["stalls"], "problem": {k: prob[k] for k in ("m", "n", "k", "n_wg", "flops")},
-           "wgs_per_cu": copies, "hbm_fraction": hbm_fraction, "perf": perf,
-           "emulated": {"k": prob["small"]["K"], "k_iters": prob["small_iters"],
-                        "cycles": res.cycles, "loop": summ["loop"], "iterations": summ["iterations"],
-                        "instructions": summ["instructions"], "waves": len(streams)},
-           "stalls_per_wave": summ["stalls_per_wave"]}
-    if keep_result:
-        out["_result"] = res
-        out["_steady_window"] = summ["steady_window"]
-    return out
+    emulated = {"k": prob["small"]["K"], "k_iters": prob["small_iters"]}
+    return report(meta, params, res, summ, len(streams), emulated, keep_result,
+                  schedule=meta.get("schedule"), kind="gemm",
+                  cycles=perf["rounds"] * per_round, cycles_per_iter=cpi,
+                  cycles_per_iter_wave=cpi_wave, extrapolation=extrapolation,
+                  cycles_per_trip=trip, bound=bound, uncertainty=uncertainty(meta["arch"]),
+                  cycles_per_round=per_round, mfma_busy=summ["mfma_busy"],
+                  mfma_busy_per_simd=summ["mfma_busy_per_simd"], tflops=perf["tflops"],
+                  stalls=summ["stalls"],
+                  problem={k: prob[k] for k in ("m", "n", "k", "n_wg", "flops")},
+                  wgs_per_cu=copies, hbm_fraction=hbm_fraction, perf=perf)
