@@ -159,6 +159,11 @@ class Target:
     ds_offset_max = DS_OFFSET_MAX
     mubuf_offset_max = MUBUF_OFFSET_MAX
 
+    @property
+    def cu_count(self) -> int:
+        """CUs of the arch's default device (isa.cycle.params: 304 MI300X, 256 MI355X)."""
+        return int(self._p.cus)
+
     # --- registers and occupancy ----------------------------------------------------------
     @property
     def regs_per_lane(self) -> int:

@@ -14,7 +14,7 @@ import importlib
 from ..errors import ConfigError
 from .base import KernelKind
 
-BUILTIN = ("asmgen.kinds.gemm.kind", "asmgen.kinds.attention.kind")
+BUILTIN = ("asmgen.kinds.gemm.kind", "asmgen.kinds.attention.kind", "asmgen.kinds.decode.kind")
 
 _KINDS: dict[str, KernelKind] = {}
 _builtin_loaded = False

@@ -1,0 +1,158 @@
+"""Paged K/V for the decode template: vLLM's caches ``[num_blocks, page_size, kv_heads,
+head_dim]`` and ``block_table [batch, max_blocks_per_seq]`` int32.
+
+The K/V buffer resources cover the whole pool (num_records = num_blocks x page bytes, so the pool
+is at most 4 GiB per cache: cdna-facts section 5, checked by the contract's range on
+``num_blocks``); the block table's resource covers sequence b's row only. For each 32-key block
+(absolute key ``kabs``) the page numbers are read by one scalar buffer load (``s_buffer_load_dword``
+for pages of 32 keys or more, whose block lies in one page; ``_dwordx2`` for 16-key pages, two
+per block: lanes of keys 16..31 take the second); a table entry past the row reads 0 (the
+prefetch after the last block). Each lane's offset = page x page bytes + key-in-page x row bytes
++ kv_head x head_dim bytes + its elements; keys at or past the context get the out-of-range
+offset, so they read 0 whatever the table holds there (stale pages may hold NaN, and 0 x NaN is
+NaN in the PV MFMA).
+"""
+from __future__ import annotations
+
+from isa.instr import Instr
+from isa.operands import Imm, Special
+
+from ..common.buffers import SRD_DWORD3, log2
+from .arith import imm_or_const
+from .config import BLOCK_K
+from .kvload import TAGS, load_k, load_v, v_items
+
+
+class PagedKV:
+    """Per-block offsets from the block table (see the module docstring)."""
+
+    def __init__(self, ab, srd, b, ctx, start, kvh_off, nblocks, col, dqb, lane) -> None:
+        cfg, p = ab.cfg, ab.k.prologue
+        self.ab, self.srd, self.ctx = ab, srd, ctx
+        P, rbk = cfg.page_size, cfg.kv_row_bytes
+        self.two = P < BLOCK_K                       # 16-key pages: two per block
+        for n in ("k_cache", "v_cache"):
+            r = srd[n]
+            p.add(Instr("s_and_b32", (r.sub(1), r.sub(1), Imm(0xFFFF))), TAGS)
+            p.add(Instr("s_mul_i32", (r.sub(2), nblocks, Imm(cfg.page_bytes))), TAGS)
+            p.add(Instr("s_mov_b32", (r.sub(3), Imm(SRD_DWORD3))), TAGS)
+        bt = srd["block_table"]
+        lo, hi = ab.sreg(name="bt_lo"), ab.sreg(name="bt_hi")
+        row = 4 * cfg.max_blocks_per_seq
+        p.add(Instr("s_mul_i32", (lo, b, Imm(row))), TAGS)
+        p.add(Instr("s_mul_hi_u32", (hi, b, Imm(row))), TAGS)
+        p.add(Instr("s_add_u32", (bt.sub(0), bt.sub(0), lo)), TAGS)
+        p.add(Instr("s_addc_u32", (bt.sub(1), bt.sub(1), hi)), TAGS)
+        p.add(Instr("s_and_b32", (bt.sub(1), bt.sub(1), Imm(0xFFFF))), TAGS)
+        p.add(Instr("s_mov_b32", (bt.sub(2), Imm(row))), TAGS)
+        p.add(Instr("s_mov_b32", (bt.sub(3), Imm(SRD_DWORD3))), TAGS)
+        self.kabs = ab.sreg(name="kv_abs")           # absolute key of the block to load next
+        p.add(Instr("s_mov_b32", (self.kabs, start)), TAGS)
+        # K: key col of the block; in-page key col % 16 (two pages) or kabs % P + col
+        kc = col
+        if self.two:
+            kc = ab.vreg(name="pk_col")
+            p.add(Instr("v_and_b32", (kc, Imm(P - 1), col)), TAGS)
+            self.kmask = ab.k.vreg("s", 2, align=2, name="pk_hi")
+            p.add(Instr("v_cmp_lt_u32", (self.kmask, Imm(P - 1), col)), TAGS)
+        t = ab.vreg(name="pk_t")
+        self.koff = ab.vreg(name="pk_off")
+        p.add(Instr("v_mad_u32_u24", (t, kc, imm_or_const(ab, rbk), dqb)), TAGS)
+        p.add(Instr("v_add_u32", (self.koff, kvh_off, t)), TAGS)
+        self.col = col
+        # V items: keys 4 g + i; in-page 4 (g % 4) + i (two pages) or kabs % P + 4 g + i
+        self.items = []
+        for j, (g, c) in enumerate(v_items(ab, lane)):
+            g4, c16, gp = ab.vreg(name=f"pv_g4{j}"), ab.vreg(name=f"pv_c16{j}"), g
+            p.add(Instr("v_lshlrev_b32", (g4, Imm(2), g)), TAGS)
+            p.add(Instr("v_lshlrev_b32", (c16, Imm(4), c)), TAGS)
+            mask = None
+            if self.two:
+                gp = ab.vreg(name=f"pv_gp{j}")
+                p.add(Instr("v_and_b32", (gp, Imm(P // 4 - 1), g)), TAGS)
+                mask = ab.k.vreg("s", 2, align=2, name=f"pv_hi{j}")
+                p.add(Instr("v_cmp_lt_u32", (mask, Imm(P // 4 - 1), g)), TAGS)
+            t1, vb = ab.vreg(name=f"pv_t{j}"), ab.vreg(name=f"pv_off{j}")
+            p.add(Instr("v_mad_u32_u24", (t1, gp, imm_or_const(ab, 4 * rbk), c16)), TAGS)
+            p.add(Instr("v_add_u32", (vb, kvh_off, t1)), TAGS)
+            self.items.append((g4, vb, mask))
+
+    def _pages(self, block, stage: int):
+        """(page byte base SGPR or None, per-lane selector) of the block at ``kabs``: one SGPR
+        (one page), or two VGPR copies to pick per lane (two pages)."""
+        ab, cfg = self.ab, self.ab.cfg
+        P = cfg.page_size
+        tg = ("addr", "page")
+        idx = ab.sreg(name="pg_idx")
+        block.add(Instr("s_lshr_b32", (idx, self.kabs, Imm(log2(P)))), tg, stage=stage)
+        block.add(Instr("s_lshl_b32", (idx, idx, Imm(2))), tg, stage=stage)
+        if not self.two:
+            ph = ab.sreg(name="page")
+            block.add(Instr("s_buffer_load_dword", (ph, self.srd["block_table"], idx)),
+                      ("addr", "page", "gr_bt"), stage=stage)
+            base = ab.sreg(name="page_b")
+            block.add(Instr("s_mul_i32", (base, ph, Imm(cfg.page_bytes))), tg, stage=stage)
+            if P > BLOCK_K:
+                kin = ab.sreg(name="page_kin")
+                block.add(Instr("s_and_b32", (kin, self.kabs, Imm(P - 1))), tg, stage=stage)
+                block.add(Instr("s_mul_i32", (kin, kin, Imm(cfg.kv_row_bytes))), tg, stage=stage)
+                block.add(Instr("s_add_u32", (base, base, kin)), tg, stage=stage)
+            return base, None
+        ph = ab.k.vreg("s", 2, align=2, name="pages")
+        block.add(Instr("s_buffer_load_dwordx2", (ph, self.srd["block_table"], idx)),
+                  ("addr", "page", "gr_bt"), stage=stage)
+        pair = []
+        for i in range(2):
+            sb, vb = ab.sreg(name=f"page_b{i}"), ab.vreg(name=f"page_v{i}")
+            block.add(Instr("s_mul_i32", (sb, ph.sub(i), Imm(cfg.page_bytes))), tg, stage=stage)
+            block.add(Instr("v_mov_b32", (vb, sb)), tg, stage=stage)
+            pair.append(vb)
+        return None, pair
+
+    def _offset(self, block, base, pair, mask, lane_off, key_lane, keys_left, stage: int):
+        """page base + lane_off where key_lane < keys_left, else out of range."""
+        ab = self.ab
+        tg = ("addr", "page")
+        vcc = Special("vcc")
+        o = ab.vreg(name="pg_o")
+        if pair is None:
+            block.add(Instr("v_add_u32", (o, base, lane_off)), tg, stage=stage)
+        else:
+            sel = ab.vreg(name="pg_sel")
+            block.add(Instr("v_cndmask_b32", (sel, pair[0], pair[1], mask)), tg, stage=stage)
+            block.add(Instr("v_add_u32", (o, sel, lane_off)), tg, stage=stage)
+        block.add(Instr("v_cmp_gt_i32", (vcc, keys_left, key_lane)), tg, stage=stage)
+        ok = ab.vreg(name="pg_ok")
+        block.add(Instr("v_cndmask_b32", (ok, ab.oob, o, vcc)), tg, stage=stage)
+        return ok
+
+    def load(self, block, kb, stage: int, dst=None, ahead: bool = False):
+        ab, cfg = self.ab, self.ab.cfg
+        tg = ("addr", "page")
+        left = ab.sreg(name="keys_left")
+        block.add(Instr("s_sub_i32", (left, self.ctx, self.kabs)), tg, stage=stage)
+        base, pair = self._pages(block, stage)
+        ko = self._offset(block, base, pair, getattr(self, "kmask", None), self.koff, self.col,
+                          left, stage)
+        kf = load_k(ab, block, self.srd["k_cache"], [(ko, 0)], stage, dst[0] if dst else None)
+        voffs = []
+        for g4, vb, mask in self.items:
+            rows = []
+            for i in range(4):
+                lo = vb
+                if i:
+                    lo = ab.vreg(name="pv_row")
+                    block.add(Instr("v_add_u32", (lo, imm_or_const(ab, i * cfg.kv_row_bytes), vb)),
+                              tg, stage=stage)
+                li = left
+                if i:
+                    li = ab.sreg(name="keys_left_i")
+                    block.add(Instr("s_sub_i32", (li, left, Imm(i))), tg, stage=stage)
+                rows.append((self._offset(block, base, pair, mask, lo, g4, li, stage), 0))
+            voffs.append(rows)
+        vrows = load_v(ab, block, self.srd["v_cache"], voffs, stage, dst[1] if dst else None)
+        return kf, vrows
+
+    def advance(self, block, stage: int) -> None:
+        block.add(Instr("s_add_u32", (self.kabs, self.kabs, Imm(BLOCK_K))), ("addr", "kv_adv"),
+                  stage=stage)

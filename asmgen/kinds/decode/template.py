@@ -1,0 +1,261 @@
+"""Decode-attention template: ``DecodeConfig`` -> tagged ``KernelIR`` (``asmgen.kinds.decode.config``
+says what a workgroup computes).
+
+It is the one-wave attention kernel of ``asmgen.kinds.attention`` (whose helpers it imports: the
+online softmax and epilogue, the V^T tile through LDS, the KV loop with a masked body for the
+last blocks) with decode's row and key geometry:
+
+* rows: lane column c (0..31) is query row r = 32 row_block + c of this KV head, token
+  t = r // group, head kv_head group + r % group; Q, O and LSE offsets are per lane (rows past
+  q_tokens x group read 0 and store nothing: the out-of-range offset, cdna-facts section 5);
+* keys: this split's range starts at key ``start`` = split x ceil(blocks / num_splits) x 32; the
+  lane's key limit is context_len - q_tokens + 1 + t - start, and blocks wholly below the
+  smallest limit (t = 0) run the unmasked body (``kvloop``): every block but the last one or
+  two when q_tokens is small;
+* K/V rows are kv_heads x head_dim elements apart (``kv_row_bytes``). Dense: the K/V resources
+  start at (b, start, kv_head) with num_records ending at the context, and advance by one key
+  block per iteration (keys past the context read 0). Paged (``asmgen.kinds.decode.paged``): the
+  resources cover the pool; each block's page numbers come from the block table by scalar
+  buffer loads and every lane's offset is built from them, keys past the context get the
+  out-of-range offset (they read 0, never a stale page's NaN).
+
+With ``prefetch`` = 1 the next block's K operands and V rows are loaded right after this block's
+QK MFMAs, into the same registers (``stage`` 1), overlapping the softmax and the PV MFMAs.
+"""
+from __future__ import annotations
+
+from isa.instr import Instr
+from isa.operands import Imm, Special
+
+from ... import kernarg
+from ...ir import VReg
+from ..attention import softmax as sm
+from ..attention import vtile
+from ..attention.kvloop import kv_loop
+from ..attention.template import AttnBuild
+from ..common.buffers import OOB_OFFSET, log2
+from .arith import imm_or_const, sdiv, vdiv
+from .config import BLOCK_K, BLOCK_Q, DecodeConfig
+from .contract import decode_args
+from .kvload import TAGS, DenseKV, srd_base
+from .paged import PagedKV
+
+OFFEN = (("offen", True),)
+
+
+class DecodeBuild(AttnBuild):
+    """The attention builder's state plus decode's per-block key geometry."""
+
+
+def build_decode(cfg: DecodeConfig) -> object:
+    """The tagged KernelIR of ``cfg`` (see the module docstring)."""
+    ab = DecodeBuild(cfg)
+    k, p = ab.k, ab.k.prologue
+    D, T, H, G, S = cfg.head_dim, cfg.q_tokens, cfg.heads, cfg.group, cfg.num_splits
+    eb = cfg.in_type.nbytes(1)
+    rbk = cfg.kv_row_bytes
+    vcc = Special("vcc")
+
+    # ---- arguments
+    args = decode_args(cfg)
+    offs = kernarg.offsets(args)
+    bufs = [a.name for a in args if a.kind == "buffer"]
+    srd = {n: k.vreg("s", 4, name=f"srd_{n}") for n in bufs}
+    for n in bufs:
+        p.add(Instr("s_load_dwordx2", (srd[n].sub(0, 2), ab.kernarg, Imm(offs[n]))), ("addr", "karg"))
+    scale = ab.sreg(name="scale")
+    p.add(Instr("s_load_dword", (scale, ab.kernarg, Imm(offs["scale"]))), ("addr", "karg"))
+    nblocks_arg = None
+    if cfg.paged:
+        nblocks_arg = ab.sreg(name="num_blocks")
+        p.add(Instr("s_load_dword", (nblocks_arg, ab.kernarg, Imm(offs["num_blocks"]))),
+              ("addr", "karg"))
+    split, b = ab.wg_x, ab.wg_z
+
+    # ---- workgroup coordinates: kv head, row block
+    RB = cfg.row_blocks
+    kvh = sdiv(ab, p, ab.wg_y, RB, "kv_head")
+    rb32 = None
+    if RB > 1:
+        t0 = ab.sreg(name="rb_t")
+        rb32 = ab.sreg(name="rb32")
+        p.add(Instr("s_mul_i32", (t0, kvh, Imm(RB))), TAGS)
+        p.add(Instr("s_sub_u32", (t0, ab.wg_y, t0)), TAGS)
+        p.add(Instr("s_lshl_b32", (rb32, t0, Imm(log2(BLOCK_Q)))), TAGS)
+
+    # ---- context length of sequence b, clamped to 0..max_context
+    bofs, ctx = ab.sreg(name="ctx_off"), ab.sreg(name="ctx")
+    p.add(Instr("s_lshl_b32", (bofs, b, Imm(2))), TAGS)
+    p.add(Instr("s_load_dword", (ctx, srd["context_lens"].sub(0, 2), bofs)), ("addr", "karg"))
+    p.add(Instr("s_max_i32", (ctx, ctx, Imm(0))), TAGS)
+    p.add(Instr("s_min_i32", (ctx, ctx, Imm(cfg.max_context))), TAGS)
+
+    # ---- this split's key blocks: start (keys), trips (>= 1; an empty split runs once masked)
+    nblk, trips = ab.sreg(name="nblk"), ab.sreg(name="kv_iters")
+    p.add(Instr("s_add_i32", (nblk, ctx, Imm(BLOCK_K - 1))), TAGS)
+    p.add(Instr("s_lshr_b32", (nblk, nblk, Imm(log2(BLOCK_K)))), TAGS)
+    start = ab.sreg(name="kv_start")
+    if S == 1:
+        p.add(Instr("s_mov_b32", (start, Imm(0))), TAGS)
+        p.add(Instr("s_max_i32", (trips, nblk, Imm(1))), TAGS)
+    else:
+        t1, sb = ab.sreg(name="nblk_r"), ab.sreg(name="split_blk")
+        p.add(Instr("s_add_i32", (t1, nblk, Imm(S - 1))), TAGS)
+        bps = sdiv(ab, p, t1, S, "blk_per_split")
+        p.add(Instr("s_mul_i32", (sb, split, bps)), TAGS)
+        p.add(Instr("s_sub_i32", (trips, nblk, sb)), TAGS)
+        p.add(Instr("s_min_i32", (trips, trips, bps)), TAGS)
+        p.add(Instr("s_max_i32", (trips, trips, Imm(1))), TAGS)
+        p.add(Instr("s_lshl_b32", (start, sb, Imm(log2(BLOCK_K)))), TAGS)
+    # dlt = ctx - T + 1 - start: token t sees keys (relative to start) < dlt + t
+    dlt = ab.sreg(name="kv_lim0")
+    p.add(Instr("s_sub_i32", (dlt, ctx, start)), TAGS)
+    if T != 1:
+        p.add(Instr("s_add_i32", (dlt, dlt, Imm(1 - T))), TAGS)
+    ab.full_max = ab.sreg(name="full_max")        # last block start with no mask (kvloop)
+    p.add(Instr("s_sub_i32", (ab.full_max, dlt, Imm(BLOCK_K))), TAGS)
+
+    # ---- lane coordinates: row r -> token t, head offset g; validity
+    lane, col, half, kq = (ab.vreg(name=n) for n in ("lane", "col", "half", "kq"))
+    p.add(Instr("v_and_b32", (lane, Imm(63), ab.tid)), TAGS)
+    p.add(Instr("v_and_b32", (col, Imm(31), lane)), TAGS)
+    p.add(Instr("v_lshrrev_b32", (half, Imm(5), lane)), TAGS)
+    p.add(Instr("v_lshlrev_b32", (kq, Imm(2), half)), TAGS)
+    r = col
+    if rb32 is not None:
+        r = ab.vreg(name="row")
+        p.add(Instr("v_add_u32", (r, rb32, col)), TAGS)
+    t = vdiv(ab, p, r, G, "tok")
+    qrow = t
+    if G > 1:
+        tg, g = ab.vreg(name="tok_g"), ab.vreg(name="grp")
+        p.add(Instr("v_mul_u32_u24", (tg, t, imm_or_const(ab, G))), TAGS)
+        p.add(Instr("v_sub_u32", (g, r, tg)), TAGS)
+        qrow = ab.vreg(name="qrow")
+        p.add(Instr("v_mad_u32_u24", (qrow, t, imm_or_const(ab, H), g)), TAGS)
+    elif H > 1:
+        qrow = ab.vreg(name="qrow")
+        p.add(Instr("v_mul_u32_u24", (qrow, t, imm_or_const(ab, H))), TAGS)
+    big = ab.oob = ab.vreg(name="oob")
+    p.add(Instr("v_mov_b32", (big, Imm(OOB_OFFSET))), TAGS)
+    valid = k.vreg("s", 2, align=2, name="row_ok")
+    p.add(Instr("v_cmp_gt_u32", (valid, imm_or_const(ab, cfg.rows), r)), TAGS)
+
+    def lane_offset(elem_off: VReg, shift: int, name: str) -> VReg:
+        """(elem_off << shift) where the row is valid, else the out-of-range offset."""
+        x, o = ab.vreg(name=name + "_b"), ab.vreg(name=name)
+        p.add(Instr("v_lshlrev_b32", (x, Imm(shift), elem_off)), TAGS)
+        p.add(Instr("v_cndmask_b32", (o, big, x, valid)), TAGS)
+        return o
+
+    kpl = cfg.k_per_lane
+    dq = kq if kpl == 4 else ab.vreg(name="dq")
+    if kpl != 4:
+        p.add(Instr("v_lshlrev_b32", (dq, Imm(log2(kpl)), half)), TAGS)
+    eq, eo = ab.vreg(name="q_e"), ab.vreg(name="o_e")
+    dconst = imm_or_const(ab, D)
+    p.add(Instr("v_mad_u32_u24", (eq, qrow, dconst, dq)), TAGS)
+    off_q = lane_offset(eq, log2(eb), "off_q")
+    p.add(Instr("v_mad_u32_u24", (eo, qrow, dconst, kq)), TAGS)
+    off_o = lane_offset(eo, log2(eb), "off_o")
+    off_l1 = lane_offset(qrow, 2, "off_l1")
+    off_l = ab.vreg(name="off_lse")
+    p.add(Instr("v_cmp_eq_u32", (vcc, Imm(0), half)), TAGS)      # lanes 0..31 store LSE
+    p.add(Instr("v_cndmask_b32", (off_l, big, off_l1, vcc)), TAGS)
+    tk = ab.vreg(name="tok_kq")                                  # t - kq: rem = dlt + tk
+    p.add(Instr("v_sub_u32", (tk, t, kq)), TAGS)
+
+    # ---- buffer resources of Q and the outputs: base at (b, kv_head's first head)
+    head0 = ab.sreg(name="head0")
+    p.add(Instr("s_mul_i32", (head0, kvh, Imm(G))), TAGS)
+    rows_left = ab.sreg(name="rows_left")                        # T H - kv_head G rows
+    p.add(Instr("s_sub_u32", (rows_left, Imm(T * H), head0)), TAGS)
+
+    def row_srd(n: str, first: VReg, rbytes: int) -> None:
+        srd_base(ab, p, srd[n], first, rbytes)
+        p.add(Instr("s_mul_i32", (srd[n].sub(2), rows_left, Imm(rbytes))), TAGS)
+
+    rq = ab.sreg(name="row_q")                                   # b T H + kv_head G
+    p.add(Instr("s_mul_i32", (rq, b, Imm(T * H))), TAGS)
+    p.add(Instr("s_add_u32", (rq, rq, head0)), TAGS)
+    row_srd("q", rq, cfg.in_type.nbytes(D))
+    ro = rq
+    if S > 1:                                                    # (b S + split) T H + kv_head G
+        ro = ab.sreg(name="row_part")
+        p.add(Instr("s_mul_i32", (ro, b, Imm(S))), TAGS)
+        p.add(Instr("s_add_u32", (ro, ro, split)), TAGS)
+        p.add(Instr("s_mul_i32", (ro, ro, Imm(T * H))), TAGS)
+        p.add(Instr("s_add_u32", (ro, ro, head0)), TAGS)
+    n_o, n_l = ("o_partial", "lse_partial") if S > 1 else ("o", "lse")
+    row_srd(n_o, ro, cfg.in_type.nbytes(D))
+    row_srd(n_l, ro, 4)
+
+    # ---- K/V geometry (dense or paged) and the V^T tile's LDS addresses
+    kvh_off = ab.sreg(name="kvh_off")                            # kv_head D bytes into a row
+    p.add(Instr("s_mul_i32", (kvh_off, kvh, Imm(cfg.in_type.nbytes(D)))), TAGS)
+    dqb = ab.vreg(name="dq_b")
+    p.add(Instr("v_lshlrev_b32", (dqb, Imm(log2(eb)), dq)), TAGS)
+    vt = vtile.setup(ab, lane, col, half)
+    k.lds_bytes = cfg.lds_bytes
+    if cfg.paged:
+        kv = PagedKV(ab, srd, b, ctx, start, kvh_off, nblocks_arg, col, dqb, lane)
+    else:
+        kv = DenseKV(ab, srd, b, ctx, start, kvh_off, col, dqb, lane)
+
+    # ---- bperm (gfx942 cross-half exchange), Q into registers
+    bperm = None
+    if not cfg.target.has("v_permlane32_swap_b32"):
+        xl, bperm = ab.vreg(name="lane_x32"), ab.vreg(name="bperm")
+        p.add(Instr("v_xor_b32", (xl, Imm(32), lane)), TAGS)
+        p.add(Instr("v_lshlrev_b32", (bperm, Imm(2), xl)), TAGS)
+    qk_load = {4: "buffer_load_dwordx2", 8: "buffer_load_dwordx4"}[kpl]
+    ksteps = D // cfg.mfma_k
+    qf = []
+    for st in range(ksteps):
+        rq_ = ab.vreg(kpl // cfg.in_type.per_dword, name=f"q{st}")
+        p.add(Instr(qk_load, (rq_, off_q, srd["q"], Imm(0)),
+                    OFFEN + ((("offset", cfg.in_type.nbytes(cfg.mfma_k * st)),) if st else ())),
+              ("gr_q",))
+        qf.append(rq_)
+
+    st_ = sm.init_state(ab, D)
+    sm.set_scale(ab, st_, scale)
+    rem = ab.vreg(name="krem_lane")
+
+    def mask_limit(block) -> None:
+        block.add(Instr("v_add_u32", (rem, dlt, tk)), ("softmax", "mask"))
+    ab.mask_limit = mask_limit
+
+    kb = ab.sreg(name="kbase")                                   # keys from start, this block
+    p.add(Instr("s_mov_b32", (kb, Imm(0))), TAGS)
+    kf0 = vrows0 = None
+    if cfg.prefetch:
+        kf0, vrows0 = kv.load(p, kb, stage=1)
+        kv.advance(p, stage=1)
+
+    def emit(body, mask: bool) -> None:
+        kf, vrows = kf0, vrows0
+        if not cfg.prefetch:
+            kf, vrows = kv.load(body, kb, stage=0)
+        vtile.store_rows(ab, body, vt, vrows)
+        body.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_hi"))
+        Sr = k.vreg("v", 16, align=4, name="sT")
+        for st in range(ksteps):
+            body.add(Instr(cfg.mfma, (Sr, kf[st], qf[st], Sr if st else Imm(0))), ("mfma", "mfma_qk"))
+        if cfg.prefetch:
+            kv.load(body, kb, stage=1, dst=(kf, vrows), ahead=True)
+            kv.advance(body, stage=1)
+        pf = sm.online_softmax(ab, body, st_, Sr, rem, kb, bperm, mask)
+        vf = vtile.read_operands(ab, body, vt)
+        for st in range(BLOCK_K // cfg.mfma_k):
+            for db in range(D // 32):
+                o = st_.o[db]
+                body.add(Instr(cfg.mfma, (o, vf[st, db], pf[st], o)), ("mfma", "mfma_pv"))
+        if not cfg.prefetch:
+            kv.advance(body, stage=0)
+        body.add(Instr("s_add_u32", (kb, kb, Imm(BLOCK_K))), ("addr", "kv_adv"))
+        body.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))
+
+    kv_loop(ab, trips, kb, ab.full_max, emit)
+    sm.epilogue(ab, k.epilogue, st_, bperm, off_o, off_l, srd[n_o], srd[n_l])
+    return k
