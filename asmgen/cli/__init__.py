@@ -48,7 +48,12 @@ def build_parser(wanted: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand; returns the exit code (module doc and ``--help``'s epilog)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    from .generate import route_mode
+    try:
+        argv = route_mode(list(sys.argv[1:] if argv is None else argv))
+    except AsmgenError as exc:
+        print(f"asmgen: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     wanted = next((a for a in argv if not a.startswith("-")), "")
     parser = build_parser(wanted)
     args = parser.parse_args(argv)

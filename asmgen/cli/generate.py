@@ -2,12 +2,48 @@
 ``asmgen attention``, ...; design.md "Command line"): the kind adds its arguments
 (``KernelKind.add_arguments``) and turns them into ``asmgen.api.generate`` keywords
 (``cli_kwargs``); this module adds ``-o`` and writes ``<kernel>.s/.hsaco/.json`` there.
+``asmgen FAMILY --mode MODE ...`` is the command of the kind whose ``mode_of`` is (FAMILY, MODE)
+(``route_mode``, before parsing: ``asmgen attention --mode decode`` = ``asmgen decode``).
 """
 from __future__ import annotations
 
 import argparse
 
 EXIT_OK = 0
+
+
+def _modes(family: str) -> dict:
+    from ..kinds import registry
+    return {k.mode_of[1]: k for k in registry.all_kinds()
+            if k.mode_of is not None and k.mode_of[0] == family}
+
+
+def route_mode(argv: list[str]) -> list[str]:
+    """``[.., FAMILY, .., --mode MODE, ..]`` -> ``[.., KIND, ..]`` (``--mode`` dropped) for the kind
+    registered with ``mode_of`` = (FAMILY, MODE); a mode no kind has is a ConfigError naming the
+    family's modes. Other command lines are returned unchanged."""
+    from ..errors import ConfigError
+    argv = list(argv)
+    cmd = next((i for i, a in enumerate(argv) if not a.startswith("-")), None)
+    if cmd is None:
+        return argv
+    modes = _modes(argv[cmd])
+    if not modes:
+        return argv
+    for i in range(cmd + 1, len(argv)):
+        a = argv[i]
+        if a == "--mode" or a.startswith("--mode="):
+            if a == "--mode":
+                if i + 1 >= len(argv):
+                    raise ConfigError("--mode needs a value (modes: " + ", ".join(sorted(modes)) + ")")
+                mode, rest = argv[i + 1], argv[i + 2:]
+            else:
+                mode, rest = a.split("=", 1)[1], argv[i + 1:]
+            if mode not in modes:
+                raise ConfigError(f"--mode {mode!r}: {argv[cmd]} has no such mode (modes: "
+                                  f"{', '.join(sorted(modes))})")
+            return argv[:cmd] + [modes[mode].name] + argv[cmd + 1:i] + rest
+    return argv
 
 
 def register(sub, wanted: str | None = None) -> None:
@@ -21,6 +57,11 @@ def register(sub, wanted: str | None = None) -> None:
         kind = registry.get(name)
         p = sub.add_parser(kind.name, help=kind.help)
         kind.add_arguments(p)
+        modes = _modes(kind.name)
+        if modes:       # shown in --help; route_mode consumes it before parsing
+            p.add_argument("--mode", choices=sorted(modes), default=kind.mode_of[1]
+                           if kind.mode_of else None,
+                           help="; ".join(f"{m}: asmgen {k.name}" for m, k in sorted(modes.items())))
         p.add_argument("-o", "--output", required=True, help="output folder")
         p.add_argument("--no-cache", action="store_true",
                        help="generate even if the kernel cache holds it (also ASMGEN_NO_CACHE=1)")

@@ -26,7 +26,9 @@ A kind is one object (a subclass instance, registered once) with:
   ``proof_kernels()`` (specs for ``asmgen fuzz KIND --mutate``: config keywords plus
   ``schedule`` / ``schedule_params``);
 * CLI: ``add_arguments(parser)``, ``cli_kwargs(args) -> dict`` (keywords of
-  ``asmgen.api.generate``) and ``cli_generate(args, generate)`` (default: generate of those).
+  ``asmgen.api.generate``) and ``cli_generate(args, generate)`` (default: generate of those);
+  ``mode_of`` = (family, mode) makes ``asmgen FAMILY --mode MODE`` this kind's command
+  (``asmgen attention --mode decode`` is ``asmgen decode``; ``asmgen.cli.generate.route_mode``).
 
 Hooks without a sensible default raise ``MissingHook`` (a ``ConfigError``, so the CLI reports it
 as a user error, exit 2) naming the kind and the hook.
@@ -69,6 +71,7 @@ class KernelKind:
     help: str = ""
     default_schedule: str = ""
     tags = None         # the kind's TagVocabulary (asmgen.ir.tags)
+    mode_of: tuple[str, str] | None = None
 
     def _missing(self, hook: str):
         return MissingHook(f"kernel kind {self.name!r} does not implement {hook}")

@@ -17,6 +17,7 @@ class AttentionKind(KernelKind):
     help = HELP
     default_schedule = "attn_basic"
     tags = ATTN_TAGS
+    mode_of = ("attention", "prefill")      # asmgen attention --mode prefill (the default)
 
     # -- generation -----------------------------------------------------------------------------
     def build(self, cfg: AttentionConfig, recipe):
