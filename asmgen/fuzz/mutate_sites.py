@@ -310,12 +310,28 @@ def _extremum(op: str) -> bool:
     return op.startswith(EXTREMUM_PREFIXES)
 
 
+ACCUMULATE_OPS = ("v_add_f32", "v_pk_add_f32")
+
+
+def _accumulate_pair(a, b) -> bool:
+    """``x = x + p; x = x + q`` (one commutative float add, one accumulator written and read by
+    both, the other sources distinct from it): the swap reassociates the sum, a rounding change."""
+    if a.op != b.op or a.op not in ACCUMULATE_OPS or len(a.operands) < 3 or len(b.operands) < 3:
+        return False
+    acc = str(a.operands[0])
+    if str(b.operands[0]) != acc:
+        return False
+    srcs_a, srcs_b = [str(o) for o in a.operands[1:3]], [str(o) for o in b.operands[1:3]]
+    return srcs_a.count(acc) == 1 and srcs_b.count(acc) == 1
+
+
 def sites_swap(prog: Program, waves: int) -> list[Mutant]:
     """Adjacent ALU pairs in a loop body where the second reads what the first writes: it then
     sees the previous trip's value, which differs (addresses and counters advance every trip; in
     the prologue a stale value can equal the new one, e.g. a K offset that is still 0). Two MFMAs
-    chained through their accumulator are excluded: swapping them only reassociates the sum;
-    pairs with an extremum op too (see ``EXTREMUM_PREFIXES``)."""
+    chained through their accumulator are excluded: swapping them only reassociates the sum; so
+    are two of one float add into one accumulator (``ACCUMULATE_OPS``: a running sum, ``l += p``),
+    and pairs with an extremum op (see ``EXTREMUM_PREFIXES``)."""
     out = []
     target = prog.target
     for body in prog.loop_ranges():
@@ -326,7 +342,7 @@ def sites_swap(prog: Program, waves: int) -> list[Mutant]:
             ea, eb = effects(target, a), effects(target, b)
             if not (_alu(ea) and _alu(eb)) or (ea.mfma and eb.mfma):
                 continue
-            if _extremum(a.op) or _extremum(b.op):
+            if _extremum(a.op) or _extremum(b.op) or _accumulate_pair(a, b):
                 continue
             raw = set(ea.reg_writes) & set(eb.reg_reads)
             if not raw:

@@ -181,6 +181,13 @@ def format_text(out: dict) -> str:
              (f"  at sustained clock     : {sustained_tflops(out):.1f} at "
               f"{sustained_clock(out):.0f} MHz (the device's measured GEMM clock)"),
              "  stalls (wave-clk)      : " + ", ".join(f"{k} {v:.0f}" for k, v in out["stalls"].items())]
+    if out.get("achieved_tbps") is not None:       # memory-bound kinds (decode): bandwidth
+        lines.append(f"  modeled HBM traffic    : {out['achieved_tbps']:.2f} TB/s = "
+                     f"{100 * out['fraction_of_hbm_peak']:.1f} % of peak, "
+                     f"{100 * out['fraction_of_hbm_achievable']:.1f} % of the measured "
+                     f"achievable ({out['bytes']['total'] / 1e6:.1f} MB in "
+                     f"{1e6 * out['seconds']:.1f} us; time set by {out['time_set_by']})")
+        lines.append(f"  tokens per second      : {out['tokens_per_second']:.0f}")
     b = out.get("bound")
     if b:
         shares = sorted(b["shares"].items(), key=lambda kv: -kv[1])

@@ -16,8 +16,9 @@ COMBINE = registry.get("decode_combine")
 
 @cache
 def kernel(cfg):
+    """The kernel of ``cfg`` under its kind's default schedule (generated once per config)."""
     kind = registry.of_config(cfg)
-    return api.compile(kind, cfg, None)
+    return api.generate(kind, **kind.config_to_dict(cfg))
 
 
 def run_decode(cfg: DecodeConfig, seed: int, lens=None):

@@ -20,7 +20,7 @@ class DecodeKind(KernelKind):
     name = "decode"
     config_type = DecodeConfig
     help = "generate a decode-attention kernel (flash decoding, dense or paged KV cache)"
-    default_schedule = ""
+    default_schedule = "attn_basic"      # the attention recipes order its tags (same body)
     mode_of = ("attention", "decode")
 
     def build(self, cfg: DecodeConfig, recipe):
@@ -43,6 +43,23 @@ class DecodeKind(KernelKind):
         from .reference import compare_decode
         _outputs(out, ("o_partial", "lse_partial") if cfg.num_splits > 1 else ("o", "lse"))
         return compare_decode(cfg, out, inputs)
+
+    @staticmethod
+    def profile(meta: dict, hsaco: bytes, **kw) -> dict:
+        from .profile import profile_decode
+        return profile_decode(meta, hsaco, **kw)
+
+    def fuzz_configs(self, small: bool, arches):
+        from .fuzz import decode_configs
+        return decode_configs(small, arches)
+
+    def shrink_moves(self):
+        from .fuzz import candidates, to_raw
+        return to_raw, self.config_from_dict, candidates
+
+    def proof_kernels(self) -> tuple[dict, ...]:
+        from .fuzz import PROOF_KERNELS
+        return PROOF_KERNELS
 
     def describe(self, cfg: DecodeConfig) -> str:
         kv = f" paged{cfg.page_size}" if cfg.paged else ""
@@ -68,7 +85,7 @@ class DecodeKind(KernelKind):
         kern = super().cli_generate(args, generate)
         if kern.config.num_splits > 1:
             comb = self.combine_config(kern.config)
-            ck = generate(COMBINE, None, None, **comb.to_dict())
+            ck = generate(COMBINE, None, None, **comb.to_dict())     # its default schedule
             path = ck.save(args.output)
             print(f"{path}  (combines the {comb.num_splits} splits)")
         return kern
@@ -78,7 +95,7 @@ class CombineKind(KernelKind):
     name = "decode_combine"
     config_type = CombineConfig
     help = "generate the kernel merging a split decode kernel's partial O and LSE"
-    default_schedule = ""
+    default_schedule = "attn_basic"      # only orders its tags (any attention recipe does)
 
     def build(self, cfg: CombineConfig, recipe):
         from .combine import build_combine
@@ -100,6 +117,21 @@ class CombineKind(KernelKind):
         from .reference import compare_combine
         _outputs(out, ("o", "lse"))
         return compare_combine(cfg, out, inputs)
+
+    def fuzz_configs(self, small: bool, arches):
+        from .fuzz import combine_configs
+        return combine_configs(small, arches)
+
+    def shrink_moves(self):
+        from .fuzz import combine_candidates
+        return self.config_to_dict, self.config_from_dict, combine_candidates
+
+    def proof_kernels(self) -> tuple[dict, ...]:
+        from .fuzz import COMBINE_PROOF_KERNELS
+        return COMBINE_PROOF_KERNELS
+
+    def describe(self, cfg) -> str:
+        return f"b{cfg.batch} h{cfg.heads} t{cfg.q_tokens} d{cfg.head_dim} s{cfg.num_splits}"
 
     def add_arguments(self, parser) -> None:
         from .cli import add_combine_arguments

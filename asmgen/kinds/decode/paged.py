@@ -109,18 +109,21 @@ class PagedKV:
             pair.append(vb)
         return None, pair
 
-    def _offset(self, block, base, pair, mask, lane_off, key_lane, keys_left, stage: int):
-        """page base + lane_off where key_lane < keys_left, else out of range."""
+    def _select(self, block, pair, mask, stage: int):
+        """The page base of each lane: ``pair[1]`` where ``mask`` (keys of the second page)."""
+        sel = self.ab.vreg(name="pg_sel")
+        block.add(Instr("v_cndmask_b32", (sel, pair[0], pair[1], mask)), ("addr", "page"),
+                  stage=stage)
+        return sel
+
+    def _offset(self, block, base, lane_off, key_lane, keys_left, stage: int):
+        """base (page byte base, SGPR or per-lane VGPR) + lane_off where key_lane < keys_left,
+        else out of range."""
         ab = self.ab
         tg = ("addr", "page")
         vcc = Special("vcc")
         o = ab.vreg(name="pg_o")
-        if pair is None:
-            block.add(Instr("v_add_u32", (o, base, lane_off)), tg, stage=stage)
-        else:
-            sel = ab.vreg(name="pg_sel")
-            block.add(Instr("v_cndmask_b32", (sel, pair[0], pair[1], mask)), tg, stage=stage)
-            block.add(Instr("v_add_u32", (o, sel, lane_off)), tg, stage=stage)
+        block.add(Instr("v_add_u32", (o, base, lane_off)), tg, stage=stage)
         block.add(Instr("v_cmp_gt_i32", (vcc, keys_left, key_lane)), tg, stage=stage)
         ok = ab.vreg(name="pg_ok")
         block.add(Instr("v_cndmask_b32", (ok, ab.oob, o, vcc)), tg, stage=stage)
@@ -132,23 +135,21 @@ class PagedKV:
         left = ab.sreg(name="keys_left")
         block.add(Instr("s_sub_i32", (left, self.ctx, self.kabs)), tg, stage=stage)
         base, pair = self._pages(block, stage)
-        ko = self._offset(block, base, pair, getattr(self, "kmask", None), self.koff, self.col,
-                          left, stage)
+        kbase = base if pair is None else self._select(block, pair, self.kmask, stage)
+        ko = self._offset(block, kbase, self.koff, self.col, left, stage)
         kf = load_k(ab, block, self.srd["k_cache"], [(ko, 0)], stage, dst[0] if dst else None)
         voffs = []
         for g4, vb, mask in self.items:
+            vbase = base if pair is None else self._select(block, pair, mask, stage)
             rows = []
             for i in range(4):
-                lo = vb
+                lo, li = vb, left
                 if i:
-                    lo = ab.vreg(name="pv_row")
+                    lo, li = ab.vreg(name="pv_row"), ab.sreg(name="keys_left_i")
                     block.add(Instr("v_add_u32", (lo, imm_or_const(ab, i * cfg.kv_row_bytes), vb)),
                               tg, stage=stage)
-                li = left
-                if i:
-                    li = ab.sreg(name="keys_left_i")
                     block.add(Instr("s_sub_i32", (li, left, Imm(i))), tg, stage=stage)
-                rows.append((self._offset(block, base, pair, mask, lo, g4, li, stage), 0))
+                rows.append((self._offset(block, vbase, lo, g4, li, stage), 0))
             voffs.append(rows)
         vrows = load_v(ab, block, self.srd["v_cache"], voffs, stage, dst[1] if dst else None)
         return kf, vrows
