@@ -35,6 +35,14 @@ class DecodeKind(KernelKind):
         return Launch(cfg.grid, cfg.threads, (True, True, True),
                       grid_from=(None, None, ("batch", 1)))
 
+    def check_shape(self, cfg: DecodeConfig):
+        """KV loop: the key blocks of the longest split of a ``context_len`` context (the random
+        inputs' longest sequence); batch shrinks to 1 (the lengths are data, not sizes)."""
+        from ...runtime.check_size import CheckShape
+        from .profile import split_trips
+        trips = int(split_trips(cfg.context_len, cfg.num_splits).max())
+        return CheckShape(trips=lambda s: trips, shrink=(("batch", 1, 1),))
+
     def random_inputs(self, cfg: DecodeConfig, seed: int) -> dict:
         from .reference import decode_random_inputs
         return decode_random_inputs(cfg, seed)
@@ -108,6 +116,11 @@ class CombineKind(KernelKind):
     def launch(self, cfg: CombineConfig) -> Launch:
         return Launch(cfg.grid, cfg.threads, (True, True, False),
                       grid_from=(None, ("batch", 1), None))
+
+    def check_shape(self, cfg: CombineConfig):
+        """One loop trip per split; batch shrinks to 1."""
+        from ...runtime.check_size import CheckShape
+        return CheckShape(trips=lambda s: cfg.num_splits, shrink=(("batch", 1, 1),))
 
     def random_inputs(self, cfg: CombineConfig, seed: int) -> dict:
         from .reference import combine_random_inputs
