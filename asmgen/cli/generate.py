@@ -12,22 +12,17 @@ import argparse
 EXIT_OK = 0
 
 
-def _modes(family: str) -> dict:
-    from ..kinds import registry
-    return {k.mode_of[1]: k for k in registry.all_kinds()
-            if k.mode_of is not None and k.mode_of[0] == family}
-
-
 def route_mode(argv: list[str]) -> list[str]:
     """``[.., FAMILY, .., --mode MODE, ..]`` -> ``[.., KIND, ..]`` (``--mode`` dropped) for the kind
     registered with ``mode_of`` = (FAMILY, MODE); a mode no kind has is a ConfigError naming the
     family's modes. Other command lines are returned unchanged."""
     from ..errors import ConfigError
+    from ..kinds import registry
     argv = list(argv)
     cmd = next((i for i, a in enumerate(argv) if not a.startswith("-")), None)
     if cmd is None:
         return argv
-    modes = _modes(argv[cmd])
+    modes = registry.modes(argv[cmd])
     if not modes:
         return argv
     for i in range(cmd + 1, len(argv)):
@@ -42,7 +37,7 @@ def route_mode(argv: list[str]) -> list[str]:
             if mode not in modes:
                 raise ConfigError(f"--mode {mode!r}: {argv[cmd]} has no such mode (modes: "
                                   f"{', '.join(sorted(modes))})")
-            return argv[:cmd] + [modes[mode].name] + argv[cmd + 1:i] + rest
+            return argv[:cmd] + [modes[mode]] + argv[cmd + 1:i] + rest
     return argv
 
 
@@ -57,11 +52,11 @@ def register(sub, wanted: str | None = None) -> None:
         kind = registry.get(name)
         p = sub.add_parser(kind.name, help=kind.help)
         kind.add_arguments(p)
-        modes = _modes(kind.name)
+        modes = registry.modes(kind.name)
         if modes:       # shown in --help; route_mode consumes it before parsing
             p.add_argument("--mode", choices=sorted(modes), default=kind.mode_of[1]
                            if kind.mode_of else None,
-                           help="; ".join(f"{m}: asmgen {k.name}" for m, k in sorted(modes.items())))
+                           help="; ".join(f"{m}: asmgen {k}" for m, k in sorted(modes.items())))
         p.add_argument("-o", "--output", required=True, help="output folder")
         p.add_argument("--no-cache", action="store_true",
                        help="generate even if the kernel cache holds it (also ASMGEN_NO_CACHE=1)")

@@ -14,7 +14,8 @@ import importlib
 from ..errors import ConfigError
 from .base import KernelKind
 
-BUILTIN = ("asmgen.kinds.gemm.kind", "asmgen.kinds.attention.kind", "asmgen.kinds.decode.kind")
+BUILTIN = ("asmgen.kinds.gemm.kind", "asmgen.kinds.attention.kind", "asmgen.kinds.decode.kind",
+           "asmgen.kinds.decode.combine.kind")
 
 _KINDS: dict[str, KernelKind] = {}
 _builtin_loaded = False
@@ -92,6 +93,22 @@ def listing() -> list[tuple[str, str]]:
     for k in _KINDS.values():
         out.setdefault(k.name, k.help)
     return list(out.items())
+
+
+def modes(family: str) -> dict[str, str]:
+    """mode -> kind name of the kinds reached as ``asmgen FAMILY --mode MODE`` (their
+    ``mode_of``), from the built-in packages' ``MODE_OF`` without importing their kinds, plus
+    the registered kinds that state one."""
+    out: dict[str, str] = {}
+    for mod in BUILTIN:
+        pkg = importlib.import_module(mod.rpartition(".")[0])
+        fam = getattr(pkg, "MODE_OF", None)
+        if fam is not None and fam[0] == family:
+            out[fam[1]] = pkg.NAME
+    for k in _KINDS.values():
+        if k.mode_of is not None and k.mode_of[0] == family:
+            out.setdefault(k.mode_of[1], k.name)
+    return out
 
 
 def names() -> list[str]:

@@ -87,7 +87,7 @@ def test_combine_kind_on_random_partials():
     for arch in ARCHES:
         from decode_util import kernel
 
-        from asmgen.kinds.decode.combine import CombineConfig
+        from asmgen.kinds.decode.merge import CombineConfig
         from asmgen.runtime.emu import EmuRunner
         cfg = CombineConfig(batch=2, heads=5, q_tokens=3, head_dim=128, dtype="bf16",
                             num_splits=4, arch=arch)

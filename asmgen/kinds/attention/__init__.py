@@ -7,3 +7,4 @@ from __future__ import annotations
 # ``asmgen --help``); the kind module's ``name`` and ``help`` are these
 NAME = "attention"
 HELP = "generate a flash-attention forward kernel (O and LSE)"
+MODE_OF = ("attention", "prefill")     # asmgen attention --mode prefill (the default)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ...errors import ConfigError
 from ..base import KernelKind, Launch
 from ..registry import register
-from . import HELP, NAME
+from . import HELP, MODE_OF, NAME
 from .config import AttentionConfig
 from .tags import ATTN_TAGS
 
@@ -17,7 +17,7 @@ class AttentionKind(KernelKind):
     help = HELP
     default_schedule = "attn_basic"
     tags = ATTN_TAGS
-    mode_of = ("attention", "prefill")      # asmgen attention --mode prefill (the default)
+    mode_of = MODE_OF
 
     # -- generation -----------------------------------------------------------------------------
     def build(self, cfg: AttentionConfig, recipe):

@@ -68,9 +68,9 @@ ARG_NAMES = ("Q", "K", "V", "O", "LSE")
 class AttnBuild:
     """State while building one attention kernel: the IR, config and shared registers."""
 
-    def __init__(self, cfg: AttentionConfig) -> None:
+    def __init__(self, cfg: AttentionConfig, tags=ATTN_TAGS) -> None:
         self.cfg = cfg
-        self.k = KernelIR(cfg.target, cfg.name, tags=ATTN_TAGS)
+        self.k = KernelIR(cfg.target, cfg.name, tags=tags)
         self.kernarg = self.k.precolored("s", s(0, 2), "kernarg")
         self.wg_x = self.k.precolored("s", s(2), "wg_qblock")
         self.wg_y = self.k.precolored("s", s(3), "wg_head")

@@ -105,7 +105,7 @@ PROOF_KERNELS = (
 @st.composite
 def combine_configs(draw, small: bool = True, arches=ARCHES):
     """A valid ``CombineConfig`` (the merge of 1..8 splits)."""
-    from .combine import CombineConfig
+    from .merge import CombineConfig
     return CombineConfig(batch=draw(st.integers(1, 2)), heads=draw(st.integers(1, 8)),
                          q_tokens=draw(st.sampled_from((1, 3, 16))),
                          head_dim=draw(st.sampled_from(HEAD_DIMS)),

@@ -1,27 +1,32 @@
-"""The decode kinds the registry knows as ``decode`` (flash decoding over a dense or paged KV
-cache, one split per workgroup) and ``decode_combine`` (the merge of the splits' partials),
-wiring this folder's modules into the hooks of ``asmgen.kinds.base``. ``asmgen attention --mode
-decode`` reaches ``decode`` through ``mode_of`` (``asmgen.cli`` routes modes by the registry)."""
+"""The decode kind the registry knows as ``decode`` (flash decoding over a dense or paged KV cache,
+one split per workgroup), wiring this folder's modules into the hooks of ``asmgen.kinds.base``;
+with several splits its CLI also writes the ``decode_combine`` kernel (``combine/kind.py``).
+``asmgen attention --mode decode`` reaches it through ``mode_of`` (``asmgen.cli.generate``
+routes modes by ``registry.modes``)."""
 from __future__ import annotations
 
 from ...errors import ConfigError
 from ..base import KernelKind, Launch
+from .. import registry
 from ..registry import register
-from .combine import CombineConfig
+from . import HELP, MODE_OF, NAME
+from .merge import CombineConfig
+from .tags import DECODE_TAGS
 from .config import DecodeConfig
 
 
-def _outputs(out, names) -> None:
+def outputs_present(out, names) -> None:
     if not isinstance(out, dict) or any(n not in out for n in names):
         raise ConfigError(f"the runner did not return the outputs {names}")
 
 
 class DecodeKind(KernelKind):
-    name = "decode"
+    name = NAME
     config_type = DecodeConfig
-    help = "generate a decode-attention kernel (flash decoding, dense or paged KV cache)"
+    help = HELP
     default_schedule = "attn_basic"      # the attention recipes order its tags (same body)
-    mode_of = ("attention", "decode")
+    tags = DECODE_TAGS
+    mode_of = MODE_OF
 
     def build(self, cfg: DecodeConfig, recipe):
         from .template import build_decode
@@ -49,7 +54,7 @@ class DecodeKind(KernelKind):
 
     def compare(self, cfg: DecodeConfig, out, inputs: dict) -> tuple[bool, str]:
         from .reference import compare_decode
-        _outputs(out, ("o_partial", "lse_partial") if cfg.num_splits > 1 else ("o", "lse"))
+        outputs_present(out, ("o_partial", "lse_partial") if cfg.num_splits > 1 else ("o", "lse"))
         return compare_decode(cfg, out, inputs)
 
     @staticmethod
@@ -93,67 +98,11 @@ class DecodeKind(KernelKind):
         kern = super().cli_generate(args, generate)
         if kern.config.num_splits > 1:
             comb = self.combine_config(kern.config)
-            ck = generate(COMBINE, None, None, **comb.to_dict())     # its default schedule
+            ck = generate(registry.get("decode_combine"), None, None,
+                          **comb.to_dict())                    # its default schedule
             path = ck.save(args.output)
             print(f"{path}  (combines the {comb.num_splits} splits)")
         return kern
 
 
-class CombineKind(KernelKind):
-    name = "decode_combine"
-    config_type = CombineConfig
-    help = "generate the kernel merging a split decode kernel's partial O and LSE"
-    default_schedule = "attn_basic"      # only orders its tags (any attention recipe does)
-
-    def build(self, cfg: CombineConfig, recipe):
-        from .combine import build_combine
-        return build_combine(cfg)
-
-    def args(self, cfg: CombineConfig) -> list:
-        from .contract import combine_args
-        return combine_args(cfg)
-
-    def launch(self, cfg: CombineConfig) -> Launch:
-        return Launch(cfg.grid, cfg.threads, (True, True, False),
-                      grid_from=(None, ("batch", 1), None))
-
-    def check_shape(self, cfg: CombineConfig):
-        """One loop trip per split; batch shrinks to 1."""
-        from ...runtime.check_size import CheckShape
-        return CheckShape(trips=lambda s: cfg.num_splits, shrink=(("batch", 1, 1),))
-
-    def random_inputs(self, cfg: CombineConfig, seed: int) -> dict:
-        from .reference import combine_random_inputs
-        return combine_random_inputs(cfg, seed)
-
-    def compare(self, cfg: CombineConfig, out, inputs: dict) -> tuple[bool, str]:
-        from .reference import compare_combine
-        _outputs(out, ("o", "lse"))
-        return compare_combine(cfg, out, inputs)
-
-    def fuzz_configs(self, small: bool, arches):
-        from .fuzz import combine_configs
-        return combine_configs(small, arches)
-
-    def shrink_moves(self):
-        from .fuzz import combine_candidates
-        return self.config_to_dict, self.config_from_dict, combine_candidates
-
-    def proof_kernels(self) -> tuple[dict, ...]:
-        from .fuzz import COMBINE_PROOF_KERNELS
-        return COMBINE_PROOF_KERNELS
-
-    def describe(self, cfg) -> str:
-        return f"b{cfg.batch} h{cfg.heads} t{cfg.q_tokens} d{cfg.head_dim} s{cfg.num_splits}"
-
-    def add_arguments(self, parser) -> None:
-        from .cli import add_combine_arguments
-        add_combine_arguments(parser)
-
-    def cli_kwargs(self, args) -> dict:
-        from .cli import combine_kwargs
-        return combine_kwargs(args)
-
-
 DECODE = register(DecodeKind())
-COMBINE = register(CombineKind())

@@ -39,12 +39,16 @@ from .config import BLOCK_K, BLOCK_Q, DecodeConfig
 from .contract import decode_args
 from .kvload import TAGS, DenseKV, srd_base
 from .paged import PagedKV
+from .tags import DECODE_TAGS
 
 OFFEN = (("offen", True),)
 
 
 class DecodeBuild(AttnBuild):
-    """The attention builder's state plus decode's per-block key geometry."""
+    """The attention builder's state (``AttnBuild``) in decode's tag vocabulary."""
+
+    def __init__(self, cfg) -> None:
+        super().__init__(cfg, DECODE_TAGS)
 
 
 def build_decode(cfg: DecodeConfig) -> object:

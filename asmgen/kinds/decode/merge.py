@@ -29,6 +29,7 @@ from .arith import imm_or_const
 from .config import BATCH_MAX, HEADS_MAX, Q_TOKENS_MAX, SPLITS_MAX, _int
 from .contract import combine_args
 from .kvload import TAGS, srd_base
+from .tags import DECODE_TAGS
 
 ELEMS = 8           # head-dim elements per lane (one 16-byte load of f16/bf16)
 
@@ -88,7 +89,7 @@ class CombineConfig:
 
 
 def build_combine(cfg: CombineConfig):
-    ab = AttnBuild(cfg)
+    ab = AttnBuild(cfg, DECODE_TAGS)
     k, p = ab.k, ab.k.prologue
     D, R, S = cfg.head_dim, cfg.q_tokens * cfg.heads, cfg.num_splits
     rb = cfg.in_type.nbytes(D)
