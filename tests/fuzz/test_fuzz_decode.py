@@ -21,6 +21,7 @@ from asmgen.fuzz.mutate_sites import sites_swap
 from asmgen.fuzz.runner import campaign
 from asmgen.fuzz.strategies import FuzzCase, fuzz_cases
 from asmgen.kinds.decode.config import DecodeConfig
+from asmgen.target import target_of
 
 PROFILE = settings.get_profile(os.environ.get("ASMGEN_FUZZ_PROFILE", "ci"))
 
@@ -93,7 +94,7 @@ def test_accumulating_adds_are_no_swap_sites():
              "  v_pk_add_f32 v[0:1], v[0:1], v[4:5]", "  v_add_f32 v6, v6, v7",
              "  v_add_f32 v6, v6, v8", "  v_mul_f32 v9, v6, v7", "  s_sub_u32 s0, s0, 1",
              "  s_cmp_lg_u32 s0, 0", "  s_cbranch_scc1 loop", "  s_endpgm"]
-    prog = Program.from_asm("\n".join(lines), "gfx942", "k")
+    prog = Program.from_asm("\n".join(lines), target_of("gfx942"), "k")
     descr = [m.description for m in sites_swap(prog, 1)]
     assert not any("v_pk_add_f32 v[0:1], v[0:1], v[2:3] <->" in d for d in descr), descr
     assert not any("v_add_f32 v6, v6, v7 <->" in d for d in descr), descr
