@@ -158,7 +158,7 @@ def test_cli_waves_contract_and_check(tmp_path):
     path = next(tmp_path.glob("*.json"))
     meta = json.loads(path.read_text())
     assert meta["config"]["waves"] == 2 and meta["config"]["kv_buffers"] == 3
-    assert meta["grid"] == [2, 2, 1] and meta["block"] == [128, 1, 1]
+    assert meta["grid"] == [2, 1, 2] and meta["block"] == [128, 1, 1]
     assert meta["lds_bytes"] == 3 * 8192 and meta["schedule"] == "attn_prio"
     assert main(["check", str(path), "--seed", "1"]) == 0
 

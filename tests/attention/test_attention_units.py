@@ -77,7 +77,8 @@ def test_contract_and_cli(tmp_path, capsys):
     assert meta["config"]["kind"] == "attention" and meta["config"]["causal"] is True
     assert [a["name"] for a in meta["args"]] == ["Q", "K", "V", "O", "LSE", "batch", "heads",
                                                   "kv_heads", "seqlen_q", "seqlen_k", "scale"]
-    assert meta["grid"] == [2, 2, 1] and meta["block"] == [64, 1, 1]
+    # causal: (heads, batch, Q-blocks), longest Q-block first (kinds.attention.grid)
+    assert meta["grid"] == [2, 1, 2] and meta["block"] == [64, 1, 1]
     assert meta["args"][4]["shape"] == [1, 2, 40] and meta["args"][4]["dtype"] == "f32"
     assert main(["check", str(path), "--seed", "1"]) == 0
     assert "OK" in capsys.readouterr().out

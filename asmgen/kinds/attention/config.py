@@ -173,8 +173,10 @@ class AttentionConfig:
 
     @property
     def grid(self) -> tuple[int, int, int]:
-        """(Q-blocks of ``rows_per_wg`` rows, heads, batch): workgroup ids x, y, z."""
-        return (-(-self.seqlen_q // self.rows_per_wg), self.heads, self.batch)
+        """Workgroups per dimension: (Q-blocks of ``rows_per_wg`` rows, heads, batch), causal
+        (heads, batch, Q-blocks) longest first (``kinds.attention.grid``)."""
+        from .grid import grid
+        return grid(self.causal, self.batch, self.heads, self.seqlen_q, self.rows_per_wg)
 
     @property
     def mfma(self) -> str:

@@ -30,8 +30,10 @@ class AttentionKind(KernelKind):
 
     def launch(self, cfg: AttentionConfig) -> Launch:
         # every size is a runtime argument: the grid follows seqlen_q, heads and batch
+        # (kinds.attention.grid: causal kernels start the longest Q-blocks first)
+        from .grid import grid_from
         return Launch(cfg.grid, cfg.threads, (True, True, True),
-                      grid_from=(("seqlen_q", cfg.rows_per_wg), ("heads", 1), ("batch", 1)))
+                      grid_from=grid_from(cfg.causal, cfg.rows_per_wg))
 
     # -- checking -------------------------------------------------------------------------------
     def check_shape(self, cfg: AttentionConfig):

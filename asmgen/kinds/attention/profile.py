@@ -9,8 +9,9 @@ co-resident copies run on one modeled CU. The steady-state cycles per KV-block i
 from a second run with two more key blocks, when co-resident workgroups do not loop in step:
 ``asmgen.profiling.common.cu_trip_cycles``) extrapolate each workgroup of the contract's problem
 to its own trip count (causal: the Q-block's last visible key block; the loop runs at least once),
-and workgroups are dealt to the ``cus x wgs_per_cu`` slots in dispatch order (x = Q-block fastest),
-each to the slot free first: the makespan includes wave quantisation and the causal imbalance.
+and workgroups are dealt to the ``cus x wgs_per_cu`` slots in dispatch order (``kinds.attention.grid``:
+Q-block fastest; causal, every (batch, head) of the longest Q-block first), each to the slot free
+first: the makespan includes wave quantisation and the causal imbalance.
 FLOPs = 4 B Sq Sk H D, halved when causal (cdna-facts 9.4, HipKittens' count).
 """
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ...profiling.common import (
 )
 from ...profiling.device import trip_and_bound, uncertainty
 from .config import BLOCK_K, BLOCK_Q
+from .grid import dispatch_qblocks
 
 # dealing workgroups one by one to slots costs O(n log slots); past this many the profile refuses
 # rather than take minutes (the (batch, head) period could be used, not needed for real sizes)
@@ -98,9 +100,10 @@ def hbm_share(prob: dict) -> float:
     return min(1.0, unique / loaded)
 
 
-def makespan(durations: np.ndarray, n_bh: int, slots: int) -> float:
-    """Clk to run ``n_bh`` repeats of the per-Q-block ``durations`` (dispatch order: Q-block
-    fastest) on ``slots`` slots, each workgroup to the slot free first."""
+def makespan(durations: np.ndarray, n_bh: int, slots: int, longest_first: bool = False) -> float:
+    """Clk to run the ``n_bh`` (batch, head)s' Q-blocks of per-Q-block ``durations`` on
+    ``slots`` slots, each workgroup in dispatch order (``kinds.attention.grid``: Q-block fastest,
+    causal longest Q-block first) to the slot free first."""
     n = len(durations) * n_bh
     if float(durations.min()) == float(durations.max()):
         return math.ceil(n / slots) * float(durations[0])
@@ -110,11 +113,10 @@ def makespan(durations: np.ndarray, n_bh: int, slots: int) -> float:
     free = [0.0] * min(slots, n)
     heapq.heapify(free)
     end = 0.0
-    for _ in range(n_bh):
-        for dur in durations.tolist():
-            t = heapq.heappop(free) + dur
-            end = max(end, t)
-            heapq.heappush(free, t)
+    for dur in durations[dispatch_qblocks(longest_first, len(durations), n_bh)].tolist():
+        t = heapq.heappop(free) + dur
+        end = max(end, t)
+        heapq.heappush(free, t)
     return end
 
 
@@ -150,7 +152,10 @@ def profile_attention(meta: dict, hsaco: bytes, iters: int, device: str | None,
         raise ProfileError(f"profile: extrapolated workgroup time {float(durations.min())} clk "
                            f"is not positive (cycles {res.cycles}, {cpi} per iteration)")
     slots = int(params.cus) * copies
-    total = makespan(durations, prob["batch"] * prob["heads"], slots)
+    # the order the contract's grid dispatches in (a causal contract written before the grid
+    # went longest-first has the Q-block in x: it is dealt in that order)
+    longest_first = [r and r[0] for r in meta.get("grid_from") or ()][2:] == ["seqlen_q"]
+    total = makespan(durations, prob["batch"] * prob["heads"], slots, longest_first)
     rounds = math.ceil(prob["n_wg"] / slots)
     perf = problem_tflops(params, prob["flops"], prob["n_wg"], total / rounds, copies, clock_mhz)
     problem = {k: prob[k] for k in ("batch", "heads", "kv_heads", "seqlen_q", "seqlen_k",

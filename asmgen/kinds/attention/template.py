@@ -2,7 +2,8 @@
 
 Each wave owns ``BLOCK_Q`` = 32 query rows of one (batch, head); a workgroup of ``waves`` waves
 owns 32 ``waves`` consecutive rows (wave w: rows 32 w ..), workgroup ids x = Q-block, y = head,
-z = batch. With ``kv_buffers`` >= 2 the waves share every K/V block through LDS
+z = batch; causal kernels take (head, batch, Q-blocks from the last) so the Q-blocks with the
+most key blocks start first (``kinds.attention.grid``). With ``kv_buffers`` >= 2 the waves share every K/V block through LDS
 (``attention_pipe``: K by LDS-DMA, V transposed, multi-buffered, one ``s_barrier`` per
 iteration; the causal trip count follows the workgroup's last row); what follows describes the
 one-wave ``kv_buffers`` = 1 loop, and everything but the K/V loads holds for both. Query head h reads kv head floor(h * kv_heads / heads)
@@ -72,6 +73,7 @@ class AttnBuild:
         self.cfg = cfg
         self.k = KernelIR(cfg.target, cfg.name, tags=tags)
         self.kernarg = self.k.precolored("s", s(0, 2), "kernarg")
+        # workgroup ids x, y, z: (Q-block, head, batch), causal (head, batch, reversed Q-block)
         self.wg_x = self.k.precolored("s", s(2), "wg_qblock")
         self.wg_y = self.k.precolored("s", s(3), "wg_head")
         self.wg_z = self.k.precolored("s", s(4), "wg_batch")
@@ -121,23 +123,31 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
     sk, scale = sc2.sub(0), sc2.sub(1)
 
     # ---- workgroup coordinates: q0, kv head (f32 division, exact: kinds.attention.config.HEADS_MAX)
-    q0 = ab.sreg(name="q0")
     W = cfg.waves
+    wq, wh, wb = ab.wg_x, ab.wg_y, ab.wg_z          # Q-block, head, batch
+    if cfg.causal:   # grid (heads, batch, Q-blocks), longest first (kinds.attention.grid):
+        # Q-block = ceil(sq / rows) - 1 - z = ((sq - 1) >> log2(rows)) - z (sq >= 1, contract)
+        wh, wb = ab.wg_x, ab.wg_y
+        wq = ab.sreg(name="qblock")
+        p.add(Instr("s_add_i32", (wq, sq, Imm(-1))), tags)
+        p.add(Instr("s_lshr_b32", (wq, wq, Imm(cfg.rows_per_wg.bit_length() - 1))), tags)
+        p.add(Instr("s_sub_i32", (wq, wq, ab.wg_z)), tags)
+    q0 = ab.sreg(name="q0")
     swave = None
     if W == 1:
-        p.add(Instr("s_lshl_b32", (q0, ab.wg_x, Imm(5))), tags)
+        p.add(Instr("s_lshl_b32", (q0, wq, Imm(5))), tags)
         qwg = q0
-    else:   # wave w of the workgroup owns rows wg_x * 32 W + 32 w .. + 31
+    else:   # wave w of the workgroup owns rows qblock * 32 W + 32 w .. + 31
         wv = ab.vreg(name="wave_v")
         p.add(Instr("v_lshrrev_b32", (wv, Imm(6), ab.tid)), tags)
         swave = ab.sreg(name="wave")
         p.add(Instr("v_readfirstlane_b32", (swave, wv)), tags)
         qwg, qw = ab.sreg(name="q0_wg"), ab.sreg(name="q0_wave")
-        p.add(Instr("s_lshl_b32", (qwg, ab.wg_x, Imm(5 + W.bit_length() - 1))), tags)
+        p.add(Instr("s_lshl_b32", (qwg, wq, Imm(5 + W.bit_length() - 1))), tags)
         p.add(Instr("s_lshl_b32", (qw, swave, Imm(5))), tags)
         p.add(Instr("s_add_u32", (q0, qwg, qw)), tags)
     hk = ab.sreg(name="h_x_kvh")
-    p.add(Instr("s_mul_i32", (hk, ab.wg_y, kvh_n)), tags)
+    p.add(Instr("s_mul_i32", (hk, wh, kvh_n)), tags)
     fa, fb, fh, rh, fq, uq = (ab.vreg(name=n) for n in ("gq_a", "gq_b", "gq_h", "gq_r", "gq_q", "gq_u"))
     p.add(Instr("v_cvt_f32_u32", (fa, hk)), tags)
     p.add(Instr("v_add_f32", (fb, Imm(0.5), fa)), tags)
@@ -148,9 +158,9 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
     kvh = ab.sreg(name="kv_head")
     p.add(Instr("v_readfirstlane_b32", (kvh, uq)), tags)
     bh, bkv = ab.sreg(name="bh"), ab.sreg(name="bkv")
-    p.add(Instr("s_mul_i32", (bh, ab.wg_z, heads)), tags)
-    p.add(Instr("s_add_u32", (bh, bh, ab.wg_y)), tags)
-    p.add(Instr("s_mul_i32", (bkv, ab.wg_z, kvh_n)), tags)
+    p.add(Instr("s_mul_i32", (bh, wb, heads)), tags)
+    p.add(Instr("s_add_u32", (bh, bh, wh)), tags)
+    p.add(Instr("s_mul_i32", (bkv, wb, kvh_n)), tags)
     p.add(Instr("s_add_u32", (bkv, bkv, kvh)), tags)
     rowq, rowk = ab.sreg(name="rowq"), ab.sreg(name="rowk")
     p.add(Instr("s_mul_i32", (rowq, bh, sq)), tags)
