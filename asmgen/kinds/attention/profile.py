@@ -5,7 +5,8 @@ The kernel (``asmgen.kinds.attention.template``) gives each workgroup ``waves`` 
 32 query rows of one (batch, head) (a Q-block of 32 ``waves`` rows), and loops over key blocks of
 ``BLOCK_K`` = 32. Profiled: one workgroup (Q-block 0 of batch 0, head 0) of a small problem with
 seqlen_q = one Q-block and seqlen_k = ``iters`` key blocks, emulated with trace on; ``wgs_per_cu``
-co-resident copies run on one modeled CU. The steady-state cycles per KV-block iteration (the CU's,
+co-resident copies run on one modeled CU (default: the occupancy, at most the grid's workgroups
+per CU, ceil(n_wg / CUs)). The steady-state cycles per KV-block iteration (the CU's,
 from a second run with two more key blocks, when co-resident workgroups do not loop in step:
 ``asmgen.profiling.common.cu_trip_cycles``) extrapolate each workgroup of the contract's problem
 to its own trip count (causal: the Q-block's last visible key block; the loop runs at least once),
@@ -26,6 +27,7 @@ from ...errors import AsmgenError
 from ...profiling.common import (
     ProfileError,
     arch_params,
+    co_resident,
     cu_trip_cycles,
     emulate_streams,
     model_cu,
@@ -120,6 +122,18 @@ def makespan(durations: np.ndarray, n_bh: int, slots: int, longest_first: bool =
     return end
 
 
+def _unmasked_growth(meta: dict, hsaco: bytes, params, more: dict, copies: int, hbm: float,
+                     loop, base_cycles: float, seed: int, more_trips: int = 2) -> float:
+    """Causal: clk per key block below the diagonal. The emulated Q-block ends on its diagonal
+    blocks (masked, and with several waves some rows' blocks lie wholly above it), so the
+    steady-state window of one run mixes both bodies; with ``more_trips`` more keys the diagonal
+    moves right (bottom-right alignment), so the second run's extra cycles are unmasked blocks
+    only, the kind every longer Q-block adds."""
+    streams = emulate_streams(meta, hsaco, attention_values(meta, more, seed), seed)
+    _, res2, _ = model_cu(meta, params, streams, copies, hbm, loop)
+    return (res2.cycles - base_cycles) / more_trips
+
+
 def profile_attention(meta: dict, hsaco: bytes, iters: int, device: str | None,
                       wgs_per_cu: int | None, clock_mhz: float | None, seed: int,
                       keep_result: bool, loop: tuple[int, int] | None) -> dict:
@@ -129,7 +143,10 @@ def profile_attention(meta: dict, hsaco: bytes, iters: int, device: str | None,
     prob = attention_problem(meta, iters)
     streams = emulate_streams(meta, hsaco, attention_values(meta, prob["small"], seed), seed)
     hbm = hbm_share(prob)
-    copies, res, summ = model_cu(meta, params, streams, wgs_per_cu, hbm, loop)
+    # co-resident workgroups: the occupancy, but no more than the grid gives each CU (128
+    # workgroups on 256 CUs run one per CU, whatever the occupancy would allow)
+    copies = wgs_per_cu or min(co_resident(meta, params), -(-prob["n_wg"] // int(params.cus)))
+    copies, res, summ = model_cu(meta, params, streams, copies, hbm, loop)
     cpi = summ["cycles_per_iter"]
     n_small = prob["small_iters"]
     if summ["loop"] is not None and loop is None and summ["iterations"] != n_small:
@@ -143,9 +160,13 @@ def profile_attention(meta: dict, hsaco: bytes, iters: int, device: str | None,
     cpi_wave, extrapolation = cpi, "cycles_per_iter_wave"
     if int(trips.max()) >= n_small + 2:
         more = dict(prob["small"], seqlen_k=prob["small"]["seqlen_k"] + 2 * BLOCK_K)
-        cpi, extrapolation = cu_trip_cycles(meta, hsaco, params,
-                                            attention_values(meta, more, seed), copies, hbm,
-                                            loop, res.cycles, cpi_wave, seed)
+        if prob["causal"]:
+            cpi, extrapolation = _unmasked_growth(meta, hsaco, params, more, copies, hbm, loop,
+                                                  res.cycles, seed), "unmasked_growth"
+        else:
+            cpi, extrapolation = cu_trip_cycles(meta, hsaco, params,
+                                                attention_values(meta, more, seed), copies, hbm,
+                                                loop, res.cycles, cpi_wave, seed)
     # a round of co-resident workgroups with t trips: the emulated round plus (t - n) iterations
     durations = res.cycles + (trips - n_small) * (cpi or 0.0)
     if float(durations.min()) <= 0:
