@@ -1,6 +1,8 @@
 """The attention kind's CLI pieces: the arguments of ``asmgen attention`` (``add_arguments``; the
 command itself, ``-o`` included, is the generic one of ``asmgen.cli``, design.md "Command
-line") and their translation into ``asmgen.api.generate`` keywords (``cli_kwargs``)."""
+line"), their translation into ``asmgen.api.generate`` keywords (``cli_kwargs``), and
+``cli_generate``: with no tuning flag, the configuration the calibrated model ranks best for the
+problem (``defaults``, printed), else the flags' one."""
 from __future__ import annotations
 
 import argparse
@@ -19,12 +21,14 @@ def add_arguments(a: argparse.ArgumentParser) -> None:
     a.add_argument("--dtype", default="f16", choices=("f16", "bf16"))
     a.add_argument("--causal", action="store_true", help="bottom-right aligned causal mask")
     a.add_argument("--scale", type=float, default=None, help="default 1/sqrt(head_dim)")
-    a.add_argument("--schedule", default="attn_basic",
+    a.add_argument("--schedule", default=None,
                    help="recipe name (attn_basic, attn_interleave, attn_prio, "
-                        "attn_prio_interleave, shuffle)")
-    a.add_argument("--waves", type=int, default=1,
+                        "attn_prio_interleave, shuffle); with none of --schedule, --waves, "
+                        "--kv-buffers, --seed: the configuration the cycle model ranks best for "
+                        "the problem (printed), else attn_basic")
+    a.add_argument("--waves", type=int, default=None,
                    help="waves per workgroup (1, 2, 4), 32 query rows each; > 1 shares K/V "
-                        "through LDS")
+                        "through LDS (default 1 when a tuning flag is given)")
     a.add_argument("--kv-buffers", type=int, default=None,
                    help="LDS K/V buffers (2, 3; default 1 for one wave, else 2)")
     a.add_argument("--seqlen-k-multiple", type=int, default=1,
@@ -33,11 +37,32 @@ def add_arguments(a: argparse.ArgumentParser) -> None:
     a.add_argument("--seed", type=int, default=None, help="schedule seed (fuzzing tie-break)")
 
 
-def cli_kwargs(args: argparse.Namespace) -> dict:
-    """Keywords of ``asmgen.api.generate`` for ``asmgen attention``'s arguments."""
-    params = {} if args.seed is None else {"seed": args.seed}
+TUNING = ("schedule", "waves", "kv_buffers", "seed")
+
+
+def _problem(args: argparse.Namespace) -> dict:
     return dict(batch=args.batch, heads=args.heads, kv_heads=args.kv_heads,
                 seqlen_q=args.seqlen_q, seqlen_k=args.seqlen_k, head_dim=args.head_dim,
-                dtype=args.dtype, causal=args.causal, arch=args.arch, schedule=args.schedule,
-                scale=args.scale, schedule_params=params, waves=args.waves,
-                kv_buffers=args.kv_buffers, seqlen_k_multiple=args.seqlen_k_multiple)
+                dtype=args.dtype, causal=args.causal, arch=args.arch, scale=args.scale,
+                seqlen_k_multiple=args.seqlen_k_multiple)
+
+
+def cli_kwargs(args: argparse.Namespace) -> dict:
+    """Keywords of ``asmgen.api.generate`` for ``asmgen attention``'s arguments (as given)."""
+    params = {} if args.seed is None else {"seed": args.seed}
+    return dict(_problem(args), schedule=args.schedule or "attn_basic", schedule_params=params,
+                waves=args.waves or 1, kv_buffers=args.kv_buffers)
+
+
+def cli_generate(args: argparse.Namespace, generate):
+    """The kernel of ``asmgen attention``: with no tuning flag, the configuration the calibrated
+    model ranks best (``defaults.build_default``, printed), else the flags' one."""
+    def attention(schedule=None, schedule_params=None, **kw):
+        return generate("attention", schedule, schedule_params, **kw)
+
+    if all(getattr(args, t) is None for t in TUNING):
+        from .defaults import build_default
+        kern, cfg = build_default(attention, **_problem(args))
+        print("default configuration: " + " ".join(f"{k}={v}" for k, v in cfg.items()))
+        return kern
+    return attention(**cli_kwargs(args))

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 from ...dtypes import DType, dtype_of
 from ...errors import ConfigError
-from ...target import ARCHES, DEFAULT_ARCH, IN_DTYPES, Target, target_of
+from ...target import ARCHES, DEFAULT_ARCH, IN_DTYPES, VGPR_MAX, Target, target_of
 from .lds import BLOCK_K, BLOCK_Q, kv_buffer_bytes, v_bytes
 
 HEAD_DIMS = (64, 128)
@@ -78,6 +78,14 @@ class AttentionConfig:
         target_of(self.arch)      # ConfigError naming the value and the known arches
         if self.dtype not in IN_DTYPES:
             raise ConfigError(f"attention dtype={self.dtype!r} is not one of {IN_DTYPES}")
+        if self.head_dim == 256:
+            # the registers a lane keeps across the loop: O^T (D / 2), Q's B operands (D / 4 with
+            # the x8 MFMA, the same with x16) and S^T (16), before K/V operands and the softmax
+            d = self.head_dim
+            raise ConfigError(f"attention head_dim=256 needs more than the {VGPR_MAX} VGPRs of a "
+                              f"lane: O^T {d // 2} + Q {d // 4} + S^T 16 live across the loop, "
+                              f"305 (4 waves) to 414 (1 wave) at the peak when built; O "
+                              f"accumulated in AGPRs is not built")
         if self.head_dim not in HEAD_DIMS:
             raise ConfigError(f"attention head_dim={self.head_dim!r} is not one of {HEAD_DIMS}")
         if not isinstance(self.causal, bool):

@@ -89,5 +89,9 @@ class AttentionKind(KernelKind):
         from .cli import cli_kwargs
         return cli_kwargs(args)
 
+    def cli_generate(self, args, generate):
+        from .cli import cli_generate
+        return cli_generate(args, generate)
+
 
 ATTENTION = register(AttentionKind())

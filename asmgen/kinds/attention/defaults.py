@@ -1,0 +1,58 @@
+"""The attention configuration ``asmgen attention`` builds when no tuning flag (``--schedule``,
+``--waves``, ``--kv-buffers``) is given: a small table keyed by arch, head_dim and causal, ranked
+by the calibrated cycle model (``benchmarks/attention_rank.py``: every recipe x waves x
+kv_buffers at B16 H16 S8192 bf16, ``--seqlen-k-multiple 32``; the numbers are in the notes of
+issue 16). Not a search: the first candidate the generator accepts wins.
+
+* ``seqlen_q`` of at least one 4-wave Q-block (128 rows): the table's row. 4 waves sharing K/V
+  through 2 LDS buffers under ``attn_prio_interleave`` lead on both arches except gfx950 causal
+  D128, where 2 waves (4 workgroups per CU instead of 2) come first.
+* Shorter ``seqlen_q``: a 4-wave workgroup would hold idle waves; one wave, K in registers
+  (``attn_interleave``, the best one-wave recipe in every ranking).
+"""
+from __future__ import annotations
+
+from ...errors import ConfigError
+from ...target import ARCHES, CDNA4
+from .config import BLOCK_Q, HEAD_DIMS
+
+# (schedule, waves, kv_buffers) per (arch, head_dim, causal); ranked at B16 H16 S8192 bf16 with
+# --seqlen-k-multiple 32 (TF at the sustained clock, model error +-13 % gfx942, +-6 % gfx950):
+# D128 non-causal gfx942 prio_interleave w4b2 571 > basic w4b2 417 > interleave w1 382;
+#      gfx950 prio_interleave w4b3 1047 ~ w4b2 1042 (a tie within the model; b2 uses less LDS)
+#      > w2b2 1000.
+BEST = ("attn_prio_interleave", 4, 2)
+TABLE: dict[tuple[str, int, bool], tuple[str, int, int]] = {
+    (arch, d, causal): BEST for arch in ARCHES for d in HEAD_DIMS for causal in (False, True)}
+TABLE[(CDNA4, 128, True)] = ("attn_prio_interleave", 2, 2)
+SHORT = ("attn_interleave", 1, 1)
+FALLBACK = ("attn_basic", 1, 1)     # builds for every config the others refuse
+
+
+def candidates(arch: str, head_dim: int, causal: bool, seqlen_q: int) -> list[dict]:
+    """Keywords (schedule, waves, kv_buffers) to try, best first (see the module docstring)."""
+    if arch not in ARCHES:
+        raise ConfigError(f"no attention defaults for arch {arch!r} (know {ARCHES})")
+    rows = []
+    if seqlen_q >= BLOCK_Q * 4 and (arch, head_dim, causal) in TABLE:
+        rows.append(TABLE[(arch, head_dim, causal)])
+    rows += [SHORT, FALLBACK]
+    out = []
+    for s, w, b in rows:
+        kw = {"schedule": s, "waves": w, "kv_buffers": b}
+        if kw not in out:
+            out.append(kw)
+    return out
+
+
+def build_default(generate, **kw):
+    """(kernel, chosen keywords) of the first candidate ``generate(schedule=..., waves=...,
+    kv_buffers=..., **kw)`` accepts; the last ConfigError if none does."""
+    last = None
+    for cand in candidates(kw.get("arch"), kw.get("head_dim"), bool(kw.get("causal")),
+                           kw.get("seqlen_q")):
+        try:
+            return generate(**cand, **kw), cand
+        except ConfigError as exc:      # e.g. a register budget the 4-wave kernel exceeds
+            last = exc
+    raise last
