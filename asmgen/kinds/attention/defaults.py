@@ -4,27 +4,40 @@ by the calibrated cycle model (``benchmarks/attention_rank.py``: every recipe x 
 kv_buffers at B16 H16 S8192 bf16, ``--seqlen-k-multiple 32``; the numbers are in the notes of
 issue 16). Not a search: the first candidate the generator accepts wins.
 
-* ``seqlen_q`` of at least one 4-wave Q-block (128 rows): the table's row. 4 waves sharing K/V
-  through 2 LDS buffers under ``attn_prio_interleave`` lead on both arches except gfx950 causal
-  D128, where 2 waves (4 workgroups per CU instead of 2) come first.
+* ``seqlen_q`` of at least one 4-wave Q-block (128 rows): the table's row. At D128, 4 waves
+  sharing K/V through LDS under ``attn_prio_interleave`` lead on both arches, causal or not.
 * Shorter ``seqlen_q``: a 4-wave workgroup would hold idle waves; one wave, K in registers
   (``attn_interleave``, the best one-wave recipe in every ranking).
 """
 from __future__ import annotations
 
 from ...errors import ConfigError
-from ...target import ARCHES, CDNA4
-from .config import BLOCK_Q, HEAD_DIMS
+from ...target import ARCHES, CDNA3, CDNA4
+from .config import BLOCK_Q
 
-# (schedule, waves, kv_buffers) per (arch, head_dim, causal); ranked at B16 H16 S8192 bf16 with
-# --seqlen-k-multiple 32 (TF at the sustained clock, model error +-13 % gfx942, +-6 % gfx950):
-# D128 non-causal gfx942 prio_interleave w4b2 571 > basic w4b2 417 > interleave w1 382;
-#      gfx950 prio_interleave w4b3 1047 ~ w4b2 1042 (a tie within the model; b2 uses less LDS)
-#      > w2b2 1000.
-BEST = ("attn_prio_interleave", 4, 2)
+# (schedule, waves, kv_buffers) per (arch, head_dim, causal): the model's first at B16 H16 S8192
+# bf16 with --seqlen-k-multiple 32 (TF at the sustained clock; model error +-13 % gfx942, +-6 %
+# gfx950, so ranks closer than that are ties the table breaks by the model's order):
+#   gfx942 D128  non-causal prio_interleave w4b2 571 > basic w4b2 417 > interleave w1 382
+#                causal     prio_interleave w4b2 553 > ...
+#   gfx942 D64   non-causal basic w4b2 403 ~ interleave w1 402 ~ interleave w4b2 393
+#                causal     interleave w4b2 440 > interleave w1 412 > prio_interleave w4b2 402
+#   gfx950 D128  non-causal prio_interleave w4b3 1047 ~ w4b2 1042 > w2b2 1000
+#                causal     prio_interleave w4b2 ...
+#   gfx950 D64   non-causal basic w1 708 > prio w4b2 674 ~ interleave w4b3 665
+#                causal     prio_interleave w4b3 719 > w4b2 698 > basic w4b3 670
+# (with 4 or more workgroups per CU the model's per-trip growth moves by up to 10 % with the
+# emulated length, so the D64 rows are the least certain)
 TABLE: dict[tuple[str, int, bool], tuple[str, int, int]] = {
-    (arch, d, causal): BEST for arch in ARCHES for d in HEAD_DIMS for causal in (False, True)}
-TABLE[(CDNA4, 128, True)] = ("attn_prio_interleave", 2, 2)
+    (CDNA3, 128, False): ("attn_prio_interleave", 4, 2),
+    (CDNA3, 128, True): ("attn_prio_interleave", 4, 2),
+    (CDNA3, 64, False): ("attn_basic", 4, 2),
+    (CDNA3, 64, True): ("attn_interleave", 4, 2),
+    (CDNA4, 128, False): ("attn_prio_interleave", 4, 3),
+    (CDNA4, 128, True): ("attn_prio_interleave", 4, 2),
+    (CDNA4, 64, False): ("attn_basic", 1, 1),
+    (CDNA4, 64, True): ("attn_prio_interleave", 4, 3),
+}
 SHORT = ("attn_interleave", 1, 1)
 FALLBACK = ("attn_basic", 1, 1)     # builds for every config the others refuse
 
