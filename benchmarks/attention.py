@@ -10,7 +10,12 @@ exactly what a user gets. ``TF`` is at the device's peak clock, ``TF@sust`` at i
 clock (``isa.cycle.params``); the model's own error (``uncertainty``: median / worst relative
 error on the held-out calibration figures) is printed once per arch. A configuration that does
 not build or profile is printed as FAILED with its error; no number is made up for it.
-Triton's flash-attention kernel through the same model is not in this table yet (issue 16).
+"default" is what ``asmgen attention`` builds with no tuning flag (``kinds.attention.defaults``,
+ranked by ``benchmarks/attention_rank.py``).
+
+When ``triton`` is importable, a Triton flash-attention forward kernel (``triton_attention``:
+ours, in Triton's language; non-causal) is compiled for each arch, checked on the emulator
+against NumPy and profiled through the same model in the same run (``check`` <= 1 passes).
 
     python benchmarks/attention.py [--arch gfx942 gfx950] [--batch 16] [--heads 16]
         [--seqlen 8192] [--head-dim 128] [--dtype bf16]
@@ -25,6 +30,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# in-process imports (the Triton rows): this repository first, then this folder (whose
+# schedules.py must not shadow the recipe package)
+sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks"]
+sys.path.append(str(ROOT / "benchmarks"))
 BEST = ["--schedule", "attn_prio_interleave", "--waves", "4", "--kv-buffers", "2",
         "--seqlen-k-multiple", "32"]
 CONFIGS = {"default": [], "best": BEST}
@@ -47,6 +56,27 @@ def profile(arch: str, causal: bool, flags: list[str], ns) -> dict:
               "-o", tmp])
         (contract,) = Path(tmp).glob("*.json")
         return json.loads(_run(["profile", str(contract), "--json"]))
+
+
+def triton_rows(arch: str, ns) -> None:
+    """The Triton kernel's rows (non-causal), or one line saying why there are none."""
+    import triton_attention as ta
+    if not ta.available():
+        print(f"{arch:7} {'False':6} triton   unavailable: no importable triton (pip install triton)")
+        return
+    for cfg in ta.CONFIGS:
+        try:
+            fk = ta.kernel(cfg, arch, ns.head_dim, ns.dtype)
+            ratio = ta.check(fk, cfg, ns.head_dim, ns.dtype)
+            out = ta.profile(fk, cfg, ns.batch, ns.heads, ns.seqlen, ns.head_dim, ns.dtype)
+        except Exception as e:        # a Triton compile error is reported, not raised
+            print(f"{arch:7} {'False':6} triton   FAILED {cfg.name}: {type(e).__name__}: {e}")
+            continue
+        # the foreign profile has no bound breakdown (no asmgen tags to attribute time by)
+        sust = f"{out['tflops_sustained']:.0f}@{out['sustained_clock_mhz']:.0f}"
+        print(f"{arch:7} {'False':6} triton   {out['tflops']:6.0f} {sust:>12} "
+              f"{out['mfma_busy']:5.3f} {'-':6} " + " ".join(f"{'-':>7}" for _ in SHARES)
+              + f"  {cfg.name}, check {ratio:.2f}, {out['wgs_per_cu']} WG/CU")
 
 
 def main(argv=None) -> int:
@@ -77,6 +107,7 @@ def main(argv=None) -> int:
                       f"{out['mfma_busy']:5.3f} {out['bound']['bound']:6} "
                       + " ".join(f"{sh.get(s, 0.0):7.3f}" for s in SHARES)
                       + f"  {out['kernel']}")
+        triton_rows(arch, ns)
         if unc:
             print(f"  {arch} model error: median {unc['median']:.1%}, worst {unc['worst']:.1%} "
                   f"({unc['run']})")

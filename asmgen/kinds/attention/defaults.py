@@ -19,11 +19,11 @@ from .config import BLOCK_Q
 # bf16 with --seqlen-k-multiple 32 (TF at the sustained clock; model error +-13 % gfx942, +-6 %
 # gfx950, so ranks closer than that are ties the table breaks by the model's order):
 #   gfx942 D128  non-causal prio_interleave w4b2 571 > basic w4b2 417 > interleave w1 382
-#                causal     prio_interleave w4b2 553 > ...
+#                causal     prio_interleave w4b2 553 > basic w4b2 411 > interleave w4b2 404
 #   gfx942 D64   non-causal basic w4b2 403 ~ interleave w1 402 ~ interleave w4b2 393
 #                causal     interleave w4b2 440 > interleave w1 412 > prio_interleave w4b2 402
 #   gfx950 D128  non-causal prio_interleave w4b3 1047 ~ w4b2 1042 > w2b2 1000
-#                causal     prio_interleave w4b2 ...
+#                causal     prio_interleave w4b2 1007 ~ w4b3 1004 > w2b2 973
 #   gfx950 D64   non-causal basic w1 708 > prio w4b2 674 ~ interleave w4b3 665
 #                causal     prio_interleave w4b3 719 > w4b2 698 > basic w4b3 670
 # (with 4 or more workgroups per CU the model's per-trip growth moves by up to 10 % with the
