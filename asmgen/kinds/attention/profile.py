@@ -8,7 +8,8 @@ seqlen_q = one Q-block and seqlen_k = ``iters`` key blocks, emulated with trace 
 co-resident copies run on one modeled CU (default: the occupancy, at most the grid's workgroups
 per CU, ceil(n_wg / CUs)). The steady-state cycles per KV-block iteration (the CU's,
 from a second run with two more key blocks, when co-resident workgroups do not loop in step:
-``asmgen.profiling.common.cu_trip_cycles``) extrapolate each workgroup of the contract's problem
+``asmgen.profiling.common.cu_trip_cycles``; causal: always that second run's growth, which adds
+unmasked blocks only, ``_unmasked_growth``) extrapolate each workgroup of the contract's problem
 to its own trip count (causal: the Q-block's last visible key block; the loop runs at least once),
 and workgroups are dealt to the ``cus x wgs_per_cu`` slots in dispatch order (``kinds.attention.grid``:
 Q-block fastest; causal, every (batch, head) of the longest Q-block first), each to the slot free
