@@ -10,10 +10,10 @@ import pytest
 from asmgen.cli import main
 from asmgen.errors import ConfigError
 from asmgen.kinds.attention.config import AttentionConfig
-from asmgen.kinds.attention.defaults import TABLE, build_default, candidates
+from asmgen.kinds.attention.defaults import MASKED, TABLE, build_default, candidates
 from asmgen.target import ARCHES
 
-PROBLEM = ["--batch", "1", "--heads", "2", "--seqlen-k", "200", "--head-dim", "64",
+PROBLEM = ["--batch", "1", "--heads", "2", "--seqlen-k", "256", "--head-dim", "64",
            "--dtype", "bf16"]
 
 
@@ -22,15 +22,16 @@ def _generate(tmp_path, *flags):
     return json.loads(next(tmp_path.glob("*.json")).read_text())
 
 
-@pytest.mark.parametrize("causal", [False, True])
-def test_no_tuning_flag_picks_the_table_row(tmp_path, capsys, causal):
-    meta = _generate(tmp_path, "--seqlen-q", "300", *(["--causal"] if causal else []))
-    sched, waves, bufs = TABLE[(ARCHES[0], 64, causal)]
+@pytest.mark.parametrize("causal,multiple", [(False, 8), (False, 32), (True, 8)])
+def test_no_tuning_flag_picks_the_table_row(tmp_path, capsys, causal, multiple):
+    meta = _generate(tmp_path, "--seqlen-q", "300", "--seqlen-k-multiple", str(multiple),
+                     *(["--causal"] if causal else []))
+    masked = not causal and multiple % 32
+    sched, waves, bufs = MASKED[(ARCHES[0], 64)] if masked else TABLE[(ARCHES[0], 64, causal)]
     assert f"default configuration: schedule={sched} waves={waves} kv_buffers={bufs}" in \
         capsys.readouterr().out
     assert (meta["schedule"], meta["config"]["waves"], meta["config"]["kv_buffers"]) == \
         (sched, waves, bufs)
-    assert (sched, waves, bufs) != ("attn_basic", 1, 1)     # the table is not the old default
     # the default kernel is correct on the emulator (two seeds)
     path = str(next(tmp_path.glob("*.json")))
     for seed in ("0", "1"):
@@ -70,6 +71,15 @@ def test_candidates_and_fallback():
     assert candidates(ARCHES[0], 128, False, 8192)[0] == dict(zip(
         ("schedule", "waves", "kv_buffers"), TABLE[(ARCHES[0], 128, False)]))
     assert candidates(ARCHES[0], 128, False, 127)[0]["waves"] == 1
+    # non-causal with the key mask kept takes the masked ranking; causal and mask-free do not
+    for arch, d in MASKED:
+        row = dict(zip(("schedule", "waves", "kv_buffers"), MASKED[(arch, d)]))
+        assert candidates(arch, d, False, 8192, 1)[0] == row
+        assert candidates(arch, d, False, 8192, 16)[0] == row
+        assert candidates(arch, d, False, 8192, 64)[0] == dict(zip(
+            ("schedule", "waves", "kv_buffers"), TABLE[(arch, d, False)]))
+        assert candidates(arch, d, True, 8192, 1)[0] == dict(zip(
+            ("schedule", "waves", "kv_buffers"), TABLE[(arch, d, True)]))
     with pytest.raises(ConfigError, match="gfx90a"):
         candidates("gfx90a", 128, False, 8192)
     tried = []
@@ -82,7 +92,7 @@ def test_candidates_and_fallback():
     cfg, cand = build_default(gen, arch=ARCHES[0], head_dim=128, causal=False, seqlen_q=8192)
     assert tried == [4, 1] and cand["waves"] == 1 and cfg.waves == 1
 
-    def refuse(**kw):
-        raise ConfigError(f"no {kw['schedule']}")
-    with pytest.raises(ConfigError, match="no attn_basic"):
-        build_default(refuse, arch=ARCHES[0], head_dim=64, causal=False, seqlen_q=8192)
+    def refuse(**kw):         # every candidate refused: the last one's error
+        raise ConfigError(f"no {kw['schedule']} w{kw['waves']}")
+    with pytest.raises(ConfigError, match="no attn_basic w1"):
+        build_default(refuse, arch=ARCHES[0], head_dim=128, causal=False, seqlen_q=8192)

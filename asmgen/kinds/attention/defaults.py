@@ -1,5 +1,6 @@
 """The attention configuration ``asmgen attention`` builds when no tuning flag (``--schedule``,
-``--waves``, ``--kv-buffers``) is given: a small table keyed by arch, head_dim and causal, ranked
+``--waves``, ``--kv-buffers``, ``--seed``) is given: a small table keyed by arch, head_dim, causal
+and (non-causal) whether the key mask stays (``seqlen_k_multiple``), ranked
 by the calibrated cycle model (``benchmarks/attention_rank.py``: every recipe x waves x
 kv_buffers at B16 H16 S8192 bf16, ``--seqlen-k-multiple 32``; the numbers are in the notes of
 issue 16). Not a search: the first candidate the generator accepts wins.
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from ...errors import ConfigError
 from ...target import ARCHES, CDNA3, CDNA4
-from .config import BLOCK_Q
+from .config import BLOCK_K, BLOCK_Q
 
 # (schedule, waves, kv_buffers) per (arch, head_dim, causal): the model's first at B16 H16 S8192
 # bf16 with --seqlen-k-multiple 32 (TF at the sustained clock; model error +-13 % gfx942, +-6 %
@@ -38,17 +39,33 @@ TABLE: dict[tuple[str, int, bool], tuple[str, int, int]] = {
     (CDNA4, 64, False): ("attn_basic", 1, 1),
     (CDNA4, 64, True): ("attn_prio_interleave", 4, 3),
 }
+# Non-causal with the per-element key mask kept (``seqlen_k_multiple`` not a multiple of 32):
+# the masked body is another loop, ranked again at --seqlen-k-multiple 1 over six candidates
+# (prio_interleave w4b2 / w4b3, basic w4b2, interleave w4b2, interleave w1, basic w1):
+#   gfx942 D128 prio_interleave w4b2 509 > interleave w4b2 410 > basic w4b2 380
+#   gfx942 D64  basic w1 345 ~ interleave w1 337 ~ interleave w4b2 326
+#   gfx950 D128 interleave w4b2 762 > basic w4b2 735 ~ prio_interleave w4b2 733 (w4b3 684)
+#   gfx950 D64  prio_interleave w4b2 584 > w4b3 566 > interleave w4b2 518
+MASKED: dict[tuple[str, int], tuple[str, int, int]] = {
+    (CDNA3, 128): ("attn_prio_interleave", 4, 2),
+    (CDNA3, 64): ("attn_basic", 1, 1),
+    (CDNA4, 128): ("attn_interleave", 4, 2),
+    (CDNA4, 64): ("attn_prio_interleave", 4, 2),
+}
 SHORT = ("attn_interleave", 1, 1)
 FALLBACK = ("attn_basic", 1, 1)     # builds for every config the others refuse
 
 
-def candidates(arch: str, head_dim: int, causal: bool, seqlen_q: int) -> list[dict]:
+def candidates(arch: str, head_dim: int, causal: bool, seqlen_q: int,
+               seqlen_k_multiple: int = 1) -> list[dict]:
     """Keywords (schedule, waves, kv_buffers) to try, best first (see the module docstring)."""
     if arch not in ARCHES:
         raise ConfigError(f"no attention defaults for arch {arch!r} (know {ARCHES})")
     rows = []
+    masked = not causal and seqlen_k_multiple % BLOCK_K != 0      # AttentionConfig.key_mask
     if seqlen_q >= BLOCK_Q * 4 and (arch, head_dim, causal) in TABLE:
-        rows.append(TABLE[(arch, head_dim, causal)])
+        rows.append(MASKED[(arch, head_dim)] if masked and (arch, head_dim) in MASKED
+                    else TABLE[(arch, head_dim, causal)])
     rows += [SHORT, FALLBACK]
     out = []
     for s, w, b in rows:
@@ -63,7 +80,7 @@ def build_default(generate, **kw):
     kv_buffers=..., **kw)`` accepts; the last ConfigError if none does."""
     last = None
     for cand in candidates(kw.get("arch"), kw.get("head_dim"), bool(kw.get("causal")),
-                           kw.get("seqlen_q")):
+                           kw.get("seqlen_q"), kw.get("seqlen_k_multiple") or 1):
         try:
             return generate(**cand, **kw), cand
         except ConfigError as exc:      # e.g. a register budget the 4-wave kernel exceeds
