@@ -164,7 +164,8 @@ def storage_shape(a: ArgSpec, scalars: Mapping[str, Any]) -> tuple[tuple[int, ..
         if a.dims is None and a.strides is not None and len(shape) == 2 and a.strides[0] > shape[1]:
             return shape, (shape[0], a.strides[0])      # an old contract's padded rows
         return shape, shape
-    ld = int(scalars[a.ld])
+    name, _, div = a.ld.partition("/")     # "lda/2": packed fp4 rows of lda / 2 bytes
+    ld = int(scalars[name]) // int(div or 1)
     if ld < shape[1]:
         raise LaunchError(a.ld, f"{a.ld} = {ld} is smaller than the row length {a.dims[1]} = "
                           f"{shape[1]} of {a.name}", f"{a.ld} >= {shape[1]}")

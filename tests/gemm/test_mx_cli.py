@@ -35,3 +35,22 @@ def test_mxfp8_on_gfx942_is_exit_2(tmp_path, capsys):
                "mxfp8", "--layout", "NT", "-o", str(tmp_path)])
     assert rc == 2
     assert "gfx942" in capsys.readouterr().err
+
+
+def test_mxfp4_cli_contract_and_check(tmp_path, capsys):
+    rc = main(["gemm", "--arch", "gfx950", "--m", "33", "--n", "40", "--k", "256", "--dtype",
+               "mxfp4", "--layout", "NT", "--tile", "32x32x128", "--waves", "1x1", "--mfma",
+               "32x32x64", "-o", str(tmp_path)])
+    assert rc == 0
+    (path,) = tmp_path.glob("*.json")
+    args = {a["name"]: a for a in json.loads(path.read_text())["args"]}
+    assert [args["A"]["dtype"], list(args["A"]["dims"]), args["A"]["ld"]] == ["u8", ["M", "K/2"], "lda/2"]
+    assert main(["check", str(path), "--seed", "0"]) == 0
+
+
+def test_mxfp4_default_configuration(tmp_path, capsys):
+    rc = main(["gemm", "--arch", "gfx950", "--m", "64", "--n", "64", "--k", "256", "--dtype",
+               "mxfp4", "--layout", "NT", "-o", str(tmp_path)])
+    assert rc == 0
+    (s,) = tmp_path.glob("*.s")
+    assert "v_mfma_scale_f32_16x16x128_f8f6f4" in s.read_text() and "cbsz:4 blgp:4" in s.read_text()

@@ -29,7 +29,7 @@ ACTIVATIONS = ("none", "silu", "gelu")
 LOWP_DTYPES = ("fp8_e4m3fnuz", "bf8_e5m2fnuz", "fp8_e4m3", "bf8_e5m2", "i8")
 # MX inputs (gfx950): elements plus one E8M0 scale per 32 K-elements of each A row and B column,
 # through v_mfma_scale_f32_*_f8f6f4 (kinds.gemm.mxscale)
-MX_DTYPES = ("mxfp8",)
+MX_DTYPES = ("mxfp8", "mxfp4")
 # How scale_a / scale_b reach the kernel (contract args of those names): an f32 argument
 # ("tensor"), a device pointer to one f32 ("ptr"), or an f32 vector per row of A / column of B
 # (per-token / per-channel quantisation)
@@ -234,7 +234,7 @@ class GemmConfig:
     @property
     def element_dtype(self) -> str:
         """The dtype of A's and B's elements in memory (an MX type's element format)."""
-        return {"mxfp8": "fp8_e4m3"}.get(self.dtype, self.dtype)
+        return {"mxfp8": "fp8_e4m3", "mxfp4": "u8"}.get(self.dtype, self.dtype)
 
     @property
     def in_type(self) -> DType:
@@ -407,7 +407,7 @@ class GemmConfig:
         row * ld products use 24-bit multiplies: every buffer must stay below 2 GiB and every
         leading dimension below 2**24 (cdna-facts section 5)."""
         ta, tb = self.layout[0] == "T", self.layout[1] == "T"
-        ebytes = self.in_type.bytes
+        ebytes = self.in_type.size      # Fraction: fp4 is half a byte
         for name, ld, rows, nbytes in (("A", self.lda, self.k if ta else self.m, ebytes),
                                        ("B", self.ldb, self.n if tb else self.k, ebytes),
                                        ("C", self.ldc, self.m, self.out_type.bytes)):
@@ -496,7 +496,7 @@ class GemmConfig:
             k_contig = self.k_contig(op)
             contig = self.k if k_contig else mn_size
             per_vec = 1 if k_contig else self.in_type.per_dword   # loads along K per vector
-            if not k_contig and self.in_type.bits == 8:
+            if not k_contig and self.in_type.bits <= 8:
                 raise ConfigError(f"layout {self.layout}: the {op.upper()} operand is not "
                                   f"K-contiguous; {self.dtype} GEMMs are built for K-contiguous "
                                   f"operands only (layout NT: A MxK, B NxK) so far")

@@ -21,9 +21,17 @@ def gemm_args(cfg: GemmConfig) -> list[ArgSpec]:
     a_dims = ("K", "M") if ta else ("M", "K")
     b_dims = ("N", "K") if tb else ("K", "N")
     el = cfg.element_dtype         # an MX type's elements (its scales are scale_a/scale_b below)
-    args = [ArgSpec("A", "buffer", el, a_shape, (cfg.lda, 1), "in", dims=a_dims, ld="lda"),
-            ArgSpec("B", "buffer", el if cfg.mx else cfg.b_type.name, b_shape, (cfg.ldb, 1), "in",
-                    dims=b_dims, ld="ldb"),
+    if cfg.in_type.bits < 8:       # mxfp4: uint8 bytes of two E2M1 each (even K in the low nibble)
+        per = 8 // cfg.in_type.bits
+        args = [ArgSpec(name, "buffer", "u8", (rows, cfg.k // per), (ld // per, 1), "in",
+                        dims=(dim, f"K/{per}"), ld=f"{ldn}/{per}")
+                for name, rows, ld, dim, ldn in (("A", cfg.m, cfg.lda, "M", "lda"),
+                                                 ("B", cfg.n, cfg.ldb, "N", "ldb"))]
+    else:
+        args = [ArgSpec("A", "buffer", el, a_shape, (cfg.lda, 1), "in", dims=a_dims, ld="lda"),
+                ArgSpec("B", "buffer", el if cfg.mx else cfg.b_type.name, b_shape, (cfg.ldb, 1),
+                        "in", dims=b_dims, ld="ldb")]
+    args += [
             ArgSpec("C", "buffer", cfg.out_dtype, (cfg.m, cfg.n), (cfg.ldc, 1), "inout",
                     ld="ldc", rows="M", dims=("M", "N"))]
     if cfg.bias:

@@ -63,6 +63,8 @@ SMALL = ((64, 64, 32), (2, 2), "pgr1", {})
 MX = (((256, 256, 128), (2, 2), "ck_v4", {**DMA_SWZ, "mfma": (32, 32, 64)}),
       ((128, 128, 128), (2, 2), "ck_v4", {**DMA_SWZ, "mfma": (32, 32, 64)}))
 MX_SMALL = ((64, 64, 128), (2, 2), "pgr1", {"mfma": (16, 16, 128)})
+# mxfp4 (half the bytes per K-tile): DepthU 256 first, 3476 TF modeled at 8192^3 vs 3326 with 128
+MX4 = ((((256, 256, 256), (2, 2), "ck_v4", {**DMA_SWZ, "mfma": (32, 32, 64)}),) + MX)
 
 
 def candidates(m: int, n: int, arch: str, layout: str = "NT", dtype: str = "f16") -> list[dict]:
@@ -71,7 +73,8 @@ def candidates(m: int, n: int, arch: str, layout: str = "NT", dtype: str = "f16"
     if arch not in CUS:
         raise ConfigError(f"no GEMM defaults for arch {arch!r} (know {sorted(CUS)})")
     mx = dtype_of(dtype).scale is not None
-    rows = MX if mx else TABLE["NT" if layout == "NT" else "other"][arch]
+    rows = (MX4 if dtype_of(dtype).bits < 8 else MX) if mx else \
+        TABLE["NT" if layout == "NT" else "other"][arch]
     out = []
     for tile, waves, schedule, extra in rows:
         if math.ceil(m / tile[0]) * math.ceil(n / tile[1]) >= CUS[arch]:

@@ -94,18 +94,18 @@ class LdsLayout:
     b_base: int
     buffer_bytes: int
     buffers: int
-    ebytes: int         # bytes per element
+    ebits: int          # bits per element (fp4: 4, two per byte)
 
     def offset(self, operand: str, row: int, k: int, buffer: int = 0) -> int:
         base = self.a_base if operand == "a" else self.b_base
-        return buffer * self.buffer_bytes + base + row * self.row_bytes + self.ebytes * k
+        return buffer * self.buffer_bytes + base + row * self.row_bytes + self.ebits * k // 8
 
     def region_base(self, operand: str) -> int:
         return self.a_base if operand == "a" else self.b_base
 
     def in_region(self, row: int, k: int) -> int:
         """Byte offset of (row, k) from the start of its operand's region."""
-        return row * self.row_bytes + self.ebytes * k
+        return row * self.row_bytes + self.ebits * k // 8
 
     @property
     def total(self) -> int:
@@ -115,7 +115,7 @@ class LdsLayout:
 def lds_layout(cfg: GemmConfig) -> LdsLayout:
     rb = cfg.lds_row_bytes
     return LdsLayout(rb, 0, cfg.tile[0] * rb, cfg.lds_buffer_bytes, cfg.prefetch + 1,
-                     cfg.in_type.bytes)
+                     cfg.in_type.bits)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,20 +129,24 @@ class LdsSwizzle:
     unit: int      # bytes per unit: the bytes of k_per_lane elements
     units: int     # units per row: row_bytes / unit
     rep: int       # rows per bank line: max(1, bank line / row_bytes)
-    ebytes: int    # bytes per element
+    ebits: int     # bits per element
+
+    @property
+    def unit_elements(self) -> int:
+        return self.unit * 8 // self.ebits
 
     def xor_units(self, row: int) -> int:
         return (row // self.rep) % self.units
 
     def swizzle_k(self, row: int, k: int) -> int:
         """The K element stored at (row, k) of LDS (an involution: also where k is stored)."""
-        return k ^ (self.xor_units(row) * (self.unit // self.ebytes))
+        return k ^ (self.xor_units(row) * self.unit_elements)
 
 
 def lds_swizzle(cfg: GemmConfig) -> LdsSwizzle | None:
     """The swizzle of ``cfg`` (None without ``lds_swizzle``)."""
     geo = cfg.swizzle_geometry
-    return None if geo is None else LdsSwizzle(*geo, cfg.in_type.bytes)
+    return None if geo is None else LdsSwizzle(*geo, cfg.in_type.bits)
 
 
 def lds_write_width(cfg: GemmConfig, operand: str) -> int:

@@ -53,9 +53,14 @@ def gemm_values(meta: dict, small: dict, seed: int) -> dict:
             shape = shapes.get(a["name"], tuple(a.get("shape") or (1,)))
             if a["name"] == "bias":
                 shape = (N,)
-            if a["dtype"] == "u8":     # MX block scales [M or N, K/32]: E8M0 bytes near 1.0
-                rows = M if a["name"] == "scale_a" else N
+            if a["dtype"] == "u8" and a["name"] in ("scale_a", "scale_b"):
+                rows = M if a["name"] == "scale_a" else N   # MX block scales [M|N, K/32] near 1.0
                 vals[a["name"]] = rng.integers(120, 135, (rows, K // 32)).astype(np.uint8)
+                continue
+            if a["dtype"] == "u8":     # packed fp4 pairs (mxfp4): [rows, K/2] random bytes
+                vals[a["name"]] = rng.integers(0, 256, (shape[0], shape[1] // 2)).astype(np.uint8)
+                if a["name"] in ("A", "B"):
+                    vals["lda" if a["name"] == "A" else "ldb"] = shape[1]
                 continue
             vals[a["name"]] = rng.uniform(-1, 1, size=shape).astype(np_dtype(a["dtype"]))
     return vals
@@ -70,7 +75,7 @@ def profile_gemm(meta: dict, hsaco: bytes, iters: int, device: str | None,
     prob = gemm_problem(meta, iters)
     streams = emulate_streams(meta, hsaco, gemm_values(meta, prob["small"], seed), seed)
     tm, tn, _ = prob["tile"]
-    dt = dtype_of(meta["config"]["dtype"]).bytes
+    dt = float(dtype_of(meta["config"]["dtype"]).size)     # fp4: half a byte
     loaded = prob["n_wg"] * (tm + tn) * prob["k"] * dt
     unique = (prob["m"] + prob["n"]) * prob["k"] * dt
     hbm_fraction = min(1.0, unique / loaded)

@@ -113,7 +113,7 @@ def finish_srds(gb, srds: dict[str, VReg], sc: Scalars) -> VReg:
     ta, tb = cfg.layout[0] == "T", cfg.layout[1] == "T"
     rows = {"A": sc.K if ta else sc.M, "B": sc.N if tb else sc.K, "C": sc.M}
     lds = {"A": sc.lda, "B": sc.ldb, "C": sc.ldc}
-    ebytes = {"A": cfg.in_type.bytes, "B": cfg.in_type.bytes, "C": cfg.out_type.bytes}
+    ebits = {"A": cfg.in_type.bits, "B": cfg.in_type.bits, "C": cfg.out_type.bits}
     for name, srd in srds.items():
         p.add(Instr("s_and_b32", (srd.sub(1), srd.sub(1), Imm(0xFFFF))), ("addr",))
         p.add(Instr("s_mov_b32", (srd.sub(3), Imm(SRD_DWORD3))), ("addr",))
@@ -123,7 +123,10 @@ def finish_srds(gb, srds: dict[str, VReg], sc: Scalars) -> VReg:
             continue
         t = gb.sreg(name=f"nrec_{name}")
         p.add(Instr("s_mul_i32", (t, rows[name], lds[name])), ("addr",))
-        p.add(Instr("s_lshl_b32", (srd.sub(2), t, Imm(log2(ebytes[name])))), ("addr",))
+        if ebits[name] >= 8:
+            p.add(Instr("s_lshl_b32", (srd.sub(2), t, Imm(log2(ebits[name] // 8)))), ("addr",))
+        else:       # sub-byte elements (fp4: two per byte)
+            p.add(Instr("s_lshr_b32", (srd.sub(2), t, Imm(log2(8 // ebits[name])))), ("addr",))
     c_rd = gb.k.vreg("s", 4, name="srd_C_read")
     flag = gb.sreg(name="beta_nz")
     # flag = (beta is not +-0) as 0/1: clear the sign bit, clamp to 1
@@ -198,7 +201,17 @@ def global_reads(gb, ids: LaneIds, sc: Scalars, gm, srd: VReg, lds) -> GlobalRea
     index of its row (``layout.LdsSwizzle``) and still writes its natural LDS place."""
     cfg, p = gb.cfg, gb.k.prologue
     tags = ("addr",)
-    esh = Imm(cfg.in_type.log2_bytes)     # element index -> byte offset
+    bits = cfg.in_type.bits               # element index -> byte offset: << esh, or >> for fp4
+    esh = Imm(log2(bits // 8) if bits >= 8 else 0)
+
+    def to_bytes(dst, idx, add):
+        """dst = byte offset of element index ``idx`` + ``add``."""
+        if bits >= 8:
+            p.add(Instr("v_lshl_add_u32", (dst, idx, esh, add)), tags)
+        else:
+            half = gb.vreg(name=f"{dst.name}_h")
+            p.add(Instr("v_lshrrev_b32", (half, Imm(log2(8 // bits)), idx)), tags)
+            p.add(Instr("v_add_u32", (dst, add, half)), tags)
     op = gm.operand
     ld = sc.lda if op == "a" else sc.ldb
     mn0 = sc.row0 if op == "a" else sc.col0
@@ -228,7 +241,8 @@ def global_reads(gb, ids: LaneIds, sc: Scalars, gm, srd: VReg, lds) -> GlobalRea
     sbase = gb.sreg(name=f"{op}_gbase")
     if gm.k_contig:
         p.add(Instr("s_mul_i32", (sbase, mn0, ld)), tags)
-        p.add(Instr("s_lshl_b32", (sbase, sbase, esh)), tags)
+        p.add(Instr("s_lshl_b32" if bits >= 8 else "s_lshr_b32",
+                    (sbase, sbase, esh if bits >= 8 else Imm(log2(8 // bits)))), tags)
     else:
         p.add(Instr("s_lshl_b32", (sbase, mn0, esh)), tags)
     offsets, kks, offsets1 = [], [], []
@@ -257,7 +271,7 @@ def global_reads(gb, ids: LaneIds, sc: Scalars, gm, srd: VReg, lds) -> GlobalRea
         outer, inner = (rj, kj) if gm.k_contig else (kj, rj)
         p.add(Instr("v_mad_u32_u24", (e, outer, ld, inner)), tags)
         eb = gb.vreg(name=f"{op}_goff{j}")
-        p.add(Instr("v_lshl_add_u32", (eb, e, esh, sbase)), tags)
+        to_bytes(eb, e, sbase)
         # row mask: row0 + r0 + dr < M  <=>  r0 + dr < M - row0 (VOPC into VCC: no SGPR pair)
         p.add(Instr("v_cmp_gt_u32", (vcc, mnrem, rj)), tags)
         om = gb.vreg(name=f"{op}_goffm{j}")
@@ -273,7 +287,12 @@ def global_reads(gb, ids: LaneIds, sc: Scalars, gm, srd: VReg, lds) -> GlobalRea
     # LDS write offset of load 0: region + r0 * row_bytes + k0 * element bytes
     lw = gb.vreg(name=f"lw_{op}_base")
     p.add(Instr("v_mul_u32_u24", (lw, Imm(lds.row_bytes), r0)), tags)
-    p.add(Instr("v_lshl_add_u32", (lw, k0, esh, lw)), tags)
+    if bits >= 8:
+        p.add(Instr("v_lshl_add_u32", (lw, k0, esh, lw)), tags)
+    else:
+        lwk = gb.vreg(name=f"lw_{op}_k")
+        to_bytes(lwk, k0, lw)
+        lw = lwk
     if lds.region_base(op):   # in the register, so instruction offsets stay within a region
         lw2 = gb.vreg(name=f"lw_{op}_base2")
         p.add(Instr("v_add_u32", (lw2, Imm(lds.region_base(op)), lw)), tags)
@@ -307,7 +326,7 @@ def swizzled_k(gb, block, sw, row: VReg, k: VReg, name: str) -> VReg:
     tags = ("addr",)
     g, gs, kx = (gb.vreg(name=f"swz_{name}_{n}") for n in ("g", "gs", "k"))
     block.add(Instr("v_bfe_u32", (g, row, Imm(log2(sw.rep)), Imm(log2(sw.units)))), tags)
-    block.add(Instr("v_lshlrev_b32", (gs, Imm(log2(sw.unit // sw.ebytes)), g)), tags)
+    block.add(Instr("v_lshlrev_b32", (gs, Imm(log2(sw.unit_elements)), g)), tags)
     block.add(Instr("v_xor_b32", (kx, gs, k)), tags)
     return kx
 

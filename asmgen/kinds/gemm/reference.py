@@ -45,7 +45,7 @@ from ...errors import ConfigError
 # fp8/bf8: the even and odd half-sums are each floored once more before they are added ("fdpa2"):
 # twice that. i8: exact integer dot products (0).
 ACC_UNITS = {"f16": 1, "bf16": 1, "fp8_e4m3fnuz": 2, "bf8_e5m2fnuz": 2, "fp8_e4m3": 2,
-             "bf8_e5m2": 2, "i8": 0, "mxfp8": 2}
+             "bf8_e5m2": 2, "i8": 0, "mxfp8": 2, "mxfp4": 2}
 
 
 def _rows(mat: np.ndarray, rows: int, cols: int) -> np.ndarray:
@@ -112,9 +112,26 @@ def mx_scales(scales, rows: int, k: int, block: int = 32) -> np.ndarray:
     return np.repeat(s.view(np_dtype("e8m0")).astype(np.float64), block, axis=1)
 
 
+def unpack_fp4(packed) -> np.ndarray:
+    """float64 values of E2M1 pairs packed in uint8 [rows, cols / 2] (element 2i in the low
+    nibble of byte i, the order the f8f6f4 MFMA reads, isa.mfma_layout), decoded through
+    ml_dtypes' float4_e2m1fn: [rows, cols]."""
+    b = np.asarray(packed, np.uint8)
+    codes = np.stack([b & 0xF, b >> 4], axis=-1).reshape(b.shape[:-1] + (-1,))
+    return codes.astype(np.uint8).view(np_dtype("mxfp4")).astype(np.float64)
+
+
+def pack_fp4(values) -> np.ndarray:
+    """uint8 [rows, cols / 2] of values exactly representable in E2M1 (``unpack_fp4``'s inverse)."""
+    codes = np.asarray(values).astype(np_dtype("mxfp4")).view(np.uint8) & 0xF
+    return (codes[..., 0::2] | (codes[..., 1::2] << 4)).astype(np.uint8)
+
+
 def operands(cfg, A, B, scale_a=1.0, scale_b=1.0) -> tuple[np.ndarray, np.ndarray]:
     """float64 op(A) [M, K] and op(B) [K, N]; MX types with their block scales multiplied in
-    (``scale_a`` [M, K/32], ``scale_b`` [N, K/32] uint8)."""
+    (``scale_a`` [M, K/32], ``scale_b`` [N, K/32] uint8); mxfp4 A [M, K/2] / B [N, K/2] packed."""
+    if dtype_of(cfg.dtype).bits == 4:
+        A, B = unpack_fp4(A), unpack_fp4(B)
     a = op_a(cfg.layout, A, cfg.m, cfg.k)
     b = op_b(cfg.layout, B, cfg.k, cfg.n)
     if getattr(cfg, "mx", False):
@@ -260,6 +277,8 @@ def gemm_random_inputs(cfg, seed: int = 0, alpha: float | None = None,
     a_rows = cfg.k if ta else cfg.m
     b_rows = cfg.n if tb else cfg.k
     el = getattr(cfg, "element_dtype", cfg.dtype)
+    if dtype_of(cfg.dtype).bits == 4:     # drawn as E2M1 values, packed below
+        el = cfg.dtype
     out = {
         "A": _draw(rng, (a_rows, cfg.lda), el),
         "B": _draw(rng, (b_rows, cfg.ldb), el if getattr(cfg, "mx", False) else b_dtype(cfg)),
@@ -269,6 +288,9 @@ def gemm_random_inputs(cfg, seed: int = 0, alpha: float | None = None,
     }
     if cfg.bias:
         out["bias"] = rng.standard_normal(cfg.n).astype(np.float32)
+    if dtype_of(cfg.dtype).bits == 4:    # E2M1 pairs packed in bytes, rows of ld / 2 bytes
+        out["A"], out["B"] = (pack_fp4(rng.standard_normal((rows, ld)).astype(np_dtype("mxfp4")))
+                              for rows, ld in ((a_rows, cfg.lda), (b_rows, cfg.ldb)))
     if getattr(cfg, "mx", False):
         # E8M0 block scales 2**-8 .. 2**8 (bytes 119..135; 2**-3 .. 2**3 for an f16 output, whose
         # range ends at 65504), a spread that keeps every result inside the output format yet
