@@ -74,6 +74,45 @@ def test_rows_that_see_no_key_are_zero_with_lse_minus_inf():
     assert not np.asarray(out["o"][0, :2], np.float64).any()
 
 
+@pytest.mark.parametrize("paged", [False, True])
+def test_an_empty_sequence_reads_nothing(paged):
+    """context_lens 0 (an empty sequence in the batch, e.g. a finished request's slot): every
+    row of it is O = 0, LSE = -inf; the other sequences are unaffected."""
+    cfg = DecodeConfig(batch=3, heads=2, kv_heads=1, q_tokens=2, head_dim=64, max_context=64,
+                       num_splits=1 if paged else 2, paged=paged, page_size=16)
+    inp, out = run_decode(cfg, 1, [0, 17, 64])
+    ok, msg = compare_decode(cfg, out, inp)
+    assert ok, msg
+    lse = out["lse"] if cfg.num_splits == 1 else out["lse_partial"]
+    assert np.isneginf(lse[0]).all() and np.isfinite(lse[2]).any()
+
+
+# a wider matrix (--runslow; a 1-in-8 shard runs by default): every legal page size, more tokens
+# and groups, more splits, f16 and bf16, lengths around the block and page boundaries
+SLOW = [
+    (dict(heads=8, kv_heads=2, q_tokens=16, head_dim=64, dtype="f16", max_context=256,
+          paged=True, page_size=32, num_splits=4), [1, 31, 200, 256]),
+    (dict(heads=4, kv_heads=4, q_tokens=5, head_dim=128, dtype="bf16", max_context=256,
+          paged=True, page_size=128, num_splits=3), [129, 255]),
+    (dict(heads=6, kv_heads=2, q_tokens=1, head_dim=128, dtype="f16", max_context=512,
+          paged=True, page_size=256, num_splits=2), [300, 511]),
+    (dict(heads=16, kv_heads=2, q_tokens=4, head_dim=64, dtype="bf16", max_context=192,
+          num_splits=5, prefetch=0), [33, 160, 192]),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("case", range(len(SLOW)))
+def test_decode_wide_matrix(case, arch, seed):
+    kw, lens = SLOW[case]
+    cfg = DecodeConfig(batch=len(lens), arch=arch, **kw)
+    inp, out = run_decode(cfg, seed, lens)
+    ok, msg = compare_decode(cfg, out, inp)
+    assert ok, msg
+
+
 def test_a_wrong_output_is_caught():
     cfg, lens = _cfg("mha_t1_d64", "gfx942")
     inp, out = run_decode(cfg, 1, lens)
