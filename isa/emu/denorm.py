@@ -22,11 +22,43 @@ flushes destinations. Which ops:
   (v_mad_f32, v_mac_f32, v_madak/madmk_f32, v_mad_legacy_f32), which flush on older gfx9, do not
   exist on gfx940+ (LLVM FeatureGFX940Insts drops MadMacF32Insts; the emulator's mnemonic table
   refuses them);
+* the f32 transcendentals ``v_exp_f32``, ``v_log_f32``, ``v_rcp_f32``, ``v_rsq_f32``,
+  ``v_sqrt_f32`` (and ``v_rcp_iflag_f32``, same unit, inferred) always flush f32 denormal sources
+  and results, whatever MODE says. Source: LLVM (SIISelLowering lowerFastUnsafeFDIV: "v_rcp_f32
+  and v_rsq_f32 do not support denormals"; AMDGPUISelLowering lowerFEXP2/lowerFLOG2 and
+  SIISelLowering lowerFSQRTF32 scale around the instruction only when f32 denormals are kept).
+  Measured with llc-22 -mcpu=gfx942 (tests/emu/test_denorm_more.py::test_llvm_scales_around_...):
+  under "denormal-fp-math-f32"="ieee" exp2 adds 64 for x < -126 and ldexps the result by -64,
+  log2 ldexps x < 2^-126 by 32, 1/x goes through frexp_mant / ldexp, sqrt and rsqrt ldexp
+  x < 2^-126 up; under "preserve-sign" each is the bare instruction. The ISA guide's entries for
+  these opcodes do not mention denormals (silent); LLVM is the only source and is followed;
+* ``v_sin_f32`` / ``v_cos_f32`` and the f16 transcendentals (``v_exp/log/rcp/rsq/sqrt/sin/cos_f16``)
+  honour the mode: LLVM selects the bare f16 instructions under "ieee" (SIISelLowering: "v_rcp_f16
+  and v_rsq_f16 DO support denormals"; measured with llc-22 for rcp/sqrt/exp2/log2 f16), and it
+  does nothing around v_sin/v_cos_f32 in either mode. The ISA guide is silent;
+* VOPC compares (``v_cmp_*`` / ``v_cmpx_*`` on f16/f32/f64) read their sources under the source
+  field like every float VALU op (a flushed denormal compares equal to zero). No source says
+  otherwise; LLVM's LangRef lets fcmp under "preserve-sign" treat denormals either way, so LLVM
+  gives no evidence, and the ISA guide's MODE.FP_DENORM description covers float VALU operands;
+* ``v_cmp_class_*`` / ``v_cmpx_class_*`` never flush their value source: LLVM lowers
+  llvm.is.fpclass (which must see the bits unchanged) to v_cmp_class with the subnormal class bits
+  in every mode (measured: llc-22, "preserve-sign" and "ieee" give the same v_cmp_class_f32 with
+  mask 0x90). The ISA guide describes V_CMP_CLASS as classifying S0 without mentioning MODE;
+* the packed ops (``v_pk_fma/mul/add_f32``, ``v_pk_fma/mul/add/max/min_f16``), the mixed FMAs
+  (``v_fma_mix_f32``, ``v_fma_mixlo/hi_f16``) and the f16 dot products (``v_dot2_f32_f16``,
+  ``v_dot2c_f32_f16``) honour the mode: each element or source under its own type's field (an
+  f16 source of a mix/dot under FLOAT_DENORM_MODE_16_64, an f32 source or result under _32).
+  LLVM selects all of them under "ieee" (measured: fma.v2f32 -> v_pk_fma_f32, fma(fpext h, fpext
+  h, f) -> v_fma_mix_f32, the fast f16 dot pattern -> v_dot2c_f32_f16), so they keep denormals in
+  mode 3; which field governs a mixed-width source is not documented anywhere we could read (the
+  per-type rule is our choice, stated here). The bf16 dot products (``v_dot2_f32_bf16``) keep bf16
+  denormals in every mode: no source ties bf16 to either field (silent), like the bf16 MFMAs;
 * MFMAs ignore MODE: denormal inputs are kept (cdna-facts 2.3, microsoft/MMA-Sim's CDNA3 model
   built from hardware measurements), so isa.emu.mfma is not routed through here;
 * bit moves (v_mov, v_cndmask, DPP/permute) are not float ops and are never flushed.
-Not covered (they keep denormals in every mode): VOPC compares and v_cmp_class, the packed
-v_pk_* / v_fma_mix* ops and the dot products, which have their own binders.
+Binders outside bind_vop (valu_cmp, the packed/mix binders in valu_float, valu_dot) call
+``flush_src`` / ``flush_dst`` here; the per-op policy (always / never / mode) lives only in this
+module (``ALWAYS_FLUSH``, ``NEVER_FLUSH_SRC``).
 """
 from __future__ import annotations
 
@@ -34,7 +66,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-ALWAYS_FLUSH = frozenset(("v_mad_f16", "v_mac_f16", "v_madak_f16", "v_madmk_f16", "v_mad_legacy_f16"))
+ALWAYS_FLUSH = frozenset(("v_mad_f16", "v_mac_f16", "v_madak_f16", "v_madmk_f16", "v_mad_legacy_f16",
+                          "v_exp_f32", "v_log_f32", "v_rcp_f32", "v_rsq_f32", "v_sqrt_f32",
+                          "v_rcp_iflag_f32"))
+NEVER_FLUSH_SRC = frozenset(f"{b}class_{t}" for b in ("v_cmp_", "v_cmpx_") for t in ("f16", "f32", "f64"))
 FLOAT_TYPES = ("f16", "f32", "f64")
 DEFAULT_MODE = 0x2F0      # RNE, FP_DENORM 3/3, IEEE
 
@@ -64,6 +99,25 @@ def flush(vals, typ: str):
 def mode_bits(denorm32: int, denorm16_64: int) -> int:
     """MODE bits for the descriptor's FLOAT_DENORM_MODE_32 / _16_64 (round RNE, IEEE on)."""
     return (DEFAULT_MODE & ~0xF0) | (denorm32 & 3) << 4 | (denorm16_64 & 3) << 6
+
+
+def flush_src(w, vals, typ: str, op: str = ""):
+    """``vals`` (typed lanes of a float source of ``op``) as the op reads them under wave/group
+    ``w``'s MODE: denormals flushed when the field of ``typ`` flushes sources (bit 0 clear), or
+    always for ``ALWAYS_FLUSH`` ops; unchanged for ``NEVER_FLUSH_SRC`` ops and non-float types."""
+    if typ not in FLOAT_TYPES or op in NEVER_FLUSH_SRC:
+        return vals
+    mode = 0 if op in ALWAYS_FLUSH else w.fp_mode
+    return vals if field(mode, typ) & 1 else flush(vals, typ)
+
+
+def flush_dst(w, vals, typ: str, op: str = ""):
+    """``vals`` (a float result of ``op``) as written under ``w``'s MODE: denormals flushed when
+    the field of ``typ`` flushes results (bit 1 clear), or always for ``ALWAYS_FLUSH`` ops."""
+    if typ not in FLOAT_TYPES:
+        return vals
+    mode = 0 if op in ALWAYS_FLUSH else w.fp_mode
+    return vals if field(mode, typ) & 2 else flush(vals, typ)
 
 
 def apply(ins, fn: Callable, src_types: Sequence[str], dst_type: str):

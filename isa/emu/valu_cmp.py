@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import denorm
 from .dpp import dpp_of, src_reader
 from .operand_io import GroupUnsupported, alu, group_mask_setter, group_mode, ops, scalar_setter
 from .valu_int import lane_bits
@@ -52,12 +53,26 @@ def _class(a, mask):
     return out
 
 
+def _flushing(reader, typ: str, op: str):
+    """``reader`` with its value flushed per the wave's (or group's) MODE (isa.emu.denorm)."""
+    if typ not in FLOAT_TYPES or op in denorm.NEVER_FLUSH_SRC:
+        return reader
+    default = denorm.DEFAULT_MODE
+
+    def read(w):
+        v, mk = reader(w)
+        return (v if w.fp_mode == default else denorm.flush_src(w, v, typ, op)), mk
+    return read
+
+
 def _bind_cmp(pred, types: tuple[str, str], cmpx: bool):
     def bind(ins):
         sd = ops(ins, 3)[0]
         dpp = dpp_of(ins)
         ra = src_reader(ins, 1, 0, types[0], dpp)
         rb = src_reader(ins, 2, 1, types[1], dpp)
+        if types[0] in FLOAT_TYPES:      # the sources as read under MODE (isa.emu.denorm)
+            ra, rb = _flushing(ra, types[0], ins.op), _flushing(rb, types[1], ins.op)
         if group_mode():
             if cmpx:
                 raise GroupUnsupported(f"{ins}: v_cmpx writes each wave's EXEC")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import denorm
 from .dpp import clamp01, dpp_of, plain_reader
 from .operand_io import AluModifierError, alu, ops, vector_getter, vector_setter
 from .registry import RW_SETS
@@ -22,10 +23,19 @@ def _dot_f(el: str):
         c = plain_reader(ins, 0 if accum else 3, 2, "f32")
         put = vector_setter(d)
 
+        op, el_t = ins.op, ("f16" if el == "f16" else "")   # bf16 elements: never flushed
+
         def run(m, w):
             (a0, a1), (b0, b1) = a(w), b(w)
-            s = a0.astype(F64) * b0 + a1.astype(F64) * b1 + c(w).astype(F64)
+            cv = c(w)
+            flushing = w.fp_mode != denorm.DEFAULT_MODE       # MODE (isa.emu.denorm)
+            if flushing:
+                a0, a1, b0, b1 = (denorm.flush_src(w, x, el_t, op) for x in (a0, a1, b0, b1))
+                cv = denorm.flush_src(w, cv, "f32", op)
+            s = a0.astype(F64) * b0 + a1.astype(F64) * b1 + cv.astype(F64)
             res = s.astype(F32)
+            if flushing:
+                res = denorm.flush_dst(w, res, "f32", op)
             if ins.mod("clamp"):
                 res = clamp01(res)
             put(w, res.view(np.uint32), w.exec_mask())

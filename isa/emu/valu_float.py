@@ -25,6 +25,7 @@ import numpy as np
 
 from ..instr import Instr
 from ..operands import Imm
+from . import denorm
 from .dpp import bind_vop, clamp01, plain_reader, reject_mods, sel_bit
 from .operand_io import (
     AluModifierError,
@@ -432,8 +433,15 @@ def _bind_pk(fn, nsrc: int, typ: str):
         dt = {"f16": F16, "i16": np.int16, "u16": np.uint16, "f32": F32, "b32": np.uint32}[typ]
         bits = np.uint32 if wide else np.uint16
 
+        is_float = typ in denorm.FLOAT_TYPES
+        op = ins.op
+
         def run(m, w):
-            res = np.asarray(fn(*[g(w) for g in srcs]), dt)
+            if is_float and w.fp_mode != denorm.DEFAULT_MODE:     # MODE (isa.emu.denorm)
+                vals = [denorm.flush_src(w, g(w), typ, op) for g in srcs]
+                res = denorm.flush_dst(w, np.asarray(fn(*vals), dt), typ, op)
+            else:
+                res = np.asarray(fn(*[g(w) for g in srcs]), dt)
             if clamp:
                 res = clamp01(res)
             if wide:
@@ -492,9 +500,14 @@ def _mix_src(ins, n: int):
     neg = sel_bit(ins, "neg_lo", n) or pos in (ins.mod("neg") or ())
     abs_ = sel_bit(ins, "neg_hi", n) or pos in (ins.mod("abs") or ())
 
+    typ, op = ("f16" if is16 else "f32"), ins.op
+
     def get(w):
         r = raw(w)
-        x = ((r >> _U32(16)) if hi else r).astype(np.uint16).view(F16).astype(F32) if is16 else r.view(F32)
+        x = ((r >> _U32(16)) if hi else r).astype(np.uint16).view(F16) if is16 else r.view(F32)
+        if w.fp_mode != denorm.DEFAULT_MODE:     # each source under its own type's field
+            x = denorm.flush_src(w, x, typ, op)
+        x = x.astype(F32)
         if abs_:
             x = np.abs(x)
         return -x if neg else x
@@ -509,8 +522,12 @@ def _bind_mix(dst: str):
         gd, put = vector_getter(d), vector_setter(d)
         out = F32 if dst == "f32" else F16
 
+        typ, op = ("f32" if dst == "f32" else "f16"), ins.op
+
         def run(m, w):
             r = fma_round(*[g(w) for g in srcs], out)
+            if w.fp_mode != denorm.DEFAULT_MODE:
+                r = denorm.flush_dst(w, r, typ, op)
             if clamp:
                 r = clamp01(r)
             if dst == "f32":
