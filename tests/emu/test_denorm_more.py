@@ -106,8 +106,10 @@ def test_exp2_flushes_denormal_results_whatever_the_mode(mode):
 @pytest.mark.parametrize("mode", [0, 3])
 def test_log2_rcp_sqrt_flush_denormal_sources_whatever_the_mode(mode):
     x = _f32(D, D * 7, np.ldexp(1.0, -149), 2.0, 0.375, 1e30)
-    for name, ref in (("log2", np.log2), ("rcp", lambda v: 1.0 / v), ("sqrt", np.sqrt)):
+    for name, ref, inst in (("log2", np.log2, "v_log_f32"), ("rcp", lambda v: 1.0 / v, "v_rcp_f32"),
+                            ("sqrt", np.sqrt, "v_sqrt_f32")):
         o, ops = _run(mode, name, x, x)
+        assert inst in ops, (name, sorted(ops))
         want = ref(x.astype(np.float64)).astype(np.float32)
         if mode == 0:   # bare instruction: a denormal source reads as 0 -> -inf, inf, 0
             flushed = ref(_ftz(x, True).astype(np.float64)).astype(np.float32)

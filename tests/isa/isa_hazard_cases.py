@@ -126,6 +126,11 @@ CASES: list[Case] = [
          (4, 4)),
     Case("valu_exec_writelane", CMPX[0], "v_writelane_b32 v3, s4, 0", CMPX[1],
          "$vgpr3 = V_WRITELANE_B32 $sgpr4, 0, $vgpr3", (4, 4)),
+    # v_readfirstlane is in the 4-state EXEC rule in LLVM too (llc-22 inserts S_NOP 3, and S_NOP 2
+    # after an intervening s_mov_b64 exec: the SALU write does not end the VALU hazard), as in
+    # rocRoller VCMPXWrite94x; hipBLASLt's MT256x224x64 kernels give 2 (docs/hazard-audit.md)
+    Case("valu_exec_readfirstlane", CMPX[0], "v_readfirstlane_b32 s2, v3", CMPX[1],
+         "$sgpr2 = V_READFIRSTLANE_B32 $vgpr3, implicit $exec", (4, 4)),
     Case("valu_vgpr_readlane", MOV_V0[0], "v_readlane_b32 s2, v0, 1", MOV_V0[1],
          "$sgpr2 = V_READLANE_B32 $vgpr0, 1", (1, 1)),
     Case("valu_vgpr_readfirstlane", MOV_V0[0], "v_readfirstlane_b32 s2, v0", MOV_V0[1],
