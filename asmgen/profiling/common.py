@@ -156,14 +156,22 @@ def svg(res, out: dict) -> str:
 
 
 def sustained_clock(out: dict) -> float:
-    """The device's sustained dense-MFMA clock (``isa.cycle.params``: measured where known)."""
+    """The clock the kernel sustains on its device: the power-limited clock of its load
+    (``isa.cycle.power``, the effective clock over its rounds) when the profile has it, else the
+    device's reference GEMM clock (``isa.cycle.params``)."""
+    sus = (out.get("perf") or {}).get("sustained")
+    if sus:
+        return sus["clock_mhz"]
     from isa.cycle import params_for
     return params_for(out["arch"], out["device"]).sustained_clock_mhz
 
 
 def sustained_tflops(out: dict) -> float:
-    """Modeled TFLOP/s at the sustained clock: the cycles are the same, so TFLOP/s scale with the
-    clock (published measurements ran at about this clock, cdna-timing section 5)."""
+    """Modeled TFLOP/s at the sustained clock: the same cycles, each round at its power-limited
+    clock (published measurements ran power-limited, cdna-timing section 5)."""
+    sus = (out.get("perf") or {}).get("sustained")
+    if sus:
+        return sus["tflops"]
     return out["tflops"] * sustained_clock(out) / out["perf"]["clock_mhz"]
 
 
@@ -179,7 +187,7 @@ def format_text(out: dict) -> str:
              (f"  modeled TFLOP/s        : {out['tflops']:.1f} at {p['clock_mhz']:.0f} MHz "
               f"({100 * p['fraction_of_peak']:.1f} % of {p['peak_tflops']:.0f})"),
              (f"  at sustained clock     : {sustained_tflops(out):.1f} at "
-              f"{sustained_clock(out):.0f} MHz (the device's measured GEMM clock)"),
+              f"{sustained_clock(out):.0f} MHz (power-limited, isa.cycle.power)"),
              "  stalls (wave-clk)      : " + ", ".join(f"{k} {v:.0f}" for k, v in out["stalls"].items())]
     if out.get("achieved_tbps") is not None:       # memory-bound kinds (decode): bandwidth
         lines.append(f"  modeled HBM traffic    : {out['achieved_tbps']:.2f} TB/s = "

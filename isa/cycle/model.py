@@ -13,7 +13,9 @@ Machine (cdna-timing §3 unless noted; numbers from ``isa.cycle.params``):
 * Dependencies: a register read (or rewritten) by an instruction is ready when its producer's
   result is (VALU: +4 clk, trans: +16, MFMA: +passes x 4, SALU: +4, loads: at completion) and the
   hazard wait states of ``isa.hazards.required_wait_states`` have passed (1 wait state = one issue
-  slot = 4 clk; s_nop N = N + 1 of them).
+  slot = 4 clk; s_nop N = N + 1 of them). The hardware runs with the wait states AMD documents,
+  so the model reads the judge's view (``hazard_view="emu"``, what ``isa.emu`` enforces), not the
+  generator's conservative one ("gen"), where the two differ.
 * LDS: two ports (SIMD pair per port); a read holds its port bytes / port-bandwidth clk, a write
   the store time RPC-PIPE states (4 B/lane 8 clk, 16 B/lane 20 clk, linear between), plus one clk
   per bank-conflict cycle; it returns after the LDS latency. LDS ops of a wave complete in order.
@@ -169,8 +171,11 @@ class CuModel:
     """One CU, fed with ``WaveStream``s (one workgroup or several co-resident ones)."""
 
     def __init__(self, arch: str, params: ArchParams | None = None, hbm_fraction: float = 0.0,
-                 vmem_latency: float | None = None) -> None:
+                 vmem_latency: float | None = None, hazard_view: str = "emu") -> None:
+        if hazard_view not in ("emu", "gen"):
+            raise CycleModelError(f"hazard view {hazard_view!r}: 'emu' (the judge's) or 'gen'")
         self.arch = arch
+        self.hazard_view = hazard_view
         self.p = params or params_for(arch)
         if self.p.arch != arch:
             raise CycleModelError(f"parameters are for {self.p.arch}, the model is for {arch}")
@@ -285,7 +290,8 @@ class CuModel:
             key = (id(prod), id(op))      # Ops are cached and alive for the run
             ws = self._ws_cache.get(key)
             if ws is None:
-                ws = self._ws_cache[key] = required_wait_states(self.arch, prod.instr, op.instr)
+                ws = self._ws_cache[key] = required_wait_states(self.arch, prod.instr, op.instr,
+                                                                      self.hazard_view)
             if ws:
                 best = max(best, t_prod + ws_clk * (ws + 1))
         return best
@@ -432,6 +438,7 @@ class CuModel:
 
 
 def simulate(arch: str, streams: Sequence[WaveStream], params: ArchParams | None = None,
-             hbm_fraction: float = 0.0, vmem_latency: float | None = None) -> SimResult:
+             hbm_fraction: float = 0.0, vmem_latency: float | None = None,
+             hazard_view: str = "emu") -> SimResult:
     """Run ``streams`` on one CU of ``arch``; see the module docstring for the machine."""
-    return CuModel(arch, params, hbm_fraction, vmem_latency).run(streams)
+    return CuModel(arch, params, hbm_fraction, vmem_latency, hazard_view).run(streams)

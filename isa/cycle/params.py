@@ -79,6 +79,11 @@ _COMMON: dict[str, Value] = {
     "xcds": Value(8, "facts §1 8 XCDs (SPECS); workgroups are dealt round-robin over them "
                      "(AMD MI300 docs 'workgroup dispatch'; Triton's XCD remap exists for it)"),
     "mall_bytes": Value(256 * 1024 * 1024, "facts §1 Infinity Cache 256 MiB (SPECS)"),
+    # power-limited clock (isa.cycle.power): P ~ activity x f^n at the cap; n from the two MAF
+    # runs of one kernel on one die at two caps: 750 W / 1207 MHz (MI300X) and 1000 W / 1447 MHz
+    # (MI325X) at the same activity (0.942 / 0.936 of peak) -> ln(1000/750) / ln(1447/1207)
+    "power_clock_exponent": Value(1.59, "D: MAF MI300X 750 W 1207 MHz vs MI325X 1000 W 1447 MHz "
+                                        "(timing §4/§5), n = ln(4/3) / ln(1447/1207)"),
 }
 
 _ARCH: dict[str, dict[str, Value]] = {
@@ -120,6 +125,8 @@ _DEVICES: dict[str, tuple[str, dict[str, Value]]] = {
         # sample run of the same test shows 1210 MHz): the clock of the published figure is used
         "sustained_clock_mhz": Value(1207, "timing §4/§5 MI300X hipBLASLt BF16 MAF run, median "
                                            "1207 MHz at 708 TF (MAF) M; sample run 1210 MHz"),
+        # the activity of that run: 708 TF over the peak at 1207 MHz (2048 x 304 x 1.207 GHz)
+        "power_ref_activity": Value(0.942, "D: MAF 708 TF / 751.5 TF peak at 1207 MHz (timing §4)"),
         "cus": Value(304, "facts §1 304 CUs (SPECS)"),
         "hbm_tbps": Value(5.3, "facts §1 HBM3 5.3 TB/s (MI300) V"),
         "hbm_achieved_tbps": Value(4.1, "timing §2 STREAM copy 4.11 / triad 4.09 TB/s (AZ) M"),
@@ -129,6 +136,7 @@ _DEVICES: dict[str, tuple[str, dict[str, Value]]] = {
         "clock_mhz": Value(2100, "facts §1 MI325X peak 2100 MHz (MI300, derived)"),
         "sustained_clock_mhz": Value(1447, "timing §4 MI325X hipBLASLt BF16 MAF run (1000 W), "
                                            "843 TF at a median 1447 MHz (MAF) M"),
+        "power_ref_activity": Value(0.936, "D: MAF 843 TF / 900.9 TF peak at 1447 MHz (timing §4)"),
         "cus": Value(304, "facts §1 304 CUs (SPECS)"),
         "hbm_tbps": Value(6.0, "facts §1 HBM3E 6 TB/s (secondary sources only) S"),
         "hbm_achieved_tbps": Value(4.6, "D: 6.0 TB/s x MI300X's achieved/peak 4.1/5.3; not measured"),
@@ -142,6 +150,9 @@ _DEVICES: dict[str, tuple[str, dict[str, Value]]] = {
         "sustained_clock_mhz": Value(1704, "F: fitted to HK bf16 8192^3 1610 TF "
                                            "(benchmarks/calibration.py); timing §5 lower bound "
                                            ">= 1.54 GHz D"),
+        # the activity of the fit point: 1610 TF over the peak at 1704 MHz (4096 x 256 x 1.704)
+        "power_ref_activity": Value(0.901, "F: with the clock, HK 1610 TF / 1786.8 TF peak at "
+                                           "1704 MHz (the fitted figure)"),
         "cus": Value(256, "facts §1 256 CUs (SPECS)"),
         "hbm_tbps": Value(8.0, "facts §1 HBM3E 8 TB/s (SPECS, HK) V"),
         "hbm_achieved_tbps": Value(6.2, "D: 8.0 TB/s x MI300X's achieved/peak 4.1/5.3; not measured"),
@@ -243,13 +254,14 @@ def params_for(arch: str, device: str | None = None) -> ArchParams:
 # modeled vs published TFLOP/s at the stated clock): what a modeled figure's uncertainty is.
 # Updated by hand from the calibration run named in "run".
 MODEL_ERROR: dict[str, dict] = {
-    # MI300X/MI325X: hipBLASLt MAF x2 (-1.7 %, -1.0 %), hipBLASLt 8192^3 (-13.1 %, proxy kernel),
-    # HipKittens 8192^3 (-5.4 %); all held out (the clocks are AMD's measured medians)
-    "gfx942": {"median": 0.035, "worst": 0.131, "figures": 4,
-               "run": "benchmarks/calibration.py, 2026-12-01, all held out"},
-    # MI355X: HipKittens 8192^3 (the fitted clock, 0 %), 16384^3 (+6.3 %), 4096^3 (+5.7 %)
-    "gfx950": {"median": 0.060, "worst": 0.063, "figures": 2,
-               "run": "benchmarks/calibration.py, 2026-12-01, held out; clock fitted on a third"},
-    "default": {"median": 0.054, "worst": 0.131, "figures": 7,
-                "run": "benchmarks/calibration.py, 2026-12-01"},
+    # MI300X/MI325X: hipBLASLt MAF x2 (-1.7 %, -1.0 %), hipBLASLt 8192^3 (-3.8 %, proxy kernel),
+    # HipKittens 8192^3 (+2.7 %); all held out (the clocks are AMD's measured medians or the
+    # power model's, isa.cycle.power)
+    "gfx942": {"median": 0.024, "worst": 0.038, "figures": 4,
+               "run": "benchmarks/calibration.py, 2026-12-03, all held out"},
+    # MI355X: HipKittens 8192^3 (the fitted clock, 0 %), 16384^3 (+3.9 %), 4096^3 (+10.8 %)
+    "gfx950": {"median": 0.074, "worst": 0.108, "figures": 2,
+               "run": "benchmarks/calibration.py, 2026-12-03, held out; clock fitted on a third"},
+    "default": {"median": 0.027, "worst": 0.108, "figures": 7,
+                "run": "benchmarks/calibration.py, 2026-12-03"},
 }

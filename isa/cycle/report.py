@@ -167,7 +167,8 @@ def problem_tflops(params, flops: float, n_wg: int, cycles_per_round: float,
                    wgs_per_cu: int = 1, clock_mhz: float | None = None) -> dict:
     """Modeled TFLOP/s of a whole problem: ``n_wg`` workgroups run ``wgs_per_cu`` at a time on
     each of the device's CUs; each round of co-resident workgroups takes ``cycles_per_round`` clk
-    (wave quantisation: a partial last round costs a whole round)."""
+    (wave quantisation: a partial last round costs a whole round). ``sustained``: the same
+    cycles at each round's power-limited clock (``isa.cycle.power.sustained``)."""
     if n_wg < 1 or wgs_per_cu < 1 or cycles_per_round <= 0:
         raise CycleModelError(f"bad problem: n_wg={n_wg}, wgs_per_cu={wgs_per_cu}, "
                               f"cycles_per_round={cycles_per_round}")
@@ -177,10 +178,13 @@ def problem_tflops(params, flops: float, n_wg: int, cycles_per_round: float,
     seconds = rounds * cycles_per_round / (clock * 1e6)
     tflops = flops / seconds / 1e12
     peak = params.mfma_flops_per_clk_cu * params.cus * clock * 1e6 / 1e12
+    from .power import sustained
     return {"rounds": rounds, "cus": int(params.cus), "wgs_per_cu": wgs_per_cu,
             "clock_mhz": clock, "seconds": seconds, "tflops": tflops,
             "peak_tflops": peak, "fraction_of_peak": tflops / peak,
-            "cu_utilisation": n_wg / (rounds * slots)}
+            "cu_utilisation": n_wg / (rounds * slots),
+            # the same cycles at the power-limited clock of each round (isa.cycle.power)
+            "sustained": sustained(params, flops, n_wg, cycles_per_round, wgs_per_cu)}
 
 
 # ----------------------------------------------------------------------------------------------
