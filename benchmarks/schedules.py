@@ -8,9 +8,9 @@ iterations and the cycle model extrapolates over K and over the device's CUs
 (``asmgen.cli.profile.profile``). A recipe that does not build or fails on the emulator is printed
 as FAILED with its error; no number is made up for it (a workgroup whose waves cannot all be
 resident is refused by ``asmgen.api``, cdna-facts §1). ``TFLOP/s`` is at the device's peak clock
-(2100 / 2400 MHz); ``TF@sust`` at its sustained GEMM clock (``isa.cycle.params``, cdna-timing
-§5: MI325X 1447 MHz measured, MI355X fitted, see benchmarks/calibration.py), which is what the anchors ran at and
-what ``vs anchor`` compares.
+(2100 / 2400 MHz); ``TF@sust`` at its power-limited clock (``isa.cycle.power``: each round at the
+clock its MFMA activity allows, anchored on MI325X's measured 1447 MHz and MI355X's fitted 1704 MHz,
+see benchmarks/calibration.py), which is what the anchors ran at and what ``vs anchor`` compares.
 
 Waves per recipe: ``pingpong`` 2x4 (two per SIMD, the 8-wave ping-pong), every other recipe 2x2.
 The attention recipes and the schedule fuzzers (``fuzz``, ``shuffle``) are not GEMM schedules to

@@ -12,7 +12,7 @@ pieces: ``asmgen.profiling.common``.
 
 ``--json`` prints one object with at least ``cycles`` (whole kernel, clk), ``cycles_per_iter``,
 ``mfma_busy`` (0..1, steady-state loop), ``tflops`` (modeled, whole problem, at the peak clock
-or ``--clock-mhz``), ``tflops_sustained`` (at the device's sustained GEMM clock) and ``stalls``.
+or ``--clock-mhz``), ``tflops_sustained`` (at the power-limited clock of the kernel's load, ``isa.cycle.power``) and ``stalls``.
 """
 from __future__ import annotations
 

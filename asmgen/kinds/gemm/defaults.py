@@ -7,9 +7,9 @@ in the cycle-model notes of issue 14). Not a search: the first entry the generat
   the 8-wave ping-pong (HipKittens' schedule, 2x4 waves, two per SIMD) with loads straight to
   LDS and XOR-swizzled LDS, DepthU 32 on gfx942
   (two 256x256x32 bf16 buffers are its 64 KiB of LDS) and 64 on gfx950 (160 KiB). The model ranks
-  it first at 8192^3 on both arches (708 TF at 1447 MHz on MI325X, 1610 TF at 1704 MHz on
-  MI355X): MFMA bound, 0.84 of the CUs busy on gfx942 (1024 tiles over 304 CUs = 4 rounds), all
-  of them on gfx950 (1024 over 256).
+  it first at 8192^3 on both arches (769 TF on MI325X at the power-limited clock, 1571 MHz
+  effective; 1610 TF at 1704 MHz on MI355X): MFMA bound, 0.84 of the CUs busy on gfx942 (1024
+  tiles over 304 CUs = 4 rounds, the last one at a higher clock), all of them on gfx950.
 * Other layouts: the 4-wave ``interleave`` at 256x256 (the ping-pong's operand staging costs it
   registers and LDS time when an operand is not K-contiguous).
 * Enough 128x128 tiles to fill the CUs: the 4-wave recipe the model ranks best at that tile.
@@ -41,10 +41,12 @@ def _depth(arch: str) -> int:
 DEPTH = {a: _depth(a) for a in ARCHES}
 
 # Per layout class, (tile, waves, schedule, knobs) for the 256x256 and the 128x128 size class.
-# Ranked by benchmarks/schedules.py at 8192^3 bf16 (LDS-DMA + swizzle), TF at the sustained clock:
-# NT (both operands K-contiguous): 256x256 pingpong 708 (gfx942) / 1610 (gfx950) first;
-#   128x128: gfx942 pgr1 635 > pingpong 598 > ck_v4 564 > interleave 548; gfx950 interleave
-#   1602 > pgr1 1334 > pingpong 1322.
+# Ranked by benchmarks/schedules.py at 8192^3 bf16 (LDS-DMA + swizzle), TF at the power-limited
+# clock (isa.cycle.power; 2026-12-03, the ranking did not change from the fixed-clock one):
+# NT (both operands K-contiguous): 256x256 pingpong 769 (gfx942) / 1610 (gfx950) first, then
+#   interleave 704 / 1588, pgr1 607 / 1428, ck_v4 599 / 1328 (pgr2's 3 buffers do not fit);
+#   128x128: gfx942 pgr1 760 > pingpong 742 > ck_v4 723 > interleave 713; gfx950 interleave
+#   1607 > pgr1 1501 > pingpong 1497 > ck_v4 1408. Gaps under the model error (±11 %) are ties.
 # NN (B not K-contiguous; TN and TT were not ranked and use this row): 256x256 interleave 492
 #   (gfx942) / 654 (gfx950) > pingpong 448 / refused (registers); 128x128: pgr1 304 / 350.
 TABLE = {
