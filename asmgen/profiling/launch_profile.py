@@ -73,7 +73,7 @@ def profile_launch(path, iters: int | None = None, device: str | None = None,
             step, extrapolation = growth, "cycles_per_iter_cu"
     trip, bound = trip_and_bound(params, res, summ, step, traffic, clock)
     per_round = res.cycles + extra * (trip or 0.0)
-    perf = problem_tflops(params, flops, n_wg, per_round, copies, clock)
+    perf = problem_tflops(params, flops, n_wg, per_round, copies, clock, streams=streams)
     return report(meta, params, res, summ, len(streams), {"loop_trips": trips}, keep_result,
                   schedule="foreign", kind="foreign", cycles=perf["rounds"] * per_round,
                   cycles_per_iter=cpi, cycles_per_trip=trip, extrapolation=extrapolation,

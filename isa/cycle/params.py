@@ -84,6 +84,15 @@ _COMMON: dict[str, Value] = {
     # (MI325X) at the same activity (0.942 / 0.936 of peak) -> ln(1000/750) / ln(1447/1207)
     "power_clock_exponent": Value(1.59, "D: MAF MI300X 750 W 1207 MHz vs MI325X 1000 W 1447 MHz "
                                         "(timing §4/§5), n = ln(4/3) / ln(1447/1207)"),
+    # power per busy MFMA pipe-clk relative to bf16, from MAF's runs of other types beside bf16 on
+    # one device (timing §4): w = (a_bf16 / a) x (f_bf16 / f)^n at the same cap. f16: MI300X 654 TF
+    # @1115 MHz (a 0.942) -> 1.13, MI325X 794 @1354 (a 0.942) -> 1.10; fp8 (a over fp8's 2x rate):
+    # MI300X 1273 @1230 (a 0.831) -> 1.10, MI325X 1519 @1464 (a 0.833) -> 1.10. i8 and f8f6f4
+    # reuse fp8's (?); gfx950 reuses gfx942's (?)
+    "power_weight_f16": Value(1.12, "D: MAF f16 vs bf16 clocks and activities, MI300X 1.13 / "
+                                    "MI325X 1.10 (timing §4)"),
+    "power_weight_fp8": Value(1.10, "D: MAF fp8 vs bf16 clocks and activities, MI300X 1.10 / "
+                                    "MI325X 1.10 (timing §4); i8, f8f6f4: ?"),
 }
 
 _ARCH: dict[str, dict[str, Value]] = {

@@ -164,11 +164,13 @@ def bound_breakdown(res: SimResult, window: tuple[float, float] | None,
 
 
 def problem_tflops(params, flops: float, n_wg: int, cycles_per_round: float,
-                   wgs_per_cu: int = 1, clock_mhz: float | None = None) -> dict:
+                   wgs_per_cu: int = 1, clock_mhz: float | None = None,
+                   streams=None) -> dict:
     """Modeled TFLOP/s of a whole problem: ``n_wg`` workgroups run ``wgs_per_cu`` at a time on
     each of the device's CUs; each round of co-resident workgroups takes ``cycles_per_round`` clk
     (wave quantisation: a partial last round costs a whole round). ``sustained``: the same
-    cycles at each round's power-limited clock (``isa.cycle.power.sustained``)."""
+    cycles at each round's power-limited clock (``isa.cycle.power.sustained``; ``streams`` give the
+    kernel's MFMA rate and power weight, ``power.mfma_load``)."""
     if n_wg < 1 or wgs_per_cu < 1 or cycles_per_round <= 0:
         raise CycleModelError(f"bad problem: n_wg={n_wg}, wgs_per_cu={wgs_per_cu}, "
                               f"cycles_per_round={cycles_per_round}")
@@ -178,13 +180,14 @@ def problem_tflops(params, flops: float, n_wg: int, cycles_per_round: float,
     seconds = rounds * cycles_per_round / (clock * 1e6)
     tflops = flops / seconds / 1e12
     peak = params.mfma_flops_per_clk_cu * params.cus * clock * 1e6 / 1e12
-    from .power import sustained
+    from .power import mfma_load, sustained
+    mfma = mfma_load(params.arch, streams) if streams else None
     return {"rounds": rounds, "cus": int(params.cus), "wgs_per_cu": wgs_per_cu,
             "clock_mhz": clock, "seconds": seconds, "tflops": tflops,
             "peak_tflops": peak, "fraction_of_peak": tflops / peak,
             "cu_utilisation": n_wg / (rounds * slots),
             # the same cycles at the power-limited clock of each round (isa.cycle.power)
-            "sustained": sustained(params, flops, n_wg, cycles_per_round, wgs_per_cu)}
+            "sustained": sustained(params, flops, n_wg, cycles_per_round, wgs_per_cu, mfma)}
 
 
 # ----------------------------------------------------------------------------------------------

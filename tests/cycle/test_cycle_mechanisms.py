@@ -273,7 +273,7 @@ def test_clock_at_reference_activity_is_the_measured_clock():
     # the exponent reproduces the MI325X clock from MI300X's at 1000 / 750 W (same activity)
     assert 1207 * (1000 / 750) ** (1 / p.power_clock_exponent) == pytest.approx(1447, rel=0.002)
     with pytest.raises(Exception, match="activity"):
-        clock_at_activity(p, 1.5)
+        clock_at_activity(p, 2.5)
 
 
 def test_partial_last_round_runs_at_a_higher_clock():
@@ -293,3 +293,26 @@ def test_partial_last_round_runs_at_a_higher_clock():
     assert sustained(p, per_wg * 304, 304, c)["round_clocks_mhz"] == [1207.0]
     # two co-resident workgroups per CU: the duty counts both
     assert round_activities(p, per_wg * 608 / 2, 608, c, wgs_per_cu=2) == pytest.approx([0.942])
+
+
+def test_mfma_type_sets_the_rate_and_power_weight():
+    from isa.cycle.power import mfma_load, round_activities
+    bf = "v_mfma_f32_16x16x16_bf16 a[0:3], v[0:1], v[2:3], a[0:3]"
+    f16 = "v_mfma_f32_16x16x16_f16 a[0:3], v[0:1], v[2:3], a[0:3]"
+    fp8 = "v_mfma_f32_16x16x32_fp8_fp8 a[0:3], v[0:1], v[2:3], a[0:3]"
+    # 4 SIMDs x 2*16*16*16 FLOP / 16 clk = 2048 FLOP/clk/CU; fp8 16x16x32 in 16 clk: 4096
+    assert mfma_load("gfx942", streams_from_asm([bf])) == (2048.0, 1.0)
+    assert mfma_load("gfx942", streams_from_asm([f16])) == (2048.0, 1.12)
+    assert mfma_load("gfx942", streams_from_asm([fp8])) == (4096.0, 1.10)
+    # the most frequent MFMA of the streams decides; no MFMA: None (bf16 rate, weight 1)
+    assert mfma_load("gfx942", streams_from_asm([f"{fp8}\n{bf}\n{bf}"]))[0] == 2048.0
+    assert mfma_load("gfx942", streams_from_asm(["s_nop 0"])) is None
+    # MAF's fp8 run (1273 TF at 1230 MHz on MI300X) is 0.831 of fp8's peak: duty over fp8's own
+    # rate, not bf16's (which would read 1.66 and saturate), times the fp8 weight
+    p = params_for("gfx942", "MI300X")
+    per_wg = 1273e12 / (304 * 1230e6)                 # FLOP per CU in one clk
+    act = round_activities(p, per_wg * 304, 304, 1.0, mfma=(4096.0, 1.10))
+    assert act == pytest.approx([1273 / 1531.6 * 1.10], rel=1e-3)
+    # ...and the power model gives back MAF's measured fp8 clock (the weight's derivation, checked)
+    from isa.cycle.power import clock_at_activity
+    assert clock_at_activity(p, act[0]) == pytest.approx(1230, rel=0.01)

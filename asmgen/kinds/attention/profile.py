@@ -179,7 +179,8 @@ def profile_attention(meta: dict, hsaco: bytes, iters: int, device: str | None,
     longest_first = [r and r[0] for r in meta.get("grid_from") or ()][2:] == ["seqlen_q"]
     total = makespan(durations, prob["batch"] * prob["heads"], slots, longest_first)
     rounds = math.ceil(prob["n_wg"] / slots)
-    perf = problem_tflops(params, prob["flops"], prob["n_wg"], total / rounds, copies, clock_mhz)
+    perf = problem_tflops(params, prob["flops"], prob["n_wg"], total / rounds, copies, clock_mhz,
+                         streams=streams)
     problem = {k: prob[k] for k in ("batch", "heads", "kv_heads", "seqlen_q", "seqlen_k",
                                     "head_dim", "causal", "n_wg", "flops")}
     problem["kv_iters_mean"] = float(trips.mean())

@@ -99,7 +99,8 @@ def profile_gemm(meta: dict, hsaco: bytes, iters: int, device: str | None,
                                             seed, vmem_latency=latency)
     trip, bound = trip_and_bound(params, res, summ, cpi, traffic, clock)
     per_round = res.cycles + extra_iters * (trip or 0.0)
-    perf = problem_tflops(params, prob["flops"], prob["n_wg"], per_round, copies, clock_mhz)
+    perf = problem_tflops(params, prob["flops"], prob["n_wg"], per_round, copies, clock_mhz,
+                         streams=streams)
     emulated = {"k": prob["small"]["K"], "k_iters": prob["small_iters"]}
     return report(meta, params, res, summ, len(streams), emulated, keep_result,
                   schedule=meta.get("schedule"), kind="gemm",
