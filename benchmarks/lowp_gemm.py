@@ -4,8 +4,8 @@ published figures of other libraries: gfx942 fp8 and i8, gfx950 fp8.
 
 Each row runs the public CLI (``python -m asmgen gemm ... -o DIR`` then ``python -m asmgen profile
 DIR/<kernel>.json --json``) in a subprocess from the repository root, so it measures what a user
-gets. ``TF`` is at the device's peak clock, ``TF@sust`` at its sustained clock
-(``isa.cycle.params``); ``x bf16`` is the ratio to the bf16 row of the same arch and
+gets. ``TF`` is at the device's peak clock, ``TF@sust`` at its power-limited clock
+(``isa.cycle.power``: the kernel's MFMA duty over its own type's peak rate, weighted by the type); ``x bf16`` is the ratio to the bf16 row of the same arch and
 configuration (the model's error largely cancels in it); the model's own error (``uncertainty``:
 median / worst relative error on the held-out calibration figures) is printed per arch. A row
 that does not build or profile is printed as FAILED with its error; no number is made up.
@@ -90,7 +90,7 @@ def main(argv=None) -> int:
                   f"{unc.get('worst')} ({unc.get('run')})")
         ratio = d["tflops_sustained"] / bf16[arch] if arch in bf16 else float("nan")
         b = d["bound"]
-        print(f"{arch:7} {label:20} {d['tflops']:6.0f} {d['tflops_sustained']:6.0f}@{d['sustained_clock_mhz']:<5} "
+        print(f"{arch:7} {label:20} {d['tflops']:6.0f} {d['tflops_sustained']:6.0f}@{d['sustained_clock_mhz']:<5.0f} "
               f"{ratio:6.2f} {d['mfma_busy']:5.3f} {b['bound']:>6}  "
               + " ".join(f"{b['shares'].get(s, 0):5.2f}" for s in SHARES) + f"  {d['kernel']}")
     return 0
