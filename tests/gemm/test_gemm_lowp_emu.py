@@ -122,3 +122,18 @@ def test_i32_output_needs_i8_and_no_epilogue_math():
     kern = gemm(64, 64, 64, dtype="i8", layout="NT", assemble=False)
     assert kern.config.out_dtype == "i32" and not kern.config.scaled
     assert "v_mfma_i32_32x32x16_i8" in kern.asm
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+@pytest.mark.parametrize("seeds", [(0, 0), (1, 1)])
+def test_i32_output_in_the_8wave_pingpong(arch, seeds):
+    """The raw i32 epilogue in element order (no C is read): the 256x256 ping-pong builds with two
+    waves per SIMD (before, its row masks and offsets were all hoisted: 266 SGPRs) and is exact."""
+    big = gemm(8192, 8192, 8192, dtype="i8", arch=arch, layout="NT", tile=(256, 256, 32),
+               waves=(2, 4), schedule="pingpong", direct_to_lds=True, lds_swizzle=True, prefetch=1,
+               assemble=False)
+    assert big.resources["waves_per_simd"] >= 2 and "buffer_load_dword" not in big.asm.split(
+        "v_accvgpr_read")[-1]
+    _run(arch, "i8", "i32", "pingpong", (130, 140, 128),
+         (("tile", (128, 128, 64)), ("waves", (2, 4)), ("direct_to_lds", True), ("prefetch", 1)),
+         *seeds)

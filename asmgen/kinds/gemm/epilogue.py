@@ -127,11 +127,32 @@ def build_epilogue(gb, ids, sc, srds, c_read, acc) -> None:
             batch = []
             for reg in range(cfg.acc_regs):
                 cr = ib * mm + acc_row_offset(cfg, reg)
-                batch.append(_load_c(gb, e, cr, col_off[jb], rem_r, ldc_b, c_read, row_scale))
+                eb = _in_order(e, cfg, (ib * bn + jb) * cfg.acc_regs + reg)
+                batch.append(_load_c(gb, eb, cr, col_off[jb], rem_r, ldc_b, c_read, row_scale))
             for reg, (om, c_in, s_row) in enumerate(batch):
-                _finish(gb, e, acc[ib][jb].sub(reg), om, c_in, sc, srds,
+                eb = _in_order(e, cfg, (ib * bn + jb) * cfg.acc_regs + reg)
+                _finish(gb, eb, acc[ib][jb].sub(reg), om, c_in, sc, srds,
                         bias_v[jb] if cfg.bias else None, consts, fcol[jb] if fcol else None,
                         s_row)
+
+
+class _Prioritised:
+    """A block whose ``add`` gives every node one scheduling priority (higher issues first)."""
+
+    def __init__(self, block, priority: int):
+        self.block, self.priority = block, priority
+
+    def add(self, instr, tags=(), **kw):
+        return self.block.add(instr, tags, priority=self.priority, **kw)
+
+
+def _in_order(e, cfg, element: int):
+    """The raw i32 output's elements in program order: its epilogue has no C math to chain an
+    element's row mask and offset to its store, so the default critical-path order hoisted the
+    SGPR masks and row offsets of every element first (266 SGPRs live at a 256x256 tile); a
+    falling priority per element keeps each one's registers short-lived. Other outputs keep the
+    scheduler's default order."""
+    return _Prioritised(e, -element) if cfg.out_dtype == "i32" else e
 
 
 def _constants(gb, e) -> dict:
@@ -195,8 +216,11 @@ def _load_c(gb, e, cr: int, coff, rem_r, ldc_b, c_read, row_scale=None):
         e.add(Instr("v_add_u32", (o, sro, coff)), TAGS)
     om = v(name="e_offm")
     e.add(Instr("v_cndmask_b32", (om, gb.big, o, mr), encoding="e64"), TAGS)
-    c_in = v(name="c_in")
-    e.add(Instr(LOAD_OUT[cfg.out_type.bytes], (c_in, om, c_read, Imm(0)), OFFEN), ("epi", "epi_ld"))
+    c_in = None
+    if cfg.out_dtype != "i32":    # the raw i32 accumulator takes no beta * C: nothing to read
+        c_in = v(name="c_in")
+        e.add(Instr(LOAD_OUT[cfg.out_type.bytes], (c_in, om, c_read, Imm(0)), OFFEN),
+              ("epi", "epi_ld"))
     s_row = None
     if row_scale is not None:     # scale_a[row0 + r + cr] (OOB past M: dropped by the row mask)
         base, srd = row_scale
