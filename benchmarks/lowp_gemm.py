@@ -41,8 +41,6 @@ ROWS = [
     ("gfx942", "i8 -> bf16 default", "i8", ["--out-dtype", "bf16"]),
     ("gfx942", "i8 -> bf16 DepthU 64", "i8", ["--out-dtype", "bf16", "--tile", "256x256x64",
                                              *PINGPONG]),
-    # the raw i32 output: its 256x256 epilogue needs more SGPRs than there are (issue 15 notes),
-    # so the default falls back to a small tile
     ("gfx942", "i8 -> i32 default", "i8", []),
     ("gfx950", "bf16 default", "bf16", []),
     ("gfx950", "fp8 default", "fp8_e4m3", []),
