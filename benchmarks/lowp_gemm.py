@@ -45,6 +45,9 @@ ROWS = [
     ("gfx950", "bf16 default", "bf16", []),
     ("gfx950", "fp8 default", "fp8_e4m3", []),
     ("gfx950", "fp8 x bf8", "fp8_e4m3", ["--dtype-b", "bf8_e5m2"]),
+    ("gfx950", "fp8 -> fp8 out", "fp8_e4m3", ["--out-dtype", "fp8_e4m3"]),
+    ("gfx950", "fp8 row/col scales", "fp8_e4m3", ["--scale-a", "row", "--scale-b", "col"]),
+    ("gfx950", "i8 -> i32 default", "i8", []),
 ]
 SHARES = ("mfma", "issue", "lds", "vmem", "l2", "waits")
 
