@@ -206,15 +206,20 @@ def _compute(p: Plan, ca, cb, cc):
     if mode is None:
         mode = _MODE[id(p)] = [0, 0]
     dense = mode[0] >= 2 and mode[1] < 16
-    if dense:
-        mode[1] += 1
-        r1 = np.matmul(p.ta[1][ca], p.tb[1][cb])
-    else:
-        # one matmul over the channels (value, 2 * 16**e, 16**-e): [3, ..., Gc, H, M, N]
-        r = np.matmul(np.take(p.ta, ca, axis=1), np.take(p.tb, cb, axis=1))
-        r1 = r[1]
+    # NaN/inf codes may make the BLAS raise "invalid" (quietly: those calls go to the model)
+    with np.errstate(invalid="ignore", over="ignore"):
+        if dense:
+            mode[1] += 1
+            r1 = np.matmul(p.ta[1][ca], p.tb[1][cb])
+        else:
+            # one matmul over the channels (value, 2 * 16**e, 16**-e): [3, ..., Gc, H, M, N]
+            r = np.matmul(np.take(p.ta, ca, axis=1), np.take(p.tb, cb, axis=1))
+            r1 = r[1]
     # E + 256 per (sub)group: r1 lies in [2**(4E+1), 2**(4E+4) * (1 + 2**-50)], so its biased
-    # binary exponent is 1024 + 4E + j, j in 0..3; NaN/inf inputs make r1 = +inf (511)
+    # binary exponent is 1024 + 4E + j, j in 0..3. NaN/inf inputs make r1 +inf (511) or a NaN
+    # (511, or -2 if the BLAS gave it the sign bit); either way the group's value sum is NaN
+    # (NaN/inf codes have the value NaN in the tables), so its result is NaN and the final
+    # isfinite test sends the call to the model. Every table index stays in range meanwhile.
     eo = r1.view(np.int64) >> 54
     emax = int(eo.max()) - _EO
     if emax >= 255 or (p.maybe_big and emax >= 126):
