@@ -28,7 +28,7 @@ How a template builds a kernel
 
     body = k.make_loop(counter, label="loop_k")          # do-while: runs counter (>= 1) times
     body.add(Instr("buffer_load_dwordx4", (ld, tid, srd_a, Imm(0)), (("offen", True),)),
-             tags={"gr_a"}, stage=0)
+             tags={"gr_a"})
     body.add(Instr("ds_write_b128", (tid, ld)), tags={"lw_a"}, lds_write="A0")
     body.add(Instr("s_barrier"), tags={"barrier"})
     x = k.vreg("v", 4)
@@ -106,11 +106,12 @@ Rules a template must follow
     the barrier needs go before the branch (``Block.hoist_waits``), so they run on both paths.
     Hazards count a taken branch as one wait state (the conservative assumption of
     ``asmgen.passes.hazards``), so the skipping path provides 1, the other 2.
-  * Node fields: ``priority`` is read by the scheduler's default priority (higher first, then
-    critical-path height); ``stage`` is the template's pipeline stage of the node (the K-tile
-    ahead of the computed one it works on; read by the DAG tests); the scheduler itself orders
-    by the recipe's ``priority(node)`` and ``SchedGroup`` tag masks (``asmgen.sched.list_sched``).
-    (The never-set ``iteration`` and ``group`` fields were deleted.)
+  * Node fields are what the passes read: the instruction, its tags, the LDS regions, the
+    comment and ``publish_after``. Order is the scheduler's business: it orders by the recipe's
+    ``priority(node)`` and ``SchedGroup`` tag masks, or by critical-path height without a recipe
+    (``asmgen.sched.list_sched``). (The never-read ``stage`` and the never-set ``priority``,
+    ``iteration`` and ``group`` fields were deleted; a template's pipeline stage is where it
+    puts a node, and a parameterised tag, ``TagFamily``, can name it for a recipe.)
 """
 from __future__ import annotations
 

@@ -134,7 +134,7 @@ def setup(ab, lane: VReg, col: VReg, half: VReg, swave: VReg) -> KTile:
     return KTile(goffs, m0w, rd, nj, m, lb)
 
 
-def load_block(ab, block, kt: KTile, srd_k: VReg, buf: VReg, stage: int,
+def load_block(ab, block, kt: KTile, srd_k: VReg, buf: VReg,
                region: str = "K_w", publish_after: int = 1) -> None:
     """This wave's chunks of one K block into the LDS buffer at ``buf`` (SGPR byte offset) by
     LDS-DMA: M0 = buf + wave chunk base (+ 4096-byte steps), instruction offset j * chunk, per-lane
@@ -145,7 +145,7 @@ def load_block(ab, block, kt: KTile, srd_k: VReg, buf: VReg, stage: int,
     chunk = 64 * kt.lane_bytes
     rpc = chunk // ab.cfg.in_type.nbytes(D)
     m0b = ab.sreg(name="k_m0b")
-    block.add(Instr("s_add_u32", (m0b, kt.m0_wave, buf)), tags, stage=stage)
+    block.add(Instr("s_add_u32", (m0b, kt.m0_wave, buf)), tags)
     cur_seg = None
     for j in range(kt.chunks):
         seg = (j * chunk) // (MUBUF_OFFSET_MAX + 1)
@@ -153,10 +153,9 @@ def load_block(ab, block, kt: KTile, srd_k: VReg, buf: VReg, stage: int,
         imm = j * chunk - hi
         if seg != cur_seg:
             if hi:
-                block.add(Instr("s_add_u32", (Special("m0"), m0b, ab.const(hi))), tags,
-                          stage=stage)
+                block.add(Instr("s_add_u32", (Special("m0"), m0b, ab.const(hi))), tags)
             else:
-                block.add(Instr("s_mov_b32", (Special("m0"), m0b)), tags, stage=stage)
+                block.add(Instr("s_mov_b32", (Special("m0"), m0b)), tags)
             cur_seg = seg
         k_ = (j * rpc) & kt.mask
         # XOR of the logical unit by k_: bits 4.. of the byte offset, or for paired units
@@ -166,10 +165,10 @@ def load_block(ab, block, kt: KTile, srd_k: VReg, buf: VReg, stage: int,
         if key:
             off = ab.vreg(name="k_goff_j")
             block.add(Instr("v_xor_b32", (off, Imm(key) if key <= 64 else ab.const(key),
-                                          kt.goff[seg])), tags, stage=stage)
+                                          kt.goff[seg])), tags)
         block.add(Instr(DMA_OP[kt.lane_bytes], (off, srd_k, Imm(0)),
                         OFFEN + ((("offset", imm),) if imm else ()) + (("lds", True),)),
-                  ("gr_k", "lw_k"), stage=stage, lds_write=region, publish_after=publish_after)
+                  ("gr_k", "lw_k"), lds_write=region, publish_after=publish_after)
 
 
 def read_operands(ab, body, kt: KTile, base: VReg) -> list[VReg]:

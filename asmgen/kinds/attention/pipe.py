@@ -48,39 +48,39 @@ def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm) -> None:
     bb = ktile.kv_buffer_bytes(D, cfg.in_type)
     step = BLOCK_K * cfg.in_type.nbytes(D)
 
-    def advance(block, n: str, stage: int) -> None:
+    def advance(block, n: str) -> None:
         """Resource ``n`` moves one key block on; num_records shrinks, clamped at 0."""
         r = srd[n]
         tags = ("addr", "kv_adv")
-        block.add(Instr("s_add_u32", (r.sub(0), r.sub(0), ab.const(step))), tags, stage=stage)
-        block.add(Instr("s_addc_u32", (r.sub(1), r.sub(1), Imm(0))), tags, stage=stage)
-        block.add(Instr("s_sub_i32", (r.sub(2), r.sub(2), ab.const(step))), tags, stage=stage)
-        block.add(Instr("s_max_i32", (r.sub(2), r.sub(2), Imm(0))), tags, stage=stage)
+        block.add(Instr("s_add_u32", (r.sub(0), r.sub(0), ab.const(step))), tags)
+        block.add(Instr("s_addc_u32", (r.sub(1), r.sub(1), Imm(0))), tags)
+        block.add(Instr("s_sub_i32", (r.sub(2), r.sub(2), ab.const(step))), tags)
+        block.add(Instr("s_max_i32", (r.sub(2), r.sub(2), Imm(0))), tags)
 
     bufs = [ab.sreg(name=f"kv_buf{x}") for x in range(nb)]
     for x, b in enumerate(bufs):
         p.add(Instr("s_mov_b32", (b, Imm(x * bb))), ("addr",))
     # prologue: blocks 0..d-1 into buffers 0..d-1, V of block d into the staging registers
     for blk in range(d):
-        ktile.load_block(ab, p, kt, srd["K"], bufs[blk], stage=0, region=f"K{blk}",
+        ktile.load_block(ab, p, kt, srd["K"], bufs[blk], region=f"K{blk}",
                          publish_after=blk + 1)
-        advance(p, "K", 0)
-        rows = vtile.load_rows(ab, p, vt, srd["V"], stage=0)
-        advance(p, "V", 0)
+        advance(p, "K")
+        rows = vtile.load_rows(ab, p, vt, srd["V"])
+        advance(p, "V")
         vt_pro = replace(vt, region=f"V{blk}")
         vtile.store_rows(ab, p, vt_pro, rows, base=bufs[blk])
-    staging = vtile.load_rows(ab, p, vt, srd["V"], stage=0)
-    advance(p, "V", 0)
+    staging = vtile.load_rows(ab, p, vt, srd["V"])
+    advance(p, "V")
     p.add(Instr("s_barrier"), ("barrier",))
 
     def emit(body, mask: bool) -> None:
         """One loop body (``kvloop``: twice when causal, unmasked and masked)."""
         # ---- block i + d: K by DMA, the staged V transposed into LDS, then V of block i + d + 1
-        ktile.load_block(ab, body, kt, srd["K"], bufs[d], stage=d, publish_after=d)
-        advance(body, "K", d)
-        vtile.store_rows(ab, body, vt, staging, base=bufs[d], stage=d)
-        vtile.load_rows(ab, body, vt, srd["V"], staging, stage=d + 1)
-        advance(body, "V", d + 1)
+        ktile.load_block(ab, body, kt, srd["K"], bufs[d], publish_after=d)
+        advance(body, "K")
+        vtile.store_rows(ab, body, vt, staging, base=bufs[d])
+        vtile.load_rows(ab, body, vt, srd["V"], staging)
+        advance(body, "V")
         # ---- S^T = K Q^T from buffer i % B; s_setprio 1 / 0 around the MFMA work (placed by the
         # recipe's sched groups, cdna-facts 9.3)
         kf = ktile.read_operands(ab, body, kt, bufs[0])

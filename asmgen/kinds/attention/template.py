@@ -30,7 +30,7 @@ MFMA). With ``prefetch`` = 1 (default) the loads of key block i + 1 (K operands 
 are issued in iteration i right after the QK MFMAs and the V LDS writes have read the staging
 registers, so they overlap the softmax and the PV MFMAs (the prologue loads block 0; the K/V
 resources advance with num_records clamped at 0, so the prefetch past the last block reads
-nothing). ``stage`` on those nodes is 1. V goes through LDS,
+nothing). V goes through LDS,
 transposed on the way in (``attention_vtile``): 16-byte global loads, ``v_perm_b32`` pairing,
 ``ds_write_b64``, then two ``ds_read_b128`` per 32 head dims. One wave per workgroup and one LDS
 buffer: no barrier is needed (LDS ops of one wave complete in order, cdna-facts section 4).
@@ -317,8 +317,7 @@ def _register_k_loop(ab, st_, qf, vt, srd, trips, kb, rem, bperm, off_qk) -> Non
             r = dst[st] if dst else ab.vreg(kpl // cfg.in_type.per_dword, name=f"k{st}")
             koff = cfg.in_type.nbytes(cfg.mfma_k * st)
             block.add(Instr(qk_load, (r, off_qk, srd["K"], Imm(0)),
-                            OFFEN + ((("offset", koff),) if st else ())), ("gr_k",),
-                      stage=cfg.prefetch)
+                            OFFEN + ((("offset", koff),) if st else ())), ("gr_k",))
             out.append(r)
         return out
 
@@ -327,14 +326,10 @@ def _register_k_loop(ab, st_, qf, vt, srd, trips, kb, rem, bperm, off_qk) -> Non
         past the last block reads nothing (cdna-facts section 5)."""
         for n in ("K", "V"):
             r = srd[n]
-            block.add(Instr("s_add_u32", (r.sub(0), r.sub(0), ab.const(step))), ("addr", "kv_adv"),
-                      stage=cfg.prefetch)
-            block.add(Instr("s_addc_u32", (r.sub(1), r.sub(1), Imm(0))), ("addr", "kv_adv"),
-                      stage=cfg.prefetch)
-            block.add(Instr("s_sub_i32", (r.sub(2), r.sub(2), ab.const(step))), ("addr", "kv_adv"),
-                      stage=cfg.prefetch)
-            block.add(Instr("s_max_i32", (r.sub(2), r.sub(2), Imm(0))), ("addr", "kv_adv"),
-                      stage=cfg.prefetch)
+            block.add(Instr("s_add_u32", (r.sub(0), r.sub(0), ab.const(step))), ("addr", "kv_adv"))
+            block.add(Instr("s_addc_u32", (r.sub(1), r.sub(1), Imm(0))), ("addr", "kv_adv"))
+            block.add(Instr("s_sub_i32", (r.sub(2), r.sub(2), ab.const(step))), ("addr", "kv_adv"))
+            block.add(Instr("s_max_i32", (r.sub(2), r.sub(2), Imm(0))), ("addr", "kv_adv"))
 
     kf0 = vrows0 = None
     if cfg.prefetch:    # block 0 into the staging registers before the loop

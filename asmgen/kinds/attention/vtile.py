@@ -140,11 +140,9 @@ def setup(ab, lane: VReg, col: VReg, half: VReg, tid: VReg | None = None,
     return VTile(items, rb, kpi, "V_w", "V_r", True)
 
 
-def load_rows(ab, block, vt: VTile, srd_v: VReg, dst: list | None = None,
-              stage: int | None = None) -> list[list[VReg]]:
+def load_rows(ab, block, vt: VTile, srd_v: VReg, dst: list | None = None) -> list[list[VReg]]:
     """One key block of V: ``kpi`` 16-byte rows per work item (into ``dst`` when given)."""
     D = ab.cfg.head_dim
-    stage = ab.cfg.prefetch if stage is None else stage
     out = []
     for j, (gofs, _) in enumerate(vt.items):
         rows = []
@@ -152,21 +150,19 @@ def load_rows(ab, block, vt: VTile, srd_v: VReg, dst: list | None = None,
             r = dst[j][i] if dst else ab.k.vreg("v", 4, align=4, name=f"vrow{j}_{i}")
             off = ab.cfg.in_type.nbytes(i * D)
             block.add(Instr("buffer_load_dwordx4", (r, gofs, srd_v, Imm(0)),
-                            OFFEN + ((("offset", off),) if off else ())), ("gr_v",),
-                      stage=stage)
+                            OFFEN + ((("offset", off),) if off else ())), ("gr_v",))
             rows.append(r)
         out.append(rows)
     return out
 
 
-def store_rows(ab, block, vt: VTile, rows_by_item: list[list[VReg]], base: VReg | None = None,
-               stage: int = 0) -> None:
+def store_rows(ab, block, vt: VTile, rows_by_item: list[list[VReg]], base: VReg | None = None) -> None:
     """In-register pairing of the loaded rows and the transposed LDS writes; ``base`` (an SGPR
     LDS byte offset, the buffer being filled) is added to the write addresses first."""
     for (_, lw), rows in zip(vt.items, rows_by_item):
         if base is not None:
             a = ab.vreg(name="vt_wa")
-            block.add(Instr("v_add_u32", (a, base, lw)), ("addr", "lw_v_addr"), stage=stage)
+            block.add(Instr("v_add_u32", (a, base, lw)), ("addr", "lw_v_addr"))
             lw = a
         rb_ = SWZ_ROW_BYTES if vt.swizzle else ROW_BYTES
         keyed = {0: lw}
@@ -177,25 +173,24 @@ def store_rows(ab, block, vt: VTile, rows_by_item: list[list[VReg]], base: VReg 
             key = ((e >> 1) & 3) << 4 if vt.swizzle else 0
             if key not in keyed:
                 a = ab.vreg(name="vt_wx")
-                block.add(Instr("v_xor_b32", (a, Imm(key), lw)), ("addr", "lw_v_addr"), stage=stage)
+                block.add(Instr("v_xor_b32", (a, Imm(key), lw)), ("addr", "lw_v_addr"))
                 keyed[key] = a
             lwk = keyed[key]
             if vt.kpi == 1:      # the loaded dword holds dims 2q (low half), 2q + 1 (high half)
                 src = rows[0].sub(q)
                 if b:   # the emulator has no ds_write_b16_d16_hi: shift the high half down
                     src = ab.vreg(name="vt_hi")
-                    block.add(Instr("v_lshrrev_b32", (src, Imm(16), rows[0].sub(q))), ("pack_v",),
-                              stage=stage)
-                block.add(Instr("ds_write_b16", (lwk, src), mods), ("lw_v",), stage=stage,
+                    block.add(Instr("v_lshrrev_b32", (src, Imm(16), rows[0].sub(q))), ("pack_v",))
+                block.add(Instr("ds_write_b16", (lwk, src), mods), ("lw_v",),
                           lds_write=vt.region)
                 continue
             sel = ab.const(SEL_HI if b else SEL_LO)
             data = ab.k.vreg("v", vt.kpi // 2, align=2 if vt.kpi == 4 else 1, name="vt_pair")
             for w in range(vt.kpi // 2):
                 block.add(Instr("v_perm_b32", (data.sub(w), rows[2 * w + 1].sub(q),
-                                               rows[2 * w].sub(q), sel)), ("pack_v",), stage=stage)
+                                               rows[2 * w].sub(q), sel)), ("pack_v",))
             op = "ds_write_b64" if vt.kpi == 4 else "ds_write_b32"
-            block.add(Instr(op, (lwk, data), mods), ("lw_v",), stage=stage, lds_write=vt.region)
+            block.add(Instr(op, (lwk, data), mods), ("lw_v",), lds_write=vt.region)
 
 
 def read_operands(ab, body, vt: VTile, base: VReg | None = None) -> dict[tuple[int, int], VReg]:

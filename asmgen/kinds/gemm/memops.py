@@ -20,7 +20,7 @@ def cache_mods(nontemporal: int) -> tuple:
     return tuple((name, True) for bit, name in ((1, "sc0"), (2, "sc1"), (4, "nt")) if nontemporal & bit)
 
 
-def advance_k(gb, block, gr, stage: int = 0) -> None:
+def advance_k(gb, block, gr) -> None:
     """Move the operand's buffer resource one K-tile on: base += step (48-bit add with carry),
     num_records -= step clamped at 0 (signed: buffers stay below 2 GiB, ``GemmConfig``), so
     every load offset stays loop-invariant and range-checked (cdna-facts section 5: soffset
@@ -28,15 +28,15 @@ def advance_k(gb, block, gr, stage: int = 0) -> None:
     mask."""
     tags = ("addr", T.gr_k(gr.operand))
     srd = gr.srd
-    block.add(Instr("s_add_u32", (srd.sub(0), srd.sub(0), gr.step)), tags, stage=stage)
-    block.add(Instr("s_addc_u32", (srd.sub(1), srd.sub(1), Imm(0))), tags, stage=stage)
-    block.add(Instr("s_sub_i32", (srd.sub(2), srd.sub(2), gr.step)), tags, stage=stage)
-    block.add(Instr("s_max_i32", (srd.sub(2), srd.sub(2), Imm(0))), tags, stage=stage)
+    block.add(Instr("s_add_u32", (srd.sub(0), srd.sub(0), gr.step)), tags)
+    block.add(Instr("s_addc_u32", (srd.sub(1), srd.sub(1), Imm(0))), tags)
+    block.add(Instr("s_sub_i32", (srd.sub(2), srd.sub(2), gr.step)), tags)
+    block.add(Instr("s_max_i32", (srd.sub(2), srd.sub(2), Imm(0))), tags)
     if gb.cfg.k_tail and gr.k_contig:
-        block.add(Instr("s_sub_i32", (gr.krem, gr.krem, Imm(gb.cfg.tile[2]))), tags, stage=stage)
+        block.add(Instr("s_sub_i32", (gr.krem, gr.krem, Imm(gb.cfg.tile[2]))), tags)
 
 
-def emit_global_reads(gb, block, gr, gm, stage: int, dst: list | None = None,
+def emit_global_reads(gb, block, gr, gm, dst: list | None = None,
                       lds_buf: VReg | None = None, region: str = "") -> list[tuple[VReg, ...]]:
     """One K-tile of one operand at the loop-invariant offsets of ``gemm_prologue.global_reads``
     (the resource base carries the K position). With ``cfg.k_tail``, K-contiguous loads whose K
@@ -51,8 +51,7 @@ def emit_global_reads(gb, block, gr, gm, stage: int, dst: list | None = None,
     if gr.dma:
         dst = []
         m0b = gb.sreg(name=f"{op}_m0")
-        block.add(Instr("s_add_u32", (m0b, lds_buf, gr.m0_base)), ("addr", T.gr_addr(op)),
-                  stage=stage)
+        block.add(Instr("s_add_u32", (m0b, lds_buf, gr.m0_base)), ("addr", T.gr_addr(op)))
     elif dst is None:
         if gr.k_contig:
             regs = max(vec // gb.cfg.in_type.per_dword, 1)
@@ -69,30 +68,29 @@ def emit_global_reads(gb, block, gr, gm, stage: int, dst: list | None = None,
                 kk = gr.kk[j]
                 if kk.id not in kmask:
                     m = gb.mask()
-                    block.add(Instr("v_cmp_gt_i32", (m, gr.krem, kk), encoding="e64"), tags,
-                              stage=stage)
+                    block.add(Instr("v_cmp_gt_i32", (m, gr.krem, kk), encoding="e64"), tags)
                     kmask[kk.id] = m
                 am = gb.vreg(name=f"gam_{op}{j}")
                 block.add(Instr("v_cndmask_b32", (am, gb.big, off, kmask[kk.id]), encoding="e64"),
-                          tags, stage=stage)
+                          tags)
             if gr.dma:
                 block.add(Instr("s_add_u32", (Special("m0"), m0b, Imm(j * gm.threads * load_bytes))),
-                          tags, stage=stage)
+                          tags)
                 block.add(Instr(BUFFER_LOAD[load_bytes], (am, gr.srd, Imm(0)),
-                                load_mods + (("lds", True),)), (T.gr(op), T.lw(op)), stage=stage,
+                                load_mods + (("lds", True),)), (T.gr(op), T.lw(op)),
                           lds_write=region)
             else:
                 block.add(Instr(BUFFER_LOAD[load_bytes], (dst[j][0], am, gr.srd, Imm(0)), load_mods),
-                          (T.gr(op),), stage=stage)
+                          (T.gr(op),))
         else:
             for reg, addr in zip(dst[j], (off, gr.offsets1[j])):
                 block.add(Instr(BUFFER_LOAD[load_bytes], (reg, addr, gr.srd, Imm(0)), load_mods),
-                          (T.gr(op),), stage=stage)
+                          (T.gr(op),))
     return dst
 
 
 def emit_local_writes(gb, block, gr, gm, regs: list, addr: VReg, const_off: int,
-                      region: str, stage: int) -> None:
+                      region: str) -> None:
     """ds_write each vector to its LDS row: vector j sits at a constant (row, k) delta from
     vector 0, so every write uses ``addr`` with an instruction offset (16-bit, section 5).
     MN-contiguous pairs are packed first (low half = even K, as MFMA operands expect)."""
@@ -103,20 +101,19 @@ def emit_local_writes(gb, block, gr, gm, regs: list, addr: VReg, const_off: int,
             rows = [(dr, regs[j][0])]
         elif gm.mn_vec == 1:    # (k, r) | (k + 1, r) << 16: low half = even K (section 2.2)
             data = gb.vreg(name=f"pk_{op}{j}")
-            block.add(Instr("v_lshl_or_b32", (data, regs[j][1], Imm(16), regs[j][0])), tags,
-                      stage=stage)
+            block.add(Instr("v_lshl_or_b32", (data, regs[j][1], Imm(16), regs[j][0])), tags)
             rows = [(dr, data)]
         else:                   # 2x2 transpose: row r = low halves, row r + 1 = high halves
             rows = []
             for w, sel in enumerate((0x05040100, 0x07060302)):
                 data = gb.vreg(name=f"pk_{op}{j}_{w}")
                 block.add(Instr("v_perm_b32", (data, regs[j][1], regs[j][0], gb.const(sel))),
-                          tags, stage=stage)
+                          tags)
                 rows.append((dr + w, data))
         for r, data in rows:
             off = const_off + gb.lds.in_region(r, dk)
             mods = (("offset", off),) if off else ()
-            block.add(Instr(DS_WRITE[gb.cfg.in_type.nbytes(gm.vec)], (addr, data), mods), tags, stage=stage,
+            block.add(Instr(DS_WRITE[gb.cfg.in_type.nbytes(gm.vec)], (addr, data), mods), tags,
                       lds_write=region)
 
 

@@ -89,13 +89,13 @@ def split_pipeline(gb, st, pingpong: bool) -> None:
         for tile in range(2 if gr.dma else 3):
             region = f"{op.upper()}{tile}"
             if gr.dma:
-                emit_global_reads(gb, p, gr, gms[op], stage=0, lds_buf=bufs[tile], region=region)
+                emit_global_reads(gb, p, gr, gms[op], lds_buf=bufs[tile], region=region)
             else:
-                regs = emit_global_reads(gb, p, gr, gms[op], stage=0)
+                regs = emit_global_reads(gb, p, gr, gms[op])
                 if tile < 2:
                     lw = gb.vreg(name=f"lw_{op}")
                     p.add(Instr("v_add_u32", (lw, bufs[tile], gr.lw_base)), ("addr", T.lw(op)))
-                    emit_local_writes(gb, p, gr, gms[op], regs, lw, 0, region=region, stage=0)
+                    emit_local_writes(gb, p, gr, gms[op], regs, lw, 0, region=region)
                 else:
                     staging[op] = regs
             advance_k(gb, p, gr)
@@ -106,16 +106,16 @@ def split_pipeline(gb, st, pingpong: bool) -> None:
     for op, gr in grs.items():
         region = f"{op.upper()}_w"
         if gr.dma:      # tile i + 2 straight into buffer i % 2 = bufs[0]
-            emit_global_reads(gb, mem, gr, gms[op], stage=2, lds_buf=bufs[0], region=region)
+            emit_global_reads(gb, mem, gr, gms[op], lds_buf=bufs[0], region=region)
             continue
         lw = gb.vreg(name=f"lw_{op}")
-        mem.add(Instr("v_add_u32", (lw, bufs[0], gr.lw_base)), ("addr", T.lw(op)), stage=2)
-        emit_local_writes(gb, mem, gr, gms[op], staging[op], lw, 0, region=region, stage=2)
+        mem.add(Instr("v_add_u32", (lw, bufs[0], gr.lw_base)), ("addr", T.lw(op)))
+        emit_local_writes(gb, mem, gr, gms[op], staging[op], lw, 0, region=region)
     for op, gr in grs.items():
         if not gr.dma:  # tile i + 3 into the staging registers just written to LDS
-            emit_global_reads(gb, mem, gr, gms[op], stage=3, dst=staging[op])
+            emit_global_reads(gb, mem, gr, gms[op], dst=staging[op])
     for gr in grs.values():
-        advance_k(gb, mem, gr, stage=2 if gr.dma else 3)
+        advance_k(gb, mem, gr)
     frags = emit_local_reads(gb, mem, lr_base, bufs[1])     # tile i + 1 into F
     tmp = gb.sreg(name="lds_rot")
     mem.add(Instr("s_mov_b32", (tmp, bufs[0])), ("addr",))

@@ -36,9 +36,8 @@ buffers written two tiles ahead).
 Tiles past K are never special-cased: K-contiguous loads past K are sent to an out-of-range
 offset, MN-contiguous loads past K fall beyond num_records (K is their outer dimension), so
 they read 0 (cdna-facts section 5) and add nothing. Rows/columns past M/N likewise read 0 and
-their stores are dropped. ``stage`` on loop nodes records how many K-tiles ahead of the computed
-one a node works; the template already places them in that pipeline, so a recipe must not shift
-them again.
+their stores are dropped. The template places every loop node in that pipeline (the "stage"
+above: how many K-tiles ahead of the computed one it works), so a recipe only orders within it.
 """
 from __future__ import annotations
 
@@ -177,13 +176,13 @@ def default_pipeline(gb: GemmBuild, st: GemmSetup) -> None:
         for tile in range(d if gr.dma else d + S):
             region = f"{op.upper()}{tile}"
             if gr.dma:
-                emit_global_reads(gb, p, gr, gms[op], stage=0, lds_buf=bufs[tile], region=region)
+                emit_global_reads(gb, p, gr, gms[op], lds_buf=bufs[tile], region=region)
             else:
-                regs = emit_global_reads(gb, p, gr, gms[op], stage=0)
+                regs = emit_global_reads(gb, p, gr, gms[op])
                 if tile < d:
                     lw = gb.vreg(name=f"lw_{op}")
                     p.add(Instr("v_add_u32", (lw, bufs[tile], gr.lw_base)), ("addr", T.lw(op)))
-                    emit_local_writes(gb, p, gr, gms[op], regs, lw, 0, region=region, stage=0)
+                    emit_local_writes(gb, p, gr, gms[op], regs, lw, 0, region=region)
                 else:
                     staging[op].append(regs)
             advance_k(gb, p, gr)
@@ -205,20 +204,20 @@ def emit_iteration(gb: GemmBuild, body, grs, gms, staging, bufs, lr_base, acc,
                    scales=None) -> None:
     """One K-tile i of the loop: lw tile i + d, gr tile i + d + S, compute tile i, advance,
     rotate the LDS buffer bases, barrier (see the module docstring)."""
-    d, S = gb.cfg.prefetch, gb.cfg.staging
+    d = gb.cfg.prefetch
     # lw: staged tile i + d -> buffer (i + d) % (d + 1) = bufs[d]; DMA operands load it directly
     for op, gr in grs.items():
         region = f"{op.upper()}_w"
         if gr.dma:
-            emit_global_reads(gb, body, gr, gms[op], stage=d, lds_buf=bufs[d], region=region)
+            emit_global_reads(gb, body, gr, gms[op], lds_buf=bufs[d], region=region)
             continue
         lw = gb.vreg(name=f"lw_{op}")
-        body.add(Instr("v_add_u32", (lw, bufs[d], gr.lw_base)), ("addr", T.lw(op)), stage=d)
-        emit_local_writes(gb, body, gr, gms[op], staging[op], lw, 0, region=region, stage=d)
+        body.add(Instr("v_add_u32", (lw, bufs[d], gr.lw_base)), ("addr", T.lw(op)))
+        emit_local_writes(gb, body, gr, gms[op], staging[op], lw, 0, region=region)
     # gr: tile i + d + S -> the staging registers just written to LDS (loop-carried)
     for op, gr in grs.items():
         if not gr.dma:
-            emit_global_reads(gb, body, gr, gms[op], stage=d + S, dst=staging[op])
+            emit_global_reads(gb, body, gr, gms[op], dst=staging[op])
     # MX: tile i's scales (loaded one iteration ahead), then tile i + 1's loads
     mx = None
     if scales is not None:
@@ -228,7 +227,7 @@ def emit_iteration(gb: GemmBuild, body, grs, gms, staging, bufs, lr_base, acc,
     # lr + mfma on tile i from buffer i % (d + 1) = bufs[0]
     emit_compute(gb, body, lr_base, bufs[0], acc, mx)
     for gr in grs.values():
-        advance_k(gb, body, gr, stage=d if gr.dma else d + S)
+        advance_k(gb, body, gr)
     # rotate buffer bases: bufs[x] <- bufs[x + 1]
     tmp = gb.sreg(name="lds_rot")
     body.add(Instr("s_mov_b32", (tmp, bufs[0])), ("addr",))
