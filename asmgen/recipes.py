@@ -19,6 +19,7 @@ a schedule *name* (the Python API functions, the CLI, the fuzzer) call ``get``.
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 from collections.abc import Callable
 
@@ -29,6 +30,10 @@ PROVIDERS: tuple[str, ...] = ("schedules",)
 
 class UnknownRecipe(ConfigError):
     """A schedule name that is not registered (the message lists the valid names)."""
+
+
+class UnknownRecipeParameter(ConfigError):
+    """A parameter the recipe does not take (the message lists the ones it does)."""
 
 
 class DuplicateRecipe(ValueError):
@@ -75,8 +80,15 @@ def get(name: str, **params):
         fn = _REGISTRY.get(name)
     if fn is None:
         raise UnknownRecipe(f"unknown schedule {name!r}; valid schedules: {', '.join(sorted(_REGISTRY))}")
+    sig = inspect.signature(fn)
+    if not any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        unknown = sorted(set(params) - set(sig.parameters))
+        if unknown:
+            raise UnknownRecipeParameter(
+                f"recipe {name} has no parameter{'s' if len(unknown) > 1 else ''} "
+                f"{', '.join(unknown)}; its parameters: {', '.join(sig.parameters) or 'none'}")
     return fn(**params)
 
 
-__all__ = ["PROVIDERS", "DuplicateRecipe", "UnknownRecipe", "get", "load_providers", "names",
-           "register"]
+__all__ = ["PROVIDERS", "DuplicateRecipe", "UnknownRecipe", "UnknownRecipeParameter", "get",
+           "load_providers", "names", "register"]

@@ -10,9 +10,10 @@ so every read issues as soon as its register set is free: the loop body is
     MFMAs(1) with reads(3) ... | MFMAs(last)
 
 and the wait before an MFMA of step s covers only step s's reads (``s_waitcnt lgkmcnt(n)`` with
-n >= the reads of step s + 1 issued since). ``ds_reads_per_mfma`` caps how many ds_reads issue
-between two MFMAs once the MFMAs started (CK's sched_group_barrier 0x100 : 0x008 pattern);
-global reads and LDS writes fill the remaining slots.
+n >= the reads of step s + 1 issued since); global reads and LDS writes fill the remaining slots.
+The order is fixed by the register sets (a read issues as soon as its set is free), so the
+recipe has no order parameter (its former ``ds_reads_per_mfma`` cap stopped changing the order
+when the two register sets landed and was removed); ``seed`` breaks ties (schedule fuzzing).
 """
 from __future__ import annotations
 
@@ -23,12 +24,13 @@ SHAPE = {"frag_buffers": 2}
 
 
 @register("ck_v4")
-def ck_v4(ds_reads_per_mfma: int = 4, seed=None) -> GemmRecipe:
-    check_int("ds_reads_per_mfma", ds_reads_per_mfma, 1, 16)
+def ck_v4(seed: int | None = None) -> GemmRecipe:
+    if seed is not None:
+        check_int("seed", seed, 0, 2**31 - 1)
     ranks = tuple((t, 4) for t in LR) + ((CommonTag.MFMA, 3),) + tuple((t, 2) for t in GR) + \
         tuple((t, 2) for t in LW)
     groups = ()
     loop = BlockRecipe(ranks=ranks + ((CommonTag.SETPRIO_HI, 3),), groups=groups + setprio_groups(),
                        repeat=True, seed=seed)
-    return GemmRecipe("ck_v4", loop, {"ds_reads_per_mfma": ds_reads_per_mfma},
+    return GemmRecipe("ck_v4", loop, {} if seed is None else {"seed": seed},
                       defaults=SHAPE, requires=SHAPE)

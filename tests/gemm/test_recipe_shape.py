@@ -58,3 +58,19 @@ def test_frag_buffers_bound_the_live_fragments():
     free = GemmConfig(m=64, n=64, k=64, tile=(64, 64, 32), waves=(2, 2))
     reads0 = [n for n in build_gemm(free).loop.body.nodes if n.instr.op.startswith("ds_read")]
     assert len({n.instr.operands[0].id for n in reads0}) == len(reads0)
+
+
+def test_ck_v4_takes_no_order_parameter_and_a_stale_one_is_a_typed_error():
+    """ck_v4's order is fixed by its two fragment register sets; the ``ds_reads_per_mfma`` knob,
+    which had stopped changing it, is gone, and asking for it (or any parameter a recipe does
+    not take) is a ConfigError naming it and the parameters the recipe has."""
+    from asmgen.recipes import UnknownRecipeParameter, get
+    assert get("ck_v4").params == {}
+    assert gemm(64, 64, 64, schedule="ck_v4", **BASE).meta["schedule_params"] == {}
+    with pytest.raises(UnknownRecipeParameter, match=r"recipe ck_v4 has no parameter "
+                                                     r"ds_reads_per_mfma; its parameters: seed"):
+        gemm(64, 64, 64, schedule="ck_v4", schedule_params={"ds_reads_per_mfma": 2}, **BASE)
+    with pytest.raises(UnknownRecipeParameter, match=r"recipe pgr2 has no parameters a, b; its "
+                                                     r"parameters: lr_per_mfma, gr_per_mfma"):
+        get("pgr2", b=1, a=2)
+    assert issubclass(UnknownRecipeParameter, ConfigError)
