@@ -73,8 +73,8 @@ def test_recipe_registry():
     assert get_recipe("pgr2", lr_per_mfma=4).params["lr_per_mfma"] == 4
     with pytest.raises(ConfigError, match="lr_per_mfma=0 is outside 1..64"):
         get_recipe("pgr2", lr_per_mfma=0)
-    with pytest.raises(TypeError):          # the pipeline shape is the config's, not a recipe's
-        get_recipe("pgr2", prefetch=3)
+    with pytest.raises(ConfigError, match="recipe pgr2 has no parameter prefetch"):
+        get_recipe("pgr2", prefetch=3)    # the pipeline shape is the config's, not a recipe's
     r = get_recipe("ck_v4")
     assert r.for_block("loop").groups and r.for_block("prologue") is None
 

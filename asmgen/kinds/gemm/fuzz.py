@@ -70,6 +70,11 @@ def gemm_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
         extras["k_multiple"] = tile[2]        # no K-tail mask in the loop
     if draw(st.integers(0, 3)) == 0:
         extras["lda"] = (m if layout[0] == "T" else k) + draw(st.sampled_from((1, 2, 8)))
+    # MFMA operand register sets (0: one per K-step; 2 is ck_v4's); a split loop, which a case's
+    # schedule seed may pick (``fuzz_case_config``), carries one set and drops them
+    frag_buffers = draw(st.sampled_from((0, 0, 1, 2, 3)))
+    if frag_buffers:
+        extras["frag_buffers"] = frag_buffers
     try:
         return GemmConfig(m=m, n=n, k=k, dtype=dtype, arch=arch, layout=layout,
                           out_dtype=out_dtype, tile=tile, waves=(wm, wn), mfma=mfma,
@@ -124,6 +129,9 @@ def lowp_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
         extras["lds_swizzle"] = True
     if draw(st.integers(0, 3)) == 0:
         extras["lda"] = k + draw(st.sampled_from((4, 16)))
+    frag_buffers = draw(st.sampled_from((0, 0, 1, 2, 3)))     # as in gemm_configs
+    if frag_buffers:
+        extras["frag_buffers"] = frag_buffers
     try:
         return GemmConfig(m=m, n=n, k=k, dtype=dtype, dtype_b=dtype_b, arch=arch, layout="NT",
                           out_dtype=out_dtype, tile=tile, waves=(wm, wn), mfma=mfma,
@@ -142,6 +150,16 @@ def fuzz_arrangement(cfg, sched_seed: int) -> str:
     if cfg.waves[0] * cfg.waves[1] == 8:
         options.append("pingpong")
     return options[(sched_seed >> 3) % len(options)]
+
+
+def fuzz_case_config(cfg: GemmConfig, sched_seed: int) -> GemmConfig:
+    """The config a case compiles: the drawn one with the arrangement its schedule seed picks;
+    a split loop (interleave, pingpong) carries one operand register set across iterations, so
+    it takes frag_buffers 0 (the drawn sets apply to the default loop only)."""
+    import dataclasses
+    arrangement = fuzz_arrangement(cfg, sched_seed)
+    frag = cfg.frag_buffers if arrangement == "default" else 0
+    return dataclasses.replace(cfg, arrangement=arrangement, frag_buffers=frag)
 
 
 def to_raw(cfg: GemmConfig) -> dict:
@@ -193,6 +211,7 @@ def candidates(raw: dict):
         yield {**raw, "prefetch": raw["prefetch"] - 1}
     simpler = (("scale_a_mode", "tensor"), ("scale_b_mode", "tensor"), ("dtype_b", None),
                ("activation", "none"), ("bias", False), ("direct_to_lds", False),
+               ("frag_buffers", 0),
                ("lda_pad", 0), ("ldb_pad", 0), ("ldc_pad", 0), ("out_dtype", None),
                ("layout", "NN"), ("dtype", "f16"), ("arch", DEFAULT_ARCH), ("mfma", None))
     for key, val in simpler:
