@@ -9,6 +9,7 @@ import pytest
 
 from asmgen.ir import KernelIR, Node
 from asmgen.kinds.gemm.tags import GEMM_TAGS
+from asmgen.target import target_of
 from isa.instr import Instr
 from isa.operands import Imm
 
@@ -37,6 +38,6 @@ def test_every_node_field_is_read_by_the_compiler():
 
 @pytest.mark.parametrize("field", ["stage", "priority"])
 def test_the_deleted_fields_are_refused(field):
-    k = KernelIR("gfx942", "t", tags=GEMM_TAGS)
+    k = KernelIR(target_of("gfx942"), "t", tags=GEMM_TAGS)
     with pytest.raises(TypeError, match=field):
         k.prologue.add(Instr("v_mov_b32", (k.vreg("v"), Imm(0))), ("addr",), **{field: 1})
