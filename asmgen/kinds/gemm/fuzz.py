@@ -38,7 +38,7 @@ def gemm_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
     """A valid GemmConfig (ConfigError rejections are filtered): f16/bf16 in any layout, or (one
     draw in three) an 8-bit one (``lowp_configs``)."""
     if draw(st.integers(0, 2)) == 0:
-        return draw(lowp_configs(small, arches))
+        return with_frag_buffers(draw, draw(lowp_configs(small, arches)))
     arch = draw(st.sampled_from(tuple(arches)))
     mfma = draw(st.sampled_from(MFMA_SHAPES[arch]))
     wm = draw(st.sampled_from((1, 2) if small else (1, 2, 4)))
@@ -70,15 +70,26 @@ def gemm_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
         extras["k_multiple"] = tile[2]        # no K-tail mask in the loop
     if draw(st.integers(0, 3)) == 0:
         extras["lda"] = (m if layout[0] == "T" else k) + draw(st.sampled_from((1, 2, 8)))
-    # MFMA operand register sets (0: one per K-step; 2 is ck_v4's); a split loop, which a case's
-    # schedule seed may pick (``fuzz_case_config``), carries one set and drops them
-    frag_buffers = draw(st.sampled_from((0, 0, 1, 2, 3)))
-    if frag_buffers:
-        extras["frag_buffers"] = frag_buffers
     try:
-        return GemmConfig(m=m, n=n, k=k, dtype=dtype, arch=arch, layout=layout,
-                          out_dtype=out_dtype, tile=tile, waves=(wm, wn), mfma=mfma,
-                          prefetch=prefetch, **extras)
+        cfg = GemmConfig(m=m, n=n, k=k, dtype=dtype, arch=arch, layout=layout,
+                         out_dtype=out_dtype, tile=tile, waves=(wm, wn), mfma=mfma,
+                         prefetch=prefetch, **extras)
+    except ConfigError:
+        reject()
+    return with_frag_buffers(draw, cfg)
+
+
+def with_frag_buffers(draw, cfg: GemmConfig) -> GemmConfig:
+    """``cfg`` with drawn MFMA operand register sets (0: one per K-step; 2 is ck_v4's), for
+    either strategy (drawn last, so the draws of ``lowp_configs`` itself are unchanged). A split
+    loop, which a case's schedule seed may pick (``fuzz_case_config``), carries one set and
+    drops them."""
+    import dataclasses
+    frag_buffers = draw(st.sampled_from((0, 0, 1, 2, 3)))
+    if not frag_buffers:
+        return cfg
+    try:
+        return dataclasses.replace(cfg, frag_buffers=frag_buffers)
     except ConfigError:
         reject()
 
@@ -129,9 +140,6 @@ def lowp_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
         extras["lds_swizzle"] = True
     if draw(st.integers(0, 3)) == 0:
         extras["lda"] = k + draw(st.sampled_from((4, 16)))
-    frag_buffers = draw(st.sampled_from((0, 0, 1, 2, 3)))     # as in gemm_configs
-    if frag_buffers:
-        extras["frag_buffers"] = frag_buffers
     try:
         return GemmConfig(m=m, n=n, k=k, dtype=dtype, dtype_b=dtype_b, arch=arch, layout="NT",
                           out_dtype=out_dtype, tile=tile, waves=(wm, wn), mfma=mfma,
