@@ -51,22 +51,22 @@ class DenseKV:
         p.add(Instr("v_mad_u32_u24", (self.off_k, col, imm_or_const(ab, rbk), dqb)), TAGS)
         self.v_offs = v_row_offsets(ab, lane, rbk)
 
-    def load(self, block, kb, stage: int, dst=None, ahead: bool = False):
-        kf = load_k(self.ab, block, self.srd["k_cache"], [(self.off_k, 0)], stage,
+    def load(self, block, kb, dst=None, ahead: bool = False):
+        kf = load_k(self.ab, block, self.srd["k_cache"], [(self.off_k, 0)],
                     dst[0] if dst else None)
-        vrows = load_v(self.ab, block, self.srd["v_cache"], self.v_offs, stage,
+        vrows = load_v(self.ab, block, self.srd["v_cache"], self.v_offs,
                        dst[1] if dst else None)
         return kf, vrows
 
-    def advance(self, block, stage: int) -> None:
+    def advance(self, block) -> None:
         ab = self.ab
         step = ab.const(BLOCK_K * ab.cfg.kv_row_bytes)
         for n in ("k_cache", "v_cache"):
             r = self.srd[n]
-            block.add(Instr("s_add_u32", (r.sub(0), r.sub(0), step)), ("addr", "kv_adv"), stage=stage)
-            block.add(Instr("s_addc_u32", (r.sub(1), r.sub(1), Imm(0))), ("addr", "kv_adv"), stage=stage)
-            block.add(Instr("s_sub_i32", (r.sub(2), r.sub(2), step)), ("addr", "kv_adv"), stage=stage)
-            block.add(Instr("s_max_i32", (r.sub(2), r.sub(2), Imm(0))), ("addr", "kv_adv"), stage=stage)
+            block.add(Instr("s_add_u32", (r.sub(0), r.sub(0), step)), ("addr", "kv_adv"))
+            block.add(Instr("s_addc_u32", (r.sub(1), r.sub(1), Imm(0))), ("addr", "kv_adv"))
+            block.add(Instr("s_sub_i32", (r.sub(2), r.sub(2), step)), ("addr", "kv_adv"))
+            block.add(Instr("s_max_i32", (r.sub(2), r.sub(2), Imm(0))), ("addr", "kv_adv"))
 
 
 def v_items(ab, lane):
@@ -109,7 +109,7 @@ def v_row_offsets(ab, lane, rbk: int):
     return out
 
 
-def load_k(ab, block, srd_k, off, stage: int, dst=None):
+def load_k(ab, block, srd_k, off, dst=None):
     """The K operands of every k-step: key col, elements k st + dq .. (``off``: [(VGPR, imm)])."""
     cfg = ab.cfg
     kpl = cfg.k_per_lane
@@ -120,12 +120,12 @@ def load_k(ab, block, srd_k, off, stage: int, dst=None):
         r = dst[st] if dst else ab.vreg(kpl // cfg.in_type.per_dword, name=f"k{st}")
         o = imm0 + cfg.in_type.nbytes(cfg.mfma_k * st)
         block.add(Instr(op, (r, voff, srd_k, Imm(0)), OFFEN + ((("offset", o),) if o else ())),
-                  ("gr_k",), stage=stage)
+                  ("gr_k",))
         out.append(r)
     return out
 
 
-def load_v(ab, block, srd_v, offs, stage: int, dst=None):
+def load_v(ab, block, srd_v, offs, dst=None):
     """The V rows of every work item: [[4 x 16-byte rows]] (``offs``: per item [(VGPR, imm)])."""
     out = []
     for j, rows in enumerate(offs):
@@ -133,7 +133,7 @@ def load_v(ab, block, srd_v, offs, stage: int, dst=None):
         for i, (voff, imm) in enumerate(rows):
             r = dst[j][i] if dst else ab.k.vreg("v", 4, align=4, name=f"vrow{j}_{i}")
             block.add(Instr("buffer_load_dwordx4", (r, voff, srd_v, Imm(0)),
-                            OFFEN + ((("offset", imm),) if imm else ())), ("gr_v",), stage=stage)
+                            OFFEN + ((("offset", imm),) if imm else ())), ("gr_v",))
             got.append(r)
         out.append(got)
     return out

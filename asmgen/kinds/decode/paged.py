@@ -77,83 +77,81 @@ class PagedKV:
             p.add(Instr("v_add_u32", (vb, kvh_off, t1)), TAGS)
             self.items.append((g4, vb, mask))
 
-    def _pages(self, block, stage: int):
+    def _pages(self, block):
         """(page byte base SGPR or None, per-lane selector) of the block at ``kabs``: one SGPR
         (one page), or two VGPR copies to pick per lane (two pages)."""
         ab, cfg = self.ab, self.ab.cfg
         P = cfg.page_size
         tg = ("addr", "page")
         idx = ab.sreg(name="pg_idx")
-        block.add(Instr("s_lshr_b32", (idx, self.kabs, Imm(log2(P)))), tg, stage=stage)
-        block.add(Instr("s_lshl_b32", (idx, idx, Imm(2))), tg, stage=stage)
+        block.add(Instr("s_lshr_b32", (idx, self.kabs, Imm(log2(P)))), tg)
+        block.add(Instr("s_lshl_b32", (idx, idx, Imm(2))), tg)
         if not self.two:
             ph = ab.sreg(name="page")
             block.add(Instr("s_buffer_load_dword", (ph, self.srd["block_table"], idx)),
-                      ("addr", "page", "gr_bt"), stage=stage)
+                      ("addr", "page", "gr_bt"))
             base = ab.sreg(name="page_b")
-            block.add(Instr("s_mul_i32", (base, ph, Imm(cfg.page_bytes))), tg, stage=stage)
+            block.add(Instr("s_mul_i32", (base, ph, Imm(cfg.page_bytes))), tg)
             if P > BLOCK_K:
                 kin = ab.sreg(name="page_kin")
-                block.add(Instr("s_and_b32", (kin, self.kabs, Imm(P - 1))), tg, stage=stage)
-                block.add(Instr("s_mul_i32", (kin, kin, Imm(cfg.kv_row_bytes))), tg, stage=stage)
-                block.add(Instr("s_add_u32", (base, base, kin)), tg, stage=stage)
+                block.add(Instr("s_and_b32", (kin, self.kabs, Imm(P - 1))), tg)
+                block.add(Instr("s_mul_i32", (kin, kin, Imm(cfg.kv_row_bytes))), tg)
+                block.add(Instr("s_add_u32", (base, base, kin)), tg)
             return base, None
         ph = ab.k.vreg("s", 2, align=2, name="pages")
         block.add(Instr("s_buffer_load_dwordx2", (ph, self.srd["block_table"], idx)),
-                  ("addr", "page", "gr_bt"), stage=stage)
+                  ("addr", "page", "gr_bt"))
         pair = []
         for i in range(2):
             sb, vb = ab.sreg(name=f"page_b{i}"), ab.vreg(name=f"page_v{i}")
-            block.add(Instr("s_mul_i32", (sb, ph.sub(i), Imm(cfg.page_bytes))), tg, stage=stage)
-            block.add(Instr("v_mov_b32", (vb, sb)), tg, stage=stage)
+            block.add(Instr("s_mul_i32", (sb, ph.sub(i), Imm(cfg.page_bytes))), tg)
+            block.add(Instr("v_mov_b32", (vb, sb)), tg)
             pair.append(vb)
         return None, pair
 
-    def _select(self, block, pair, mask, stage: int):
+    def _select(self, block, pair, mask):
         """The page base of each lane: ``pair[1]`` where ``mask`` (keys of the second page)."""
         sel = self.ab.vreg(name="pg_sel")
-        block.add(Instr("v_cndmask_b32", (sel, pair[0], pair[1], mask)), ("addr", "page"),
-                  stage=stage)
+        block.add(Instr("v_cndmask_b32", (sel, pair[0], pair[1], mask)), ("addr", "page"))
         return sel
 
-    def _offset(self, block, base, lane_off, key_lane, keys_left, stage: int):
+    def _offset(self, block, base, lane_off, key_lane, keys_left):
         """base (page byte base, SGPR or per-lane VGPR) + lane_off where key_lane < keys_left,
         else out of range."""
         ab = self.ab
         tg = ("addr", "page")
         vcc = Special("vcc")
         o = ab.vreg(name="pg_o")
-        block.add(Instr("v_add_u32", (o, base, lane_off)), tg, stage=stage)
-        block.add(Instr("v_cmp_gt_i32", (vcc, keys_left, key_lane)), tg, stage=stage)
+        block.add(Instr("v_add_u32", (o, base, lane_off)), tg)
+        block.add(Instr("v_cmp_gt_i32", (vcc, keys_left, key_lane)), tg)
         ok = ab.vreg(name="pg_ok")
-        block.add(Instr("v_cndmask_b32", (ok, ab.oob, o, vcc)), tg, stage=stage)
+        block.add(Instr("v_cndmask_b32", (ok, ab.oob, o, vcc)), tg)
         return ok
 
-    def load(self, block, kb, stage: int, dst=None, ahead: bool = False):
+    def load(self, block, kb, dst=None, ahead: bool = False):
         ab, cfg = self.ab, self.ab.cfg
         tg = ("addr", "page")
         left = ab.sreg(name="keys_left")
-        block.add(Instr("s_sub_i32", (left, self.ctx, self.kabs)), tg, stage=stage)
-        base, pair = self._pages(block, stage)
-        kbase = base if pair is None else self._select(block, pair, self.kmask, stage)
-        ko = self._offset(block, kbase, self.koff, self.col, left, stage)
-        kf = load_k(ab, block, self.srd["k_cache"], [(ko, 0)], stage, dst[0] if dst else None)
+        block.add(Instr("s_sub_i32", (left, self.ctx, self.kabs)), tg)
+        base, pair = self._pages(block)
+        kbase = base if pair is None else self._select(block, pair, self.kmask)
+        ko = self._offset(block, kbase, self.koff, self.col, left)
+        kf = load_k(ab, block, self.srd["k_cache"], [(ko, 0)], dst[0] if dst else None)
         voffs = []
         for g4, vb, mask in self.items:
-            vbase = base if pair is None else self._select(block, pair, mask, stage)
+            vbase = base if pair is None else self._select(block, pair, mask)
             rows = []
             for i in range(4):
                 lo, li = vb, left
                 if i:
                     lo, li = ab.vreg(name="pv_row"), ab.sreg(name="keys_left_i")
                     block.add(Instr("v_add_u32", (lo, imm_or_const(ab, i * cfg.kv_row_bytes), vb)),
-                              tg, stage=stage)
-                    block.add(Instr("s_sub_i32", (li, left, Imm(i))), tg, stage=stage)
-                rows.append((self._offset(block, vbase, lo, g4, li, stage), 0))
+                              tg)
+                    block.add(Instr("s_sub_i32", (li, left, Imm(i))), tg)
+                rows.append((self._offset(block, vbase, lo, g4, li), 0))
             voffs.append(rows)
-        vrows = load_v(ab, block, self.srd["v_cache"], voffs, stage, dst[1] if dst else None)
+        vrows = load_v(ab, block, self.srd["v_cache"], voffs, dst[1] if dst else None)
         return kf, vrows
 
-    def advance(self, block, stage: int) -> None:
-        block.add(Instr("s_add_u32", (self.kabs, self.kabs, Imm(BLOCK_K))), ("addr", "kv_adv"),
-                  stage=stage)
+    def advance(self, block) -> None:
+        block.add(Instr("s_add_u32", (self.kabs, self.kabs, Imm(BLOCK_K))), ("addr", "kv_adv"))

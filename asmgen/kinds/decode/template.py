@@ -20,7 +20,7 @@ last blocks) with decode's row and key geometry:
   out-of-range offset (they read 0, never a stale page's NaN).
 
 With ``prefetch`` = 1 the next block's K operands and V rows are loaded right after this block's
-QK MFMAs, into the same registers (``stage`` 1), overlapping the softmax and the PV MFMAs.
+QK MFMAs, into the same registers, overlapping the softmax and the PV MFMAs.
 """
 from __future__ import annotations
 
@@ -234,21 +234,21 @@ def build_decode(cfg: DecodeConfig) -> object:
     p.add(Instr("s_mov_b32", (kb, Imm(0))), TAGS)
     kf0 = vrows0 = None
     if cfg.prefetch:
-        kf0, vrows0 = kv.load(p, kb, stage=1)
-        kv.advance(p, stage=1)
+        kf0, vrows0 = kv.load(p, kb)
+        kv.advance(p)
 
     def emit(body, mask: bool) -> None:
         kf, vrows = kf0, vrows0
         if not cfg.prefetch:
-            kf, vrows = kv.load(body, kb, stage=0)
+            kf, vrows = kv.load(body, kb)
         vtile.store_rows(ab, body, vt, vrows)
         body.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_hi"))
         Sr = k.vreg("v", 16, align=4, name="sT")
         for st in range(ksteps):
             body.add(Instr(cfg.mfma, (Sr, kf[st], qf[st], Sr if st else Imm(0))), ("mfma", "mfma_qk"))
         if cfg.prefetch:
-            kv.load(body, kb, stage=1, dst=(kf, vrows), ahead=True)
-            kv.advance(body, stage=1)
+            kv.load(body, kb, dst=(kf, vrows), ahead=True)
+            kv.advance(body)
         pf = sm.online_softmax(ab, body, st_, Sr, rem, kb, bperm, mask)
         vf = vtile.read_operands(ab, body, vt)
         for st in range(BLOCK_K // cfg.mfma_k):
@@ -256,7 +256,7 @@ def build_decode(cfg: DecodeConfig) -> object:
                 o = st_.o[db]
                 body.add(Instr(cfg.mfma, (o, vf[st, db], pf[st], o)), ("mfma", "mfma_pv"))
         if not cfg.prefetch:
-            kv.advance(body, stage=0)
+            kv.advance(body)
         body.add(Instr("s_add_u32", (kb, kb, Imm(BLOCK_K))), ("addr", "kv_adv"))
         body.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))
 
