@@ -108,10 +108,11 @@ Rules a template must follow
     ``asmgen.passes.hazards``), so the skipping path provides 1, the other 2.
   * Node fields are what the passes read: the instruction, its tags, the LDS regions, the
     comment and ``publish_after``. Order is the scheduler's business: it orders by the recipe's
-    ``priority(node)`` and ``SchedGroup`` tag masks, or by critical-path height without a recipe
-    (``asmgen.sched.list_sched``). (The never-read ``stage`` and the never-set ``priority``,
-    ``iteration`` and ``group`` fields were deleted; a template's pipeline stage is where it
-    puts a node, and a parameterised tag, ``TagFamily``, can name it for a recipe.)
+    ``priority(node)`` and ``SchedGroup`` tag masks, or without a recipe by the node's
+    ``priority`` (set by a template, e.g. the GEMM's i32 epilogue) then critical-path height
+    (``asmgen.sched.list_sched``). (The never-read ``stage`` and the never-set ``iteration`` and
+    ``group`` fields were deleted; a template's pipeline stage is where it puts a node, and a
+    parameterised tag, ``TagFamily``, can name it for a recipe.)
 """
 from __future__ import annotations
 

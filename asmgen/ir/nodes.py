@@ -61,6 +61,7 @@ class Node:
     id: int
     instr: Instr
     tags: frozenset[str] = frozenset()
+    priority: int = 0
     lds_read: str | None = None
     lds_write: str | None = None
     comment: str = ""
@@ -97,7 +98,8 @@ class Block:
         self.loop: Any = None       # the innermost asmgen.ir.kernel.Loop, or None
         self.hoist_waits = False
 
-    def add(self, instr: Instr, tags: Iterable[str] = (), *, lds_read: str | None = None,
+    def add(self, instr: Instr, tags: Iterable[str] = (), *, priority: int = 0,
+            lds_read: str | None = None,
             lds_write: str | None = None, comment: str = "", publish_after: int = 1) -> Node:
         """Append ``instr`` (operands may be VRegs) and return its node. Every tag must be one
         the kernel's kind declares (a member of its ``TagVocabulary``, or that member's string):
@@ -114,8 +116,8 @@ class Block:
             raise IRError(f"publish_after={publish_after} on {instr.op}: only LDS-DMA loads "
                           f"(modifier lds) are published by a later barrier")
         tags = self.kernel.tags.members(tags, f"{instr.op} in block {self.name}")
-        node = Node(self.kernel.next_node_id(), instr, tags, lds_read, lds_write, comment,
-                    publish_after)
+        node = Node(self.kernel.next_node_id(), instr, tags, priority, lds_read, lds_write,
+                    comment, publish_after)
         self.nodes.append(node)
         return node
 

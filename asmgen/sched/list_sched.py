@@ -4,8 +4,9 @@ Algorithm: classic list scheduling over the ready list (nodes whose in-block pre
 all issued). Among ready nodes allowed by the recipe's sched groups (``asmgen.sched.groups``),
 the one with the highest ``recipe.priority(node)`` issues next; ties break by a seeded random
 number when ``recipe.seed`` is set (the fuzz recipe), else by the lower node id, so a schedule is
-deterministic. The default priority (no recipe, or a recipe without ``priority``) is the node's
-latency-weighted height (longest path to a sink, ``asmgen.sched.model`` latencies), i.e.
+deterministic. The default priority (no recipe, or a recipe without ``priority``) is
+``(node.priority, height)``: the node's own priority (a template's, e.g. the i32 epilogue's
+falling per-element priority), then its latency-weighted height (longest path to a sink, ``asmgen.sched.model`` latencies), i.e.
 critical path first.
 
 Ready nodes live in one heap per *class* (nodes with the same group-match signature), so a step
@@ -101,7 +102,7 @@ def schedule(nodes: list[Node], g: nx.DiGraph, recipe=None) -> list[Node]:
     if prio_fn is None:
         h = heights(g, (ids, succ0))
         def prio_fn(n):
-            return h[n.id]
+            return (n.priority, h[n.id])
 
     # group-match signature per pipeline
     pipes_by_sync = pipelines(groups)
