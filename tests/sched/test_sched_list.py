@@ -183,3 +183,20 @@ def test_recipe_leaves_out_groups_its_block_has_no_nodes_for():
     assert kept == tuple(g for g in full if g.mask & {"mfma", "lr_a"})
     assert any(g.mask == {"setprio_hi"} for g in full) and not any("setprio_hi" in g.mask
                                                                      for g in kept)
+
+
+def test_default_order_takes_the_node_priority_before_the_critical_path():
+    """Without a recipe, a template's ``priority`` orders ready nodes first (the GEMM's i32
+    epilogue gives its elements falling priorities); equal priorities fall back to height."""
+    k = KernelIR(target_of("gfx942"), "t", tags=VOCAB)
+    b = k.prologue
+    srd, addr = k.vreg("s", 4), k.vreg("v")
+    x = k.vreg("v")
+    m = b.add(Instr("v_mov_b32", (k.vreg("v"), Imm(1))), priority=1)
+    ld = b.add(Instr("buffer_load_dword", (x, addr, srd, Imm(0)), OFFEN))
+    use = b.add(Instr("v_add_u32", (k.vreg("v"), x, x)))
+    order = schedule(b.nodes, build_dag(b.nodes, k.target))
+    assert order == [m, ld, use]          # the load would head the critical path otherwise
+    for n in b.nodes:
+        n.priority = 0
+    assert schedule(b.nodes, build_dag(b.nodes, k.target))[0] is ld
