@@ -11,7 +11,10 @@ partial K-tiles are exercised. ``small=True`` keeps every case cheap enough for 
 
 One draw in three is an 8-bit GEMM (``lowp_configs``, issue 15): fp8/bf8 of the drawn arch's
 encodings or i8, layout NT (the only one built for 8-bit inputs), the dtype's own MFMA shapes, a
-mixed fp8 x bf8 B, fp8/bf8/i32 outputs and every scale_a/scale_b mode.
+mixed fp8 x bf8 B, fp8/bf8/i32 outputs and every scale_a/scale_b mode. One in six is an MX GEMM
+(``mx_configs``) when a drawn arch has the MX types (gfx950): mxfp8 or mxfp4 within their limits
+(NT, the default loop arrangement, the f8f6f4 MFMA shapes, K a multiple of DepthU x staging so every
+32-element scale block is whole) with E8M0 block scales; the shrink moves keep K such a multiple.
 """
 from __future__ import annotations
 
@@ -20,7 +23,15 @@ from hypothesis import strategies as st
 
 from ...errors import ConfigError
 from ...target import ARCHES, CDNA4, DEFAULT_ARCH, MFMA_SHAPES
-from .config import FP8_OUT_DTYPES, LAYOUTS, LOWP_DTYPES, SCALE_A_MODES, SCALE_B_MODES, GemmConfig
+from .config import (
+    FP8_OUT_DTYPES,
+    LAYOUTS,
+    LOWP_DTYPES,
+    MX_DTYPES,
+    SCALE_A_MODES,
+    SCALE_B_MODES,
+    GemmConfig,
+)
 
 
 def _size(draw, tile: int, max_tiles: int) -> int:
@@ -36,8 +47,12 @@ def _size(draw, tile: int, max_tiles: int) -> int:
 @st.composite
 def gemm_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
     """A valid GemmConfig (ConfigError rejections are filtered): f16/bf16 in any layout, or (one
-    draw in three) an 8-bit one (``lowp_configs``)."""
-    if draw(st.integers(0, 2)) == 0:
+    draw in three) an 8-bit one (``lowp_configs``), or (one in six, where an arch has them) an MX
+    one (``mx_configs``, which draws its own fragment buffers)."""
+    pick = draw(st.integers(0, 5))
+    if pick == 5 and _mx_arches(arches):
+        return draw(mx_configs(small, arches))
+    if pick < 2:
         return with_frag_buffers(draw, draw(lowp_configs(small, arches)))
     arch = draw(st.sampled_from(tuple(arches)))
     mfma = draw(st.sampled_from(MFMA_SHAPES[arch]))
@@ -148,11 +163,66 @@ def lowp_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
         reject()
 
 
+def _mx_arches(arches) -> tuple:
+    from ...target import target_of
+    return tuple(a for a in arches if set(MX_DTYPES) <= set(target_of(a).dtypes()))
+
+
+@st.composite
+def mx_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
+    """A valid MX GemmConfig (mxfp8 / mxfp4 with E8M0 block scales) on an arch that has them:
+    layout NT, the default loop arrangement, the scaled f8f6f4 MFMA shapes, K a multiple of
+    DepthU x staging (``GemmConfig._check_mx``), M and N anything, every output, bias and
+    activation, LDS-DMA, swizzle, register staging and fragment buffers."""
+    from ...target import target_of
+    mx_arches = _mx_arches(arches)
+    if not mx_arches:
+        reject()
+    arch = draw(st.sampled_from(mx_arches))
+    dtype = draw(st.sampled_from(MX_DTYPES))
+    mfma = draw(st.sampled_from([f.shape for f in target_of(arch).mfmas(dtype) if f.blocks == 1]))
+    wm = draw(st.sampled_from((1, 2)))
+    wn = draw(st.sampled_from((1, 2)))
+    bm = draw(st.sampled_from((1, 2) if small else (1, 2, 4)))
+    bn = draw(st.sampled_from((1, 2) if small else (1, 2, 4)))
+    steps = draw(st.sampled_from((1, 2) if small else (1, 2, 4)))
+    tile = (wm * mfma[0] * bm, wn * mfma[1] * bn, mfma[2] * steps)
+    if small and tile[0] * tile[1] > 64 * 64:
+        reject()
+    staging = draw(st.sampled_from((1, 2)))
+    span = tile[2] * staging
+    m = _size(draw, tile[0], 2 if small else 3)
+    n = _size(draw, tile[1], 2 if small else 3)
+    k = span * draw(st.integers(1, 2 if small else 4))
+    out_dtype = draw(st.sampled_from([None, "f32", "f16", "bf16"] +
+                                     [d for d in FP8_OUT_DTYPES if d in target_of(arch).dtypes()]))
+    extras = {}
+    if staging > 1:
+        extras["staging"] = staging
+    if draw(st.booleans()):
+        extras["activation"] = draw(st.sampled_from(("none", "silu", "gelu")))
+        extras["bias"] = draw(st.booleans())
+    if draw(st.integers(0, 3)) == 0:
+        extras["direct_to_lds"] = True
+    if draw(st.integers(0, 3)) == 0:
+        extras["lds_swizzle"] = True
+    if draw(st.integers(0, 3)) == 0:
+        extras["frag_buffers"] = draw(st.sampled_from((1, 2)))
+    if draw(st.integers(0, 3)) == 0:
+        extras["lda"] = k + draw(st.sampled_from((32, 64)))
+    try:
+        return GemmConfig(m=m, n=n, k=k, dtype=dtype, arch=arch, layout="NT",
+                          out_dtype=out_dtype, tile=tile, waves=(wm, wn), mfma=mfma,
+                          prefetch=draw(st.sampled_from((1, 2))), **extras)
+    except ConfigError:
+        reject()
+
+
 def fuzz_arrangement(cfg, sched_seed: int) -> str:
     """The GEMM loop arrangement a case's schedule seed picks among those its config allows (the
-    split loops need prefetch 1 and staging 1; pingpong 8 waves): a function of the case alone,
-    so reproducers replay it."""
-    if cfg.prefetch != 1 or cfg.staging != 1:
+    split loops need prefetch 1 and staging 1 and no MX block scales; pingpong 8 waves): a
+    function of the case alone, so reproducers replay it."""
+    if cfg.prefetch != 1 or cfg.staging != 1 or cfg.mx:
         return "default"
     options = ["default", "interleave"]
     if cfg.waves[0] * cfg.waves[1] == 8:
@@ -197,10 +267,34 @@ def from_raw(raw: dict) -> GemmConfig:
 
 
 def candidates(raw: dict):
-    """Smaller variants of a raw config, most aggressive first."""
+    """Smaller variants of a raw config, most aggressive first. An MX config's moves stay MX-legal:
+    K only to multiples of DepthU x staging, and ``k_multiple`` back to 1 in every move (the
+    config re-derives it from the moved tile and staging, ``GemmConfig._check_mx``)."""
+    if raw["dtype"] not in MX_DTYPES:
+        yield from _candidates(raw)
+        return
+    for cand in _candidates(raw):
+        if cand["dtype"] not in MX_DTYPES:
+            # leaving MX: to f16 (the MFMA re-derived), to see whether the block scales matter
+            yield {**cand, "mfma": None, "k_multiple": 1}
+        elif (cand["layout"] == raw["layout"] and cand["arch"] == raw["arch"]
+              and not cand["k"] % (cand["tile"][2] * cand["staging"])
+              and (cand["mfma"] is None or not cand["tile"][2] % cand["mfma"][2])):
+            yield {**cand, "k_multiple": 1}
+    for key, val in (("staging", 1), ("lds_swizzle", False),
+                     ("dtype", "mxfp8")):
+        if raw.get(key) != val:
+            yield {**raw, key: val, "k_multiple": 1}
+
+
+def _candidates(raw: dict):
     tile, waves = list(raw["tile"]), list(raw["waves"])
+    span = tile[2] * raw["staging"] if raw["dtype"] in MX_DTYPES else 1
     for key, t in (("m", tile[0]), ("n", tile[1]), ("k", tile[2])):
-        for val in sorted({1, t, raw[key] // 2, raw[key] - t, raw[key] - 1}):
+        vals = {1, t, raw[key] // 2, raw[key] - t, raw[key] - 1}
+        if key == "k" and span > 1:
+            vals = {span, raw["k"] // 2 // span * span, raw["k"] - span}
+        for val in sorted(vals):
             if 1 <= val < raw[key]:
                 yield {**raw, key: val}
     for i in range(2):
@@ -250,4 +344,9 @@ GEMM_PROOF_KERNELS = (
      "dtype_b": "bf8_e5m2fnuz", "tile": (64, 64, 64), "scale_a_mode": "row", "scale_b_mode": "col"},
     {"m": 64, "n": 64, "k": 256, "schedule": "pgr1", "layout": "NT", "dtype": "i8",
      "arch": CDNA4, "tile": (64, 64, 64), "direct_to_lds": True},
+    # MX (issue 15): mxfp4 with its E8M0 block scales (per-lane scale loads pipelined one K-tile
+    # ahead, copied to the registers the scaled MFMAs read), 4 waves, 4 K-tiles, f32 output
+    {"m": 64, "n": 64, "k": 512, "schedule": "pgr2", "layout": "NT", "dtype": "mxfp4",
+     "arch": CDNA4, "tile": (64, 64, 128), "waves": (2, 2), "mfma": (16, 16, 128),
+     "out_dtype": "f32"},
 )

@@ -1,0 +1,126 @@
+"""Fuzzing and the mutation proof over MX GEMMs on gfx950 (issue 15): random mxfp8/mxfp4 configs
+(E8M0 block scales, every output, staging, fragment buffers, LDS-DMA, swizzle) x random legal
+schedules x emulator seeds must compile and match the reference; the GEMM kind's strategy draws
+them; the shrink moves keep them MX-legal; every correctness-class mutation of the MX proof
+kernel is rejected by the emulator."""
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from asmgen.errors import ConfigError
+from asmgen.fuzz.cases import PASS, run_case
+from asmgen.fuzz.mutate import CORRECTNESS_CLASSES, mutate_kernel
+from asmgen.fuzz.mutate_campaign import build_proof_kernel, proof_kernels
+from asmgen.fuzz.strategies import FuzzCase, seeds
+from asmgen.kinds.gemm.config import MX_DTYPES
+from asmgen.kinds.gemm.fuzz import (
+    candidates,
+    from_raw,
+    fuzz_arrangement,
+    gemm_configs,
+    mx_configs,
+    to_raw,
+)
+from asmgen.target import ARCHES, target_of
+
+PROFILE = settings.get_profile(os.environ.get("ASMGEN_FUZZ_PROFILE", "ci"))
+MX_PROOF = [s for s in proof_kernels("gemm") if s.get("dtype") in MX_DTYPES]
+NO_MX = tuple(a for a in ARCHES if not set(MX_DTYPES) <= set(target_of(a).dtypes()))
+
+
+@settings(PROFILE)
+@given(cfg=mx_configs(small=True), sched=seeds(), emu=seeds())
+def test_random_mx_config_and_schedule_is_correct_on_emulator(cfg, sched, emu):
+    case = FuzzCase(cfg, sched, emu)
+    out = run_case(case)
+    assert out.kind == PASS, (f"{out.kind} for {case.describe()} (config {cfg.to_dict()}): "
+                              f"{out.message[:1500]}")
+    assert "v_mfma_scale_f32_" in out.kernel.asm
+
+
+@settings(PROFILE)
+@given(cfg=mx_configs(small=True), sched=seeds())
+def test_mx_draws_are_legal_and_shrink_moves_stay_legal(cfg, sched):
+    assert cfg.mx and cfg.layout == "NT" and cfg.arrangement == "default"
+    assert cfg.k % (cfg.tile[2] * cfg.staging) == 0
+    assert fuzz_arrangement(cfg, sched) == "default"
+    raw = to_raw(cfg)
+    assert from_raw(raw) == cfg
+    cands = list(candidates(raw))
+    ks = [c for c in cands if c["k"] != raw["k"]]
+    if cfg.k > cfg.tile[2] * cfg.staging:
+        assert ks, "no shrink move reduces K"
+    for c in cands:
+        if c["dtype"] in MX_DTYPES:
+            assert c["layout"] == "NT" and c["arch"] == cfg.arch
+            assert c["k"] % (c["tile"][2] * c["staging"]) == 0, c
+    for c in ks + [c for c in cands if c["staging"] != raw["staging"]]:
+        shrunk = from_raw(c)          # K and staging moves are always legal (ConfigError fails)
+        assert shrunk.mx and (shrunk.k < cfg.k or shrunk.staging < cfg.staging)
+    if cfg.dtype == "mxfp4":
+        assert any(c["dtype"] == "mxfp8" for c in cands)
+    assert any(c["dtype"] not in MX_DTYPES for c in cands), "no move leaves MX"
+
+
+def test_the_strategies_reach_every_mx_feature():
+    """Over a bounded number of draws ``mx_configs`` produces each MX feature, and the GEMM
+    kind's own strategy (``gemm_configs``) draws both MX dtypes."""
+    seen, kind_seen = set(), set()
+
+    @settings(max_examples=120, deadline=None, database=None, derandomize=True)
+    @given(cfg=mx_configs(small=True), ok=st.just(True))
+    def collect(cfg, ok):
+        seen.update({("dtype", cfg.dtype), ("out", cfg.out_dtype), ("mfma", cfg.mfma),
+                     ("staging", cfg.staging), ("fb", cfg.frag_buffers > 0),
+                     ("dma", cfg.direct_to_lds), ("swz", cfg.lds_swizzle),
+                     ("bias", cfg.bias), ("kt", cfg.k // cfg.tile[2] > 1)})
+
+    @settings(max_examples=200, deadline=None, database=None, derandomize=True)
+    @given(cfg=gemm_configs(small=True), ok=st.just(True))
+    def collect_kind(cfg, ok):
+        kind_seen.add(cfg.dtype)
+    collect()
+    collect_kind()
+    need = ({("dtype", d) for d in MX_DTYPES} | {("mfma", (16, 16, 128)), ("mfma", (32, 32, 64)),
+            ("staging", 2), ("fb", True), ("dma", True), ("swz", True), ("bias", True),
+            ("kt", True), ("out", "bf16"), ("out", "fp8_e4m3")})
+    assert need <= seen, f"never drawn: {sorted(need - seen, key=str)}"
+    assert set(MX_DTYPES) <= kind_seen, f"gemm_configs drew {sorted(kind_seen)}"
+
+
+def test_no_mx_draw_without_an_mx_arch():
+    assert NO_MX, "every arch has the MX types"
+    @settings(max_examples=40, deadline=None, database=None, derandomize=True)
+    @given(cfg=gemm_configs(small=True, arches=NO_MX))
+    def check(cfg):
+        assert not cfg.mx
+    check()
+    with pytest.raises(ConfigError):
+        from_raw({**to_raw(_an_mx_config()), "arch": NO_MX[0]})
+
+
+def _an_mx_config():
+    from asmgen.kinds.gemm.config import GemmConfig
+    arch = next(a for a in ARCHES if a not in NO_MX)
+    return GemmConfig(m=40, n=40, k=128, dtype="mxfp8", arch=arch, layout="NT",
+                      tile=(32, 32, 128), waves=(1, 1), mfma=(16, 16, 128))
+
+
+@pytest.mark.parametrize("spec", MX_PROOF, ids=lambda s: f"{s['dtype']}-{s['schedule']}")
+def test_mx_proof_kernel_mutations_are_killed(spec):
+    assert MX_PROOF, "no MX kernel in the GEMM mutation proof"
+    kern = build_proof_kernel("gemm", spec)
+    assert kern.config.mx and "v_mfma_scale_f32_" in kern.asm
+    report = mutate_kernel(kern, per_class=2, seed=3)
+    ran = 0
+    for cls in CORRECTNESS_CLASSES:
+        rs = report.by_class()[cls]
+        assert rs, f"{kern.name}: no {cls} mutant ran"
+        for r in rs:
+            ran += 1
+            assert r.killed, f"{kern.name}: {cls} survived: {r.mutant.description}: {r.message}"
+    assert ran >= len(CORRECTNESS_CLASSES)
