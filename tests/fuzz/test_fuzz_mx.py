@@ -37,9 +37,11 @@ NO_MX = tuple(a for a in ARCHES if not set(MX_DTYPES) <= set(target_of(a).dtypes
 def test_random_mx_config_and_schedule_is_correct_on_emulator(cfg, sched, emu):
     case = FuzzCase(cfg, sched, emu)
     out = run_case(case)
-    assert out.kind == PASS, (f"{out.kind} for {case.describe()} (config {cfg.to_dict()}): "
-                              f"{out.message[:1500]}")
-    assert "v_mfma_scale_f32_" in out.kernel.asm
+    assert not out.failed, (f"{out.kind} for {case.describe()} (config {cfg.to_dict()}): "
+                            f"{out.message[:1500]}")
+    # passed, or refused (a random schedule over the SGPR budget: correct, counted apart)
+    if out.kind == PASS:
+        assert "v_mfma_scale_f32_" in out.kernel.asm
 
 
 @settings(PROFILE)
