@@ -238,6 +238,22 @@ class KernelIR:
         else:
             self._epi_head += [frm, bar, skip]
 
+    def add_early_exit(self, compare: Instr) -> None:
+        """At the prologue's end: the waves with SCC = 1 after ``compare`` execute ``s_endpgm``
+        (a workgroup with nothing to do, e.g. a varlen Q-block past its sequence); the others
+        branch over it. Workgroup-uniform conditions only when the kernel has barriers."""
+        if not isinstance(compare, Instr) or not compare.op.startswith("s_cmp"):
+            raise IRError(f"early exit: {compare!r} is not an s_cmp_* setting SCC")
+        self.check_operands(compare)
+        n = self._skips
+        self._skips += 1
+        frm = self._pro[-1]
+        ex = self._new(f"exit{n}", "prologue")
+        ex.end_with(Instr("s_endpgm"), (CoreTag.END,))
+        skip = self._new(f"exit_skip{n}", "prologue", label=f"exit_skip{n}")
+        self.branch(frm, "s_cbranch_scc0", skip, compare)
+        self._pro += [ex, skip]
+
     def blocks(self) -> list[Block]:
         """Every block in layout order."""
         return self._pro + self._mid + self._epi_head + [self.epilogue]

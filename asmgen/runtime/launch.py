@@ -131,7 +131,13 @@ def dims_of(a: ArgSpec, scalars: Mapping[str, Any]) -> tuple[int, ...]:
         return tuple(a.shape)
     out = []
     for d in a.dims:
-        if isinstance(d, str) and "/" in d:      # "K/32": a scalar divided by a constant
+        if isinstance(d, str) and "+" in d:      # "batch+1": a scalar plus a constant
+            name, add = d.split("+")
+            if name not in scalars:
+                raise LaunchError(a.name, f"dims naming {name!r}, which is no scalar argument",
+                                  "dims of ints and scalar names")
+            out.append(int(scalars[name]) + int(add))
+        elif isinstance(d, str) and "/" in d:      # "K/32": a scalar divided by a constant
             name, div = d.split("/")
             if name not in scalars:
                 raise LaunchError(a.name, f"dims naming {name!r}, which is no scalar argument",
@@ -280,6 +286,27 @@ def grid_of(meta: Mapping[str, Any], scalars: Mapping[str, Any]) -> tuple[int, i
     return tuple(grid)
 
 
+# -- prefix sums (varlen attention's cu_seqlens) ----------------------------------------------------
+PREFIX_SUMS = {"cu_seqlens_q": "total_q", "cu_seqlens_k": "total_k"}   # name -> its total scalar
+
+
+def check_prefix_sum(name: str, arr: np.ndarray, scalars: Mapping[str, Any]) -> None:
+    """A host ``cu_seqlens``: starts at 0, non-decreasing, ends within its total (the packed
+    rows the kernel's buffers hold); device arrays are not read back."""
+    a = np.asarray(arr).astype(np.int64).ravel()
+    total = scalars.get(PREFIX_SUMS[name])
+    if a.size and a[0] != 0:
+        raise LaunchError(name, f"{name}[0] = {int(a[0])}", "0 (prefix sums start at 0)")
+    dec = np.flatnonzero(np.diff(a) < 0)
+    if dec.size:
+        i = int(dec[0])
+        raise LaunchError(name, f"{name}[{i + 1}] = {int(a[i + 1])} < {name}[{i}] = {int(a[i])}",
+                          "non-decreasing prefix sums")
+    if total is not None and a.size and a[-1] > int(total):
+        raise LaunchError(name, f"{name}[-1] = {int(a[-1])} with {PREFIX_SUMS[name]} = {total}",
+                          f"at most {PREFIX_SUMS[name]}")
+
+
 # -- the plan --------------------------------------------------------------------------------------
 def plan_launch(meta: Mapping[str, Any], values: Mapping[str, Any],
                 device_buffer: Callable[[ArgSpec, Any, int], int | None] | None = None) -> LaunchPlan:
@@ -306,6 +333,8 @@ def plan_launch(meta: Mapping[str, Any], values: Mapping[str, Any],
                     plan.device[a.name] = (v, addr)
                     continue
             plan.host[a.name] = host_buffer(a, v, scalars)
+            if a.name in PREFIX_SUMS:
+                check_prefix_sum(a.name, plan.host[a.name], scalars)
         elif a.io == "out" or (a.io == "inout" and (a.dims is not None or a.shape is not None)):
             plan.host[a.name] = zeros_buffer(a, scalars)
         else:

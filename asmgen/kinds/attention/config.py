@@ -72,6 +72,8 @@ class AttentionConfig:
     kv_buffers: int | None = None    # LDS K/V buffers: 1 (one wave, K in registers) or 2, 3;
     #                                  default 1 for one wave, else 2
     seqlen_k_multiple: int = 1       # runtime seqlen_k is a multiple of this (kernel contract)
+    varlen: bool = False             # packed sequences by cu_seqlens_q / cu_seqlens_k (template);
+    #                                  seqlen_q / seqlen_k are then max_seqlen_q / max_seqlen_k
 
     def __post_init__(self) -> None:
         st = object.__setattr__
@@ -128,6 +130,11 @@ class AttentionConfig:
         if self.seqlen_k % m:
             raise ConfigError(f"attention seqlen_k_multiple={m} does not divide "
                               f"seqlen_k={self.seqlen_k}")
+        if not isinstance(self.varlen, bool):
+            raise ConfigError(f"attention varlen={self.varlen!r} is not a bool")
+        if self.varlen and m != 1:
+            raise ConfigError(f"attention seqlen_k_multiple={m} needs varlen=False: a packed "
+                              f"sequence's key count is any value >= 0")
         limit = self.target.lds_limit
         if self.lds_bytes > limit:
             raise ConfigError(f"attention LDS {self.lds_bytes} bytes (kv_buffers="
@@ -200,7 +207,7 @@ class AttentionConfig:
         return (f"attn_fwd_{self.arch}_{self.dtype}_d{self.head_dim}_k{self.mfma_k}"
                 f"{'_causal' if self.causal else ''}{gq}{'' if self.prefetch else '_pf0'}"
                 f"{f'_w{self.waves}b{self.kv_buffers}' if self.kv_buffers > 1 else ''}"
-                f"{'' if self.key_mask else '_nomask'}")
+                f"{'' if self.key_mask else '_nomask'}{'_varlen' if self.varlen else ''}")
 
     @property
     def key_mask(self) -> bool:

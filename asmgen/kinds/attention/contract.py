@@ -9,6 +9,8 @@ from .config import BATCH_MAX, HEADS_MAX, SEQ_MAX, AttentionConfig
 
 def attention_args(cfg: AttentionConfig) -> list[ArgSpec]:
     """Arguments in kernarg order."""
+    if cfg.varlen:
+        return varlen_args(cfg)
     b, h, hk, sq, sk, d = (cfg.batch, cfg.heads, cfg.kv_heads, cfg.seqlen_q, cfg.seqlen_k,
                            cfg.head_dim)
 
@@ -41,3 +43,42 @@ def attention_args(cfg: AttentionConfig) -> list[ArgSpec]:
 
 F32_TINY = 1.1754943508222875e-38    # the smallest normal f32: "scale > 0"
 SCALE_MAX = 1e4
+
+
+def varlen_args(cfg: AttentionConfig) -> list[ArgSpec]:
+    """The varlen contract (docs/launch-contract.md): sequences packed along the token axis,
+    heads-major (Q/O ``[heads, total_q, head_dim]``, K/V ``[kv_heads, total_k, head_dim]``, LSE
+    ``[heads, total_q]``: the dense kernel's row addressing with ``batch`` folded into the token
+    axis), then ``cu_seqlens_q`` / ``cu_seqlens_k`` (i32 ``[batch + 1]``, FlashAttention's
+    prefix sums). Scalars keep the dense kernel's kernarg slots (``total_q`` / ``total_k`` in
+    those of seqlen_q / seqlen_k), then ``max_seqlen_q`` (the grid) and ``max_seqlen_k``. The
+    generated sizes: ``batch`` sequences of ``seqlen_q`` / ``seqlen_k`` tokens each."""
+    b, h, hk, sq, sk, d = (cfg.batch, cfg.heads, cfg.kv_heads, cfg.seqlen_q, cfg.seqlen_k,
+                           cfg.head_dim)
+    tq, tk = b * sq, b * sk
+    q_dims, kv_dims = ("heads", "total_q", d), ("kv_heads", "total_k", d)
+    shapes = {"Q": (h, tq, d), "K": (hk, tk, d), "V": (hk, tk, d), "O": (h, tq, d),
+              "LSE": (h, tq)}
+    dims = {"Q": q_dims, "K": kv_dims, "V": kv_dims, "O": q_dims, "LSE": q_dims[:2]}
+
+    def strides(shape):
+        out, acc = [], 1
+        for n in reversed(shape):
+            out.append(acc)
+            acc *= n
+        return tuple(reversed(out))
+
+    args = [ArgSpec(n, "buffer", "f32" if n == "LSE" else cfg.dtype, shapes[n], strides(shapes[n]),
+                    "out" if n in ("O", "LSE") else "in", dims=dims[n])
+            for n in ("Q", "K", "V", "O", "LSE")]
+    for n in ("cu_seqlens_q", "cu_seqlens_k"):
+        args.append(ArgSpec(n, "buffer", "i32", (b + 1,), (1,), "in", dims=("batch+1",)))
+    tot = SEQ_MAX      # packed tokens: the dense seqlen bound (num_records, SALU products)
+    for n, val, hi in (("batch", b, BATCH_MAX), ("heads", h, HEADS_MAX), ("kv_heads", hk, HEADS_MAX),
+                       ("total_q", tq, tot), ("total_k", tk, tot)):
+        args.append(ArgSpec(n, "scalar", "u32", value=val, range=(1, hi),
+                            divides="heads" if n == "kv_heads" else None))
+    args.append(ArgSpec("scale", "scalar", "f32", value=cfg.scale, range=(F32_TINY, SCALE_MAX)))
+    for n, val in (("max_seqlen_q", sq), ("max_seqlen_k", sk)):
+        args.append(ArgSpec(n, "scalar", "u32", value=val, range=(1, SEQ_MAX)))
+    return args

@@ -32,11 +32,14 @@ def grid(causal: bool, batch: int, heads: int, seqlen_q: int, rows: int) -> tupl
     return (heads, batch, nq) if causal else (nq, heads, batch)
 
 
-def grid_from(causal: bool, rows: int) -> tuple[tuple[str, int], ...]:
-    """The contract's rule tying each grid dimension to a runtime scalar (``Launch.grid_from``)."""
+def grid_from(causal: bool, rows: int, varlen: bool = False) -> tuple[tuple[str, int], ...]:
+    """The contract's rule tying each grid dimension to a runtime scalar (``Launch.grid_from``);
+    varlen kernels size the Q-block dimension by ``max_seqlen_q`` (every sequence's Q-blocks fit,
+    the workgroups past a shorter sequence's end exit at once)."""
+    sq = "max_seqlen_q" if varlen else "seqlen_q"
     if causal:
-        return (("heads", 1), ("batch", 1), ("seqlen_q", rows))
-    return (("seqlen_q", rows), ("heads", 1), ("batch", 1))
+        return (("heads", 1), ("batch", 1), (sq, rows))
+    return ((sq, rows), ("heads", 1), ("batch", 1))
 
 
 def tile_of(causal: bool, wg: tuple[int, int, int], seqlen_q: int,

@@ -33,7 +33,7 @@ class AttentionKind(KernelKind):
         # (kinds.attention.grid: causal kernels start the longest Q-blocks first)
         from .grid import grid_from
         return Launch(cfg.grid, cfg.threads, (True, True, True),
-                      grid_from=grid_from(cfg.causal, cfg.rows_per_wg))
+                      grid_from=grid_from(cfg.causal, cfg.rows_per_wg, cfg.varlen))
 
     # -- checking -------------------------------------------------------------------------------
     def check_shape(self, cfg: AttentionConfig):

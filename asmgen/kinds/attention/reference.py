@@ -39,8 +39,57 @@ def attention_reference(Q, K, V, scale: float, causal: bool) -> tuple[np.ndarray
     return o, lse
 
 
+def varlen_reference(Q, K, V, cu_q, cu_k, scale: float,
+                     causal: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(O [H, total_q, D], LSE [H, total_q]) of packed sequences (the varlen contract): sequence
+    b is rows cu_q[b] .. cu_q[b + 1] of Q and cu_k[b] .. cu_k[b + 1] of K/V, attended on its own
+    by ``attention_reference`` (causal bottom-right per sequence); rows of no sequence get
+    O = 0, LSE = -inf."""
+    q, k, vv = (np.asarray(x).astype(np.float64) for x in (Q, K, V))
+    H, TQ, D = q.shape
+    o = np.zeros((H, TQ, D))
+    lse = np.full((H, TQ), -np.inf)
+    for b in range(len(cu_q) - 1):
+        q0, q1, k0, k1 = int(cu_q[b]), int(cu_q[b + 1]), int(cu_k[b]), int(cu_k[b + 1])
+        if q1 <= q0:
+            continue
+        if k1 <= k0:          # no key: every row sees nothing
+            continue
+        ob, lb = attention_reference(q[None, :, q0:q1], k[None, :, k0:k1], vv[None, :, k0:k1],
+                                     scale, causal)
+        o[:, q0:q1], lse[:, q0:q1] = ob[0], lb[0]
+    return o, lse
+
+
+def varlen_random_inputs(cfg, seed: int, lens_q=None, lens_k=None) -> dict:
+    """Seeded packed Q, K, V and cu_seqlens for sequence lengths ``lens_q`` / ``lens_k``
+    (default: ``batch`` sequences of seqlen_q / seqlen_k), plus the matching scalars."""
+    lq = [cfg.seqlen_q] * cfg.batch if lens_q is None else list(lens_q)
+    lk = [cfg.seqlen_k] * cfg.batch if lens_k is None else list(lens_k)
+    cu_q = np.concatenate([[0], np.cumsum(lq)]).astype(np.int32)
+    cu_k = np.concatenate([[0], np.cumsum(lk)]).astype(np.int32)
+    tq, tk = max(int(cu_q[-1]), 1), max(int(cu_k[-1]), 1)
+    rng = np.random.default_rng(seed)
+    dt = np_dtype(cfg.dtype)
+    h, hk, d = cfg.heads, cfg.kv_heads, cfg.head_dim
+    return {"Q": rng.uniform(-1, 1, (h, tq, d)).astype(dt),
+            "K": rng.uniform(-1, 1, (hk, tk, d)).astype(dt),
+            "V": rng.uniform(-1, 1, (hk, tk, d)).astype(dt),
+            "cu_seqlens_q": cu_q, "cu_seqlens_k": cu_k}
+
+
+def varlen_scalars(inp: dict) -> dict:
+    """The runtime scalars of packed inputs (``varlen_random_inputs``)."""
+    cq, ck = inp["cu_seqlens_q"], inp["cu_seqlens_k"]
+    return {"batch": len(cq) - 1, "total_q": inp["Q"].shape[1], "total_k": inp["K"].shape[1],
+            "max_seqlen_q": max(int(np.diff(cq).max(initial=0)), 1),
+            "max_seqlen_k": max(int(np.diff(ck).max(initial=0)), 1)}
+
+
 def attention_random_inputs(cfg, seed: int, scalars: dict | None = None) -> dict:
     """Seeded Q, K, V in [-1, 1) rounded to the config's dtype (shapes of the contract)."""
+    if getattr(cfg, "varlen", False):
+        return varlen_random_inputs(cfg, seed)
     sc = {"batch": cfg.batch, "heads": cfg.heads, "kv_heads": cfg.kv_heads, "seqlen_q": cfg.seqlen_q,
               "seqlen_k": cfg.seqlen_k} | dict(scalars or {})
     rng = np.random.default_rng(seed)
@@ -61,7 +110,11 @@ def tolerance(dtype: str) -> float:
 def compare_attention(cfg, outs: dict, inp: dict) -> tuple[bool, str]:
     """(ok, message): O within ``tolerance``, LSE within 1e-4 relative (both -inf where a
     row sees no key), and no NaN anywhere."""
-    o_ref, lse_ref = attention_reference(inp["Q"], inp["K"], inp["V"], cfg.scale, cfg.causal)
+    if "cu_seqlens_q" in inp:
+        o_ref, lse_ref = varlen_reference(inp["Q"], inp["K"], inp["V"], inp["cu_seqlens_q"],
+                                          inp["cu_seqlens_k"], cfg.scale, cfg.causal)
+    else:
+        o_ref, lse_ref = attention_reference(inp["Q"], inp["K"], inp["V"], cfg.scale, cfg.causal)
     o = np.asarray(outs["O"]).astype(np.float64)
     lse = np.asarray(outs["LSE"]).astype(np.float64)
     if np.isnan(o).any() or np.isnan(lse).any():

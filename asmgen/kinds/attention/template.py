@@ -114,13 +114,18 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
         srd[n] = k.vreg("s", 4, name=f"srd_{n}")
         p.add(Instr("s_load_dwordx2", (srd[n].sub(0, 2), ab.kernarg, Imm(offs[n]))), ("addr", "karg"))
     sc4 = k.vreg("s", 4, name="sc_a")
-    first = kernarg.contiguous(args, ("batch", "heads", "kv_heads", "seqlen_q"))
+    vl = cfg.varlen           # packed sequences: seqlen_q / seqlen_k's slots hold total_q / total_k
+    sq_n, sk_n = ("total_q", "total_k") if vl else ("seqlen_q", "seqlen_k")
+    first = kernarg.contiguous(args, ("batch", "heads", "kv_heads", sq_n))
     p.add(Instr("s_load_dwordx4", (sc4, ab.kernarg, Imm(first))), ("addr", "karg"))
     sc2 = k.vreg("s", 2, name="sc_b")
-    p.add(Instr("s_load_dwordx2", (sc2, ab.kernarg, Imm(kernarg.contiguous(args, ("seqlen_k", "scale"))))),
+    p.add(Instr("s_load_dwordx2", (sc2, ab.kernarg, Imm(kernarg.contiguous(args, (sk_n, "scale"))))),
           ("addr", "karg"))
     heads, kvh_n, sq = sc4.sub(1), sc4.sub(2), sc4.sub(3)
     sk, scale = sc2.sub(0), sc2.sub(1)
+    if vl:   # sequence b: its lengths and first packed rows from cu_seqlens[b], [b + 1]
+        tq, tk = sq, sk
+        cu0, sq, sk = _varlen_lengths(ab, offs, ab.wg_y if cfg.causal else ab.wg_z)
 
     # ---- workgroup coordinates: q0, kv head (f32 division, exact: kinds.attention.config.HEADS_MAX)
     W = cfg.waves
@@ -130,12 +135,16 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
         wh, wb = ab.wg_x, ab.wg_y
         wq = ab.sreg(name="qblock")
         p.add(Instr("s_add_i32", (wq, sq, Imm(-1))), tags)
-        p.add(Instr("s_lshr_b32", (wq, wq, Imm(cfg.rows_per_wg.bit_length() - 1))), tags)
+        # varlen: an empty sequence (sq = 0) gives Q-block -1 - z < 0, which exits below
+        p.add(Instr("s_ashr_i32" if vl else "s_lshr_b32",
+                    (wq, wq, Imm(cfg.rows_per_wg.bit_length() - 1))), tags)
         p.add(Instr("s_sub_i32", (wq, wq, ab.wg_z)), tags)
     q0 = ab.sreg(name="q0")
     swave = None
     if W == 1:
         p.add(Instr("s_lshl_b32", (q0, wq, Imm(5))), tags)
+        if vl:
+            p.add(Instr("s_min_u32", (q0, q0, sq)), tags)     # varlen: as for W > 1 below
         qwg = q0
     else:   # wave w of the workgroup owns rows qblock * 32 W + 32 w .. + 31
         wv = ab.vreg(name="wave_v")
@@ -144,6 +153,12 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
         p.add(Instr("v_readfirstlane_b32", (swave, wv)), tags)
         qwg, qw = ab.sreg(name="q0_wg"), ab.sreg(name="q0_wave")
         p.add(Instr("s_lshl_b32", (qwg, wq, Imm(5 + W.bit_length() - 1))), tags)
+        if vl:
+            # varlen: a Q-block past its sequence's end (or, causal, before its start: the
+            # Q-block index is negative when the grid's max_seqlen_q exceeds this sequence)
+            # is clamped (unsigned) to start at the end: it reads and stores nothing
+            # (num_records 0) and the workgroup ends after the prologue (add_early_exit)
+            p.add(Instr("s_min_u32", (qwg, qwg, sq)), tags)
         p.add(Instr("s_lshl_b32", (qw, swave, Imm(5))), tags)
         p.add(Instr("s_add_u32", (q0, qwg, qw)), tags)
     hk = ab.sreg(name="h_x_kvh")
@@ -157,15 +172,22 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
     p.add(Instr("v_cvt_u32_f32", (uq, fq)), tags)
     kvh = ab.sreg(name="kv_head")
     p.add(Instr("v_readfirstlane_b32", (kvh, uq)), tags)
-    bh, bkv = ab.sreg(name="bh"), ab.sreg(name="bkv")
-    p.add(Instr("s_mul_i32", (bh, wb, heads)), tags)
-    p.add(Instr("s_add_u32", (bh, bh, wh)), tags)
-    p.add(Instr("s_mul_i32", (bkv, wb, kvh_n)), tags)
-    p.add(Instr("s_add_u32", (bkv, bkv, kvh)), tags)
     rowq, rowk = ab.sreg(name="rowq"), ab.sreg(name="rowk")
-    p.add(Instr("s_mul_i32", (rowq, bh, sq)), tags)
-    p.add(Instr("s_add_u32", (rowq, rowq, q0)), tags)
-    p.add(Instr("s_mul_i32", (rowk, bkv, sk)), tags)
+    if vl:   # heads-major packed rows: h * total_q + cu_seqlens_q[b] + q0 (kv: kv_head, total_k)
+        p.add(Instr("s_mul_i32", (rowq, wh, tq)), tags)
+        p.add(Instr("s_add_u32", (rowq, rowq, cu0[0])), tags)
+        p.add(Instr("s_add_u32", (rowq, rowq, q0)), tags)
+        p.add(Instr("s_mul_i32", (rowk, kvh, tk)), tags)
+        p.add(Instr("s_add_u32", (rowk, rowk, cu0[1])), tags)
+    else:
+        bh, bkv = ab.sreg(name="bh"), ab.sreg(name="bkv")
+        p.add(Instr("s_mul_i32", (bh, wb, heads)), tags)
+        p.add(Instr("s_add_u32", (bh, bh, wh)), tags)
+        p.add(Instr("s_mul_i32", (bkv, wb, kvh_n)), tags)
+        p.add(Instr("s_add_u32", (bkv, bkv, kvh)), tags)
+        p.add(Instr("s_mul_i32", (rowq, bh, sq)), tags)
+        p.add(Instr("s_add_u32", (rowq, rowq, q0)), tags)
+        p.add(Instr("s_mul_i32", (rowk, bkv, sk)), tags)
     qrem = ab.sreg(name="qrem")                       # query rows left from q0 (>= 0)
     p.add(Instr("s_sub_i32", (qrem, sq, q0)), tags)
     p.add(Instr("s_max_i32", (qrem, qrem, Imm(0))), tags)
@@ -277,6 +299,8 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
 
     st_ = sm.init_state(ab, D)
     sm.set_scale(ab, st_, scale)
+    if vl:   # the workgroup's Q-block starts at or past its sequence's end: s_endpgm
+        k.add_early_exit(Instr("s_cmp_ge_u32", (qwg, sq)))
     if pipe:
         pipeline.build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm)
     else:
@@ -370,3 +394,23 @@ def _register_k_loop(ab, st_, qf, vt, srd, trips, kb, rem, bperm, off_qk) -> Non
         body.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))
 
     kv_loop(ab, trips, kb, ab.full_max, emit)
+
+
+def _varlen_lengths(ab, offs, wb) -> tuple[tuple[VReg, VReg], VReg, VReg]:
+    """Scalar loads of cu_seqlens_q[b], [b + 1] and cu_seqlens_k[b], [b + 1] (b = ``wb``):
+    ((first Q row, first K row), seqlen_q, seqlen_k) of sequence b, lengths clamped at 0."""
+    p, tags = ab.k.prologue, ("addr",)
+    bofs = ab.sreg(name="cu_off")
+    p.add(Instr("s_lshl_b32", (bofs, wb, Imm(2))), tags)
+    firsts, lens = [], []
+    for n in ("cu_seqlens_q", "cu_seqlens_k"):
+        ptr = ab.k.vreg("s", 2, name=f"{n}_ptr")
+        p.add(Instr("s_load_dwordx2", (ptr, ab.kernarg, Imm(offs[n]))), ("addr", "karg"))
+        pair = ab.k.vreg("s", 2, name=f"{n}_b")
+        p.add(Instr("s_load_dwordx2", (pair, ptr, bofs)), ("addr", "karg"))
+        ln = ab.sreg(name=f"{n}_len")
+        p.add(Instr("s_sub_i32", (ln, pair.sub(1), pair.sub(0))), tags)
+        p.add(Instr("s_max_i32", (ln, ln, Imm(0))), tags)
+        firsts.append(pair.sub(0))
+        lens.append(ln)
+    return (firsts[0], firsts[1]), lens[0], lens[1]
