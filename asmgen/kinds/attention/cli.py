@@ -34,6 +34,11 @@ def add_arguments(a: argparse.ArgumentParser) -> None:
     a.add_argument("--seqlen-k-multiple", type=int, default=1,
                    help="promise runtime seqlen_k is a multiple of this (checked at launch); a "
                         "multiple of 32 drops the per-element key mask when not causal")
+    a.add_argument("--varlen", action="store_true",
+                   help="packed variable-length batch (cu_seqlens_q / cu_seqlens_k, "
+                        "docs/launch-contract.md); --seqlen-q / --seqlen-k are the generated "
+                        "max_seqlen_q / max_seqlen_k; uses the flags' configuration (attn_basic, "
+                        "one wave unless --waves), not the model-ranked default")
     a.add_argument("--seed", type=int, default=None, help="schedule seed (fuzzing tie-break)")
 
 
@@ -44,7 +49,8 @@ def _problem(args: argparse.Namespace) -> dict:
     return dict(batch=args.batch, heads=args.heads, kv_heads=args.kv_heads,
                 seqlen_q=args.seqlen_q, seqlen_k=args.seqlen_k, head_dim=args.head_dim,
                 dtype=args.dtype, causal=args.causal, arch=args.arch, scale=args.scale,
-                seqlen_k_multiple=args.seqlen_k_multiple)
+                seqlen_k_multiple=args.seqlen_k_multiple,
+                **({"varlen": True} if getattr(args, "varlen", False) else {}))
 
 
 def cli_kwargs(args: argparse.Namespace) -> dict:
@@ -60,7 +66,7 @@ def cli_generate(args: argparse.Namespace, generate):
     def attention(schedule=None, schedule_params=None, **kw):
         return generate("attention", schedule, schedule_params, **kw)
 
-    if all(getattr(args, t) is None for t in TUNING):
+    if all(getattr(args, t) is None for t in TUNING) and not getattr(args, "varlen", False):
         from .defaults import build_default
         kern, cfg = build_default(attention, **_problem(args))
         print("default configuration: " + " ".join(f"{k}={v}" for k, v in cfg.items()))
