@@ -17,6 +17,9 @@ Rules (contract fields of ``asmgen.kernarg.ArgSpec``):
   row length. Floating dtypes are rounded to the contract's dtype; integer, bool, complex or
   object arrays are refused for float buffers.
 - buffer without ``dims`` (contracts written before them): the contract's ``shape`` exactly.
+  A dim may also be ``NAME/INT`` (a scalar divided by a constant) or ``NAME+INT`` (plus one).
+- prefix sums (``PREFIX_SUMS``: varlen attention's ``cu_seqlens_q`` / ``cu_seqlens_k``): a host
+  array starts at 0, is non-decreasing and ends at most at its total (``total_q`` / ``total_k``).
 - host inputs: NumPy arrays, anything with ``__array_interface__``, host DLPack tensors
   (``__dlpack__``, every int/float type and bf16/fp8 as ml_dtypes: ``asmgen.runtime.dlpack``); device memory (``__cuda_array_interface__``, a GPU DLPack device) is refused
   on the emulator with a clear message; the HIP backend passes ``device_buffer`` to take it.

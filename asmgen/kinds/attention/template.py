@@ -44,6 +44,13 @@ key block any row of this Q-block sees (blocks above the diagonal are skipped), 
 per-element limit masks the diagonal blocks only: each iteration branches to a masked copy of
 the body for them and runs the unmasked (non-causal) body otherwise (``kvloop``). A row that sees no key keeps m = -inf, l = 0 and
 gets O = 0, LSE = -inf (the loop runs at least once, fully masked, when no block is visible).
+
+Varlen (``cfg.varlen``, docs/launch-contract.md): the batch coordinate picks sequence b, whose
+lengths and first packed rows come from scalar loads of cu_seqlens_q[b], [b + 1] and
+cu_seqlens_k[b], [b + 1]; everything above then runs with those lengths, rows
+h * total_q + cu_seqlens_q[b] + q0 (K/V: kv_head * total_k + cu_seqlens_k[b]). A Q-block past its
+sequence's end is clamped to start at the end (nothing read or stored) and the workgroup ends
+with ``s_endpgm`` after the prologue (``KernelIR.add_early_exit``).
 """
 from __future__ import annotations
 
