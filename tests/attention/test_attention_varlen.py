@@ -113,3 +113,23 @@ def test_varlen_config_rules():
     with pytest.raises(ConfigError, match="varlen"):
         AttentionConfig(varlen=1)
     assert _cfg("gfx942", False, 1).name.endswith("_varlen")
+
+
+def test_cli_varlen_generate_and_check(tmp_path, capsys):
+    """``asmgen attention --varlen`` writes the varlen contract; ``asmgen check`` runs it against
+    the reference at its sizes and refuses --size (exit 2, the value named)."""
+    import json
+
+    from asmgen.cli import main
+    rc = main(["attention", "--batch", "3", "--heads", "2", "--seqlen-q", "40", "--seqlen-k", "24",
+               "--head-dim", "64", "--causal", "--varlen", "-o", str(tmp_path)])
+    assert rc == 0
+    path = next(tmp_path.glob("*.json"))
+    meta = json.loads(path.read_text())
+    names = [a["name"] for a in meta["args"]]
+    assert names[5:7] == ["cu_seqlens_q", "cu_seqlens_k"] and "max_seqlen_q" in names
+    assert meta["grid_from"][2] == ["max_seqlen_q", 32] and meta["grid"] == [2, 3, 2]
+    assert main(["check", str(path), "--seed", "1"]) == 0
+    assert "OK" in capsys.readouterr().out
+    assert main(["check", str(path), "--size", "batch=1"]) == 2
+    assert "--size batch" in capsys.readouterr().err

@@ -43,10 +43,21 @@ class AttentionKind(KernelKind):
         than the KV buffers, so the loop wraps its buffers)."""
         from ...runtime.check_size import CheckShape
         bq, bk, group = cfg.rows_per_wg, cfg.block_k, cfg.heads // cfg.kv_heads
+        if cfg.varlen:   # the packed sizes hang together (cu_seqlens): the contract's, unshrunk
+            return CheckShape(trips=lambda s: -(-int(s["max_seqlen_k"]) // bk))
         return CheckShape(trips=lambda s: -(-int(s["seqlen_k"]) // bk),
                           shrink=(("batch", 1, 1), ("kv_heads", 1, 1), ("heads", group, group),
                                   ("seqlen_q", bq, 2 * bq),
                                   ("seqlen_k", bk, max(3, cfg.kv_buffers + 1) * bk)))
+
+    def check(self, meta: dict, run, seed: int, sizes: dict | None = None) -> tuple[bool, str]:
+        """As every kind; a varlen kernel only at its contract's sizes (``batch`` sequences of
+        seqlen_q / seqlen_k tokens: the packed totals and cu_seqlens follow from them)."""
+        if sizes and meta.get("config", {}).get("varlen"):
+            raise ConfigError(f"--size {next(iter(sizes))}: a varlen attention kernel is checked "
+                              f"at its contract's sizes (cu_seqlens and the packed totals follow "
+                              f"from batch, seqlen_q, seqlen_k); regenerate at other sizes")
+        return super().check(meta, run, seed, sizes)
 
     def random_inputs(self, cfg: AttentionConfig, seed: int) -> dict:
         from .reference import attention_random_inputs
