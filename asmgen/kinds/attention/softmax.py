@@ -215,7 +215,9 @@ def _pack(ab, body, dst, lo, hi, dtype: str) -> None:
     body.add(Instr("v_perm_b32", (dst, rs[1], rs[0], ab.const(0x07060302))), tags)
 
 
-def epilogue(ab, e, st: SoftmaxState, bperm, off_o, off_l, srd_o, srd_lse) -> None:
+def epilogue(ab, e, st: SoftmaxState, bperm, off_o, off_l, srd_o, srd_lse,
+             post=None) -> None:
+    """O = P V / l (times ``post``, a VGPR factor, when given: decode's fp8 v_scale) and LSE."""
     cfg = ab.cfg
     vcc = Special("vcc")
     vr = ab.vreg
@@ -227,6 +229,8 @@ def epilogue(ab, e, st: SoftmaxState, bperm, off_o, off_l, srd_o, srd_lse) -> No
     e.add(Instr("v_rcp_f32", (rc, lt)), tags)
     e.add(Instr("v_cmp_lt_f32", (vcc, Imm(0), lt)), tags)
     e.add(Instr("v_cndmask_b32", (inv, Imm(0), rc, vcc)), tags)
+    if post is not None:
+        e.add(Instr("v_mul_f32", (inv, post, inv)), tags)
     # LSE = ln2 * (c mu + log2 l_tot) (m holds raw scores: c mu is the max in log2 units)
     mu, lg, t, lse = vr(name="e_mu"), vr(name="e_lg"), vr(name="e_t"), vr(name="lse")
     e.add(Instr("v_cmp_neq_f32", (vcc, st.ninf, st.m)), tags)

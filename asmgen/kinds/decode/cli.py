@@ -29,6 +29,9 @@ def add_arguments(a: argparse.ArgumentParser) -> None:
                    help="pages in the pool (default batch x max_blocks_per_seq)")
     a.add_argument("--scale", type=float, default=None, help="default 1/sqrt(head_dim)")
     a.add_argument("--prefetch", type=int, default=1, choices=(0, 1))
+    a.add_argument("--kv-dtype", default=None, choices=("f16", "bf16", "fp8_e4m3fnuz", "fp8_e4m3"),
+                   help="K/V cache dtype (default --dtype; fp8: FNUZ on gfx942, OCP on gfx950, "
+                        "with k_scale / v_scale)")
 
 
 def cli_kwargs(args: argparse.Namespace) -> dict:
@@ -36,7 +39,8 @@ def cli_kwargs(args: argparse.Namespace) -> dict:
                 q_tokens=args.q_tokens, head_dim=args.head_dim, dtype=args.dtype, arch=args.arch,
                 max_context=args.max_context, context_len=args.context_len,
                 num_splits=args.num_splits, paged=args.paged, page_size=args.page_size,
-                num_blocks=args.num_blocks, scale=args.scale, prefetch=args.prefetch)
+                num_blocks=args.num_blocks, scale=args.scale, prefetch=args.prefetch,
+                kv_dtype=args.kv_dtype)
 
 
 def add_combine_arguments(a: argparse.ArgumentParser) -> None:

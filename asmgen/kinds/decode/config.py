@@ -18,14 +18,16 @@ merges them (``asmgen.kinds.decode.splits`` says why and how many).
 
 KV caches: dense ``[batch, max_context, kv_heads, head_dim]`` (FlashAttention's KV-cache layout),
 or paged ``[num_blocks, page_size, kv_heads, head_dim]`` (vLLM's) with ``block_table [batch,
-max_blocks_per_seq]`` int32 page numbers. Every limit raises ``ConfigError`` naming the value and
+max_blocks_per_seq]`` int32 page numbers. ``kv_dtype`` (default ``dtype``) may be the arch's fp8
+(``KV_FP8``: E4M3FNUZ on gfx942, OCP E4M3 on gfx950): the caches hold one byte per element,
+dequantised to ``dtype`` in registers, with per-tensor f32 ``k_scale`` / ``v_scale``. Every limit raises ``ConfigError`` naming the value and
 the limit.
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ...dtypes import DType, dtype_of
+from ...dtypes import DTYPES, DType, dtype_of
 from ...errors import ConfigError
 from ...target import ARCHES, DEFAULT_ARCH, IN_DTYPES, Target, target_of
 from ..attention.config import HEAD_DIMS, mfma_ks
@@ -38,6 +40,7 @@ CONTEXT_MAX = 1 << 20
 SPLITS_MAX = 256
 PAGE_SIZES = (16, 32, 64, 128, 256)
 BUFFER_BYTES_MAX = (1 << 32) - 1     # num_records is 32 bits (cdna-facts section 5)
+KV_FP8 = ("fp8_e4m3fnuz", "fp8_e4m3")  # fp8 KV caches (the arch's row of asmgen.dtypes decides)
 
 
 def _int(name: str, value, lo: int, hi: int) -> int:
@@ -66,6 +69,7 @@ class DecodeConfig:
     num_blocks: int | None = None    # paged: pages in the pool (default: batch x pages per seq)
     mfma_k: int | None = None        # K of the 32x32xK MFMA; default: the arch's native
     prefetch: int = 1                # key blocks loaded one iteration ahead (0 or 1)
+    kv_dtype: str | None = None      # K/V cache element type; default dtype; or an fp8 (KV_FP8)
 
     def __post_init__(self) -> None:
         st = object.__setattr__
@@ -73,6 +77,16 @@ class DecodeConfig:
             raise ConfigError(f"decode arch={self.arch!r} is not one of {ARCHES}")
         if self.dtype not in IN_DTYPES:
             raise ConfigError(f"decode dtype={self.dtype!r} is not one of {IN_DTYPES}")
+        if self.kv_dtype is None:
+            st(self, "kv_dtype", self.dtype)
+        if self.kv_dtype != self.dtype:
+            if self.kv_dtype not in KV_FP8:
+                raise ConfigError(f"decode kv_dtype={self.kv_dtype!r} is not dtype={self.dtype!r}"
+                                  f" nor one of {KV_FP8}")
+            if self.arch not in DTYPES[self.kv_dtype].arches:
+                have = tuple(n for n in KV_FP8 if self.arch in DTYPES[n].arches)
+                raise ConfigError(f"decode kv_dtype={self.kv_dtype!r} is not available on "
+                                  f"{self.arch} (its fp8 KV dtypes: {have})")
         if self.head_dim not in HEAD_DIMS:
             raise ConfigError(f"decode head_dim={self.head_dim!r} is not one of {HEAD_DIMS}")
         _int("batch", self.batch, 1, BATCH_MAX)
@@ -133,6 +147,16 @@ class DecodeConfig:
         return dtype_of(self.dtype)
 
     @property
+    def kv_type(self) -> DType:
+        """The K/V caches' element type."""
+        return dtype_of(self.kv_dtype)
+
+    @property
+    def kv_fp8(self) -> bool:
+        """fp8 caches: bytes dequantised in registers, k_scale / v_scale applied."""
+        return self.kv_dtype != self.dtype
+
+    @property
     def group(self) -> int:
         """Query heads per KV head (GQA group)."""
         return self.heads // self.kv_heads
@@ -149,7 +173,7 @@ class DecodeConfig:
     @property
     def kv_row_bytes(self) -> int:
         """Bytes between two keys of one head in the cache: kv_heads x head_dim elements."""
-        return self.in_type.nbytes(self.kv_heads * self.head_dim)
+        return self.kv_type.nbytes(self.kv_heads * self.head_dim)
 
     @property
     def max_blocks_per_seq(self) -> int:
@@ -194,6 +218,8 @@ class DecodeConfig:
     def name(self) -> str:
         g = f"_g{self.group}" if self.group > 1 else ""
         kv = f"_paged{self.page_size}" if self.paged else ""
+        if self.kv_fp8:
+            kv += f"_kv{self.kv_dtype}"
         return (f"attn_decode_{self.arch}_{self.dtype}_d{self.head_dim}_h{self.heads}{g}"
                 f"_t{self.q_tokens}_c{self.max_context}{kv}_s{self.num_splits}_k{self.mfma_k}"
                 f"{'' if self.prefetch else '_pf0'}")

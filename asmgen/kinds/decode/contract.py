@@ -6,7 +6,8 @@ head_dim]``; ``context_lens [batch]`` int32; paged: ``block_table [batch, max_bl
 int32; outputs ``o [batch, q_tokens, heads, head_dim]`` and ``lse [batch, q_tokens, heads]`` f32
 with one split, else ``o_partial [batch, num_splits, q_tokens, heads, head_dim]`` (``dtype``)
 and ``lse_partial [batch, num_splits, q_tokens, heads]`` f32; scalars ``batch`` (u32), paged
-``num_blocks`` (u32), ``scale`` (f32).
+``num_blocks`` (u32), ``scale`` (f32); with an fp8 ``kv_dtype`` the caches are ``kv_dtype`` and
+``k_scale``, ``v_scale`` (f32, per tensor: K = k_scale x k_cache, V = v_scale x v_cache) follow.
 
 ``decode_combine``: ``o_partial``, ``lse_partial`` in, ``o``, ``lse`` out, scalar ``batch``.
 """
@@ -58,7 +59,7 @@ def decode_args(cfg: DecodeConfig) -> list[ArgSpec]:
     kv = (("num_blocks", cfg.page_size, hk, d) if cfg.paged
           else ("batch", cfg.max_context, hk, d))
     args = [_buf("q", cfg.dtype, ("batch", cfg.q_tokens, cfg.heads, d), sizes),
-            _buf("k_cache", cfg.dtype, kv, sizes), _buf("v_cache", cfg.dtype, kv, sizes),
+            _buf("k_cache", cfg.kv_dtype, kv, sizes), _buf("v_cache", cfg.kv_dtype, kv, sizes),
             _buf("context_lens", "i32", ("batch",), sizes)]
     if cfg.paged:
         args.append(_buf("block_table", "i32", ("batch", cfg.max_blocks_per_seq), sizes))
@@ -68,6 +69,9 @@ def decode_args(cfg: DecodeConfig) -> list[ArgSpec]:
         args.append(ArgSpec("num_blocks", "scalar", "u32", value=cfg.num_blocks,
                             range=(1, BUFFER_BYTES_MAX // cfg.page_bytes)))
     args.append(ArgSpec("scale", "scalar", "f32", value=cfg.scale, range=(F32_TINY, SCALE_MAX)))
+    if cfg.kv_fp8:
+        for n in ("k_scale", "v_scale"):
+            args.append(ArgSpec(n, "scalar", "f32", value=1.0, range=(F32_TINY, SCALE_MAX)))
     return args
 
 

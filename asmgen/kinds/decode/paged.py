@@ -20,7 +20,7 @@ from isa.operands import Imm, Special
 from ..common.buffers import SRD_DWORD3, log2
 from .arith import imm_or_const
 from .config import BLOCK_K
-from .kvload import TAGS, load_k, load_v, v_items
+from .kvload import TAGS, load_k, load_v, v_items, v_row_shift
 
 
 class PagedKV:
@@ -65,7 +65,7 @@ class PagedKV:
         for j, (g, c) in enumerate(v_items(ab, lane)):
             g4, c16, gp = ab.vreg(name=f"pv_g4{j}"), ab.vreg(name=f"pv_c16{j}"), g
             p.add(Instr("v_lshlrev_b32", (g4, Imm(2), g)), TAGS)
-            p.add(Instr("v_lshlrev_b32", (c16, Imm(4), c)), TAGS)
+            p.add(Instr("v_lshlrev_b32", (c16, Imm(v_row_shift(cfg)), c)), TAGS)
             mask = None
             if self.two:
                 gp = ab.vreg(name=f"pv_gp{j}")

@@ -5,7 +5,9 @@ Token t of sequence b (``context_lens[b]`` = L keys, the q_tokens new ones last)
 j <= L - q_tokens + t; query head h reads KV head h // group. A row that sees no key has O = 0,
 LSE = -inf. Split s of ``num_splits`` covers keys [s c, (s + 1) c) with c = 32 ceil(ceil(L / 32)
 / num_splits) (the kernel's ranges); its partial O is normalised over its own keys and its LSE is
-the log-sum-exp of its own scores. The random inputs fill every cache entry no sequence may read
+the log-sum-exp of its own scores. fp8 caches (``kv_dtype``) are decoded exactly by ml_dtypes and
+scaled: K = k_scale x k_cache, V = v_scale x v_cache (``k_scale`` / ``v_scale`` from the inputs,
+1.0 when absent). The random inputs fill every cache entry no sequence may read
 (past a context, or pages no table names) with NaN: a kernel reading one fails the comparison.
 """
 from __future__ import annotations
@@ -60,12 +62,13 @@ def decode_reference(cfg, inp: dict, split: bool = False):
     G, S = cfg.group, cfg.num_splits if split else 1
     bt = inp.get("block_table") if cfg.paged else None
     lens = np.clip(np.asarray(inp["context_lens"]).astype(np.int64), 0, cfg.max_context)
+    ks, vs = (float(inp.get(n, 1.0)) for n in ("k_scale", "v_scale"))
     o = np.zeros((B, S, T, H, D))
     lse = np.full((B, S, T, H), -np.inf)
     for b in range(B):
         L = int(lens[b])
-        k = gather_kv(inp["k_cache"], b, L, bt, cfg.page_size).astype(np.float64)
-        v = gather_kv(inp["v_cache"], b, L, bt, cfg.page_size).astype(np.float64)
+        k = gather_kv(inp["k_cache"], b, L, bt, cfg.page_size).astype(np.float64) * ks
+        v = gather_kv(inp["v_cache"], b, L, bt, cfg.page_size).astype(np.float64) * vs
         ranges = split_ranges(L, S) if split else [(0, L)]
         for s, (k0, k1) in enumerate(ranges):
             for kvh in range(cfg.kv_heads):
@@ -97,7 +100,9 @@ def combine_reference(o_partial, lse_partial):
 
 def decode_random_inputs(cfg, seed: int, context_lens=None) -> dict:
     """Seeded q, caches (unreadable entries NaN), lengths (default: random in 1..context_len,
-    the last one context_len) and, paged, a block table naming shuffled pages."""
+    the last one context_len) and, paged, a block table naming shuffled pages. fp8 caches hold
+    values in [-4, 4) (fp8 steps of 1/32 .. 1/4 there) and ``k_scale`` / ``v_scale`` are drawn
+    in [0.25, 1) and [1, 2): the scaled K and V are O(1), and dropping either changes O."""
     rng = np.random.default_rng(seed)
     dt = np_dtype(cfg.dtype)
     B, T, H, HK, D = cfg.batch, cfg.q_tokens, cfg.heads, cfg.kv_heads, cfg.head_dim
@@ -121,10 +126,14 @@ def decode_random_inputs(cfg, seed: int, context_lens=None) -> dict:
     else:
         shape = (B, cfg.max_context, HK, D)
         readable = np.arange(cfg.max_context)[None, :] < np.clip(lens, 0, None)[:, None]
+    fp8 = cfg.kv_dtype != cfg.dtype
     for n in ("k_cache", "v_cache"):
-        c = rng.uniform(-1, 1, shape)
+        c = rng.uniform(-4, 4, shape) if fp8 else rng.uniform(-1, 1, shape)
         c[~readable] = np.nan
-        out[n] = c.astype(dt)
+        out[n] = c.astype(np_dtype(cfg.kv_dtype))
+    if fp8:
+        out["k_scale"] = float(np.float32(rng.uniform(0.25, 1.0)))
+        out["v_scale"] = float(np.float32(rng.uniform(1.0, 2.0)))
     return out
 
 

@@ -1,6 +1,6 @@
 """The decode kinds' tag vocabulary (``asmgen.ir.tags``): the attention kind's tags (the decode
 loop body is the attention body, so the attention recipes order it) plus ``DecodeTag`` for what
-only decode has (the block-table reads and page arithmetic, the split combine).
+only decode has (the block-table reads and page arithmetic, the split combine, the fp8 KV dequant).
 
 A leaf declaration (imports only the tag modules)."""
 from __future__ import annotations
@@ -16,6 +16,7 @@ class DecodeTag(TagEnum):
     COMBINE = "combine"           # the split combine's merge arithmetic
     GR_LSE = "gr_lse"             # the combine's partial LSE loads
     GR_O = "gr_o"                 # the combine's partial O loads
+    DEQUANT = "dequant"           # fp8 KV bytes widened to the compute dtype
 
 
 DECODE_TAGS = TagVocabulary("decode", CommonTag, AttnTag, DecodeTag)

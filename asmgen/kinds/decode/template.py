@@ -19,6 +19,12 @@ last blocks) with decode's row and key geometry:
   buffer loads and every lane's offset is built from them, keys past the context get the
   out-of-range offset (they read 0, never a stale page's NaN).
 
+fp8 KV (``kv_dtype``): the loads fetch the cache's bytes and ``kvload.dequant`` widens them to
+``dtype`` at the top of each block (so the prefetch keeps loading raw bytes); K = k_scale x
+k_cache and V = v_scale x v_cache are applied in f32, never to the cache values: k_scale is
+folded into the softmax scale (S = Q (k_scale K8)^T scale) and v_scale into the final
+normalisation (O = v_scale / l x P V8), so the MFMAs see the cache values exactly.
+
 With ``prefetch`` = 1 the next block's K operands and V rows are loaded right after this block's
 QK MFMAs, into the same registers, overlapping the softmax and the PV MFMAs.
 """
@@ -37,7 +43,7 @@ from ..common.buffers import OOB_OFFSET, log2
 from .arith import imm_or_const, sdiv, vdiv
 from .config import BLOCK_K, BLOCK_Q, DecodeConfig
 from .contract import decode_args
-from .kvload import TAGS, DenseKV, srd_base
+from .kvload import TAGS, DenseKV, dequant, srd_base
 from .paged import PagedKV
 from .tags import DECODE_TAGS
 
@@ -74,6 +80,11 @@ def build_decode(cfg: DecodeConfig) -> object:
         nblocks_arg = ab.sreg(name="num_blocks")
         p.add(Instr("s_load_dword", (nblocks_arg, ab.kernarg, Imm(offs["num_blocks"]))),
               ("addr", "karg"))
+    kv_sc = {}
+    if cfg.kv_fp8:
+        for n in ("k_scale", "v_scale"):
+            kv_sc[n] = ab.sreg(name=n)
+            p.add(Instr("s_load_dword", (kv_sc[n], ab.kernarg, Imm(offs[n]))), ("addr", "karg"))
     split, b = ab.wg_x, ab.wg_z
 
     # ---- workgroup coordinates: kv head, row block
@@ -196,9 +207,11 @@ def build_decode(cfg: DecodeConfig) -> object:
 
     # ---- K/V geometry (dense or paged) and the V^T tile's LDS addresses
     kvh_off = ab.sreg(name="kvh_off")                            # kv_head D bytes into a row
-    p.add(Instr("s_mul_i32", (kvh_off, kvh, Imm(cfg.in_type.nbytes(D)))), TAGS)
-    dqb = ab.vreg(name="dq_b")
-    p.add(Instr("v_lshlrev_b32", (dqb, Imm(log2(eb)), dq)), TAGS)
+    p.add(Instr("s_mul_i32", (kvh_off, kvh, Imm(cfg.kv_type.nbytes(D)))), TAGS)
+    dqb = dq
+    if cfg.kv_type.nbytes(1) > 1:
+        dqb = ab.vreg(name="dq_b")
+        p.add(Instr("v_lshlrev_b32", (dqb, Imm(log2(cfg.kv_type.nbytes(1))), dq)), TAGS)
     vt = vtile.setup(ab, lane, col, half)
     k.lds_bytes = cfg.lds_bytes
     if cfg.paged:
@@ -223,6 +236,15 @@ def build_decode(cfg: DecodeConfig) -> object:
         qf.append(rq_)
 
     st_ = sm.init_state(ab, D)
+    v_post = None
+    if cfg.kv_fp8:
+        # k_scale folded into the softmax scale (scale x k_scale, f32); v_scale into the final
+        # normalisation (the epilogue's 1 / l times v_scale, f32)
+        ks, v_post = ab.vreg(name="kscale"), ab.vreg(name="v_scale")
+        p.add(Instr("v_mov_b32", (ks, kv_sc["k_scale"])), ("init",))
+        p.add(Instr("v_mul_f32", (ks, scale, ks)), ("init",))
+        p.add(Instr("v_mov_b32", (v_post, kv_sc["v_scale"])), ("init",))
+        scale = ks
     sm.set_scale(ab, st_, scale)
     rem = ab.vreg(name="krem_lane")
 
@@ -241,13 +263,15 @@ def build_decode(cfg: DecodeConfig) -> object:
         kf, vrows = kf0, vrows0
         if not cfg.prefetch:
             kf, vrows = kv.load(body, kb)
+        if cfg.kv_fp8:
+            kf, vrows = dequant(ab, body, kf, vrows)
         vtile.store_rows(ab, body, vt, vrows)
         body.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_hi"))
         Sr = k.vreg("v", 16, align=4, name="sT")
         for st in range(ksteps):
             body.add(Instr(cfg.mfma, (Sr, kf[st], qf[st], Sr if st else Imm(0))), ("mfma", "mfma_qk"))
         if cfg.prefetch:
-            kv.load(body, kb, dst=(kf, vrows), ahead=True)
+            kv.load(body, kb, dst=(kf0, vrows0), ahead=True)
             kv.advance(body)
         pf = sm.online_softmax(ab, body, st_, Sr, rem, kb, bperm, mask)
         vf = vtile.read_operands(ab, body, vt)
@@ -261,5 +285,5 @@ def build_decode(cfg: DecodeConfig) -> object:
         body.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))
 
     kv_loop(ab, trips, kb, ab.full_max, emit)
-    sm.epilogue(ab, k.epilogue, st_, bperm, off_o, off_l, srd[n_o], srd[n_l])
+    sm.epilogue(ab, k.epilogue, st_, bperm, off_o, off_l, srd[n_o], srd[n_l], v_post)
     return k
