@@ -1,6 +1,7 @@
 """Fuzzing the decode kind: the hypothesis strategy of valid ``DecodeConfig``s (contexts 1..130
 or 260 aligned to the 32-key block, one off, or any; dense or paged with pages of 16, 32, 64;
-MHA/GQA, 1..16 query tokens, 1..4 splits, both dtypes, head dims and arches, prefetch 0/1), the
+MHA/GQA, 1..16 query tokens, 1..4 splits, both dtypes, head dims and arches, prefetch 0/1, KV
+caches in ``dtype`` or the arch's fp8), the
 shrink moves of a failing config and the kernels of the mutation proof (``proof_kernels``)."""
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from hypothesis import strategies as st
 from ...errors import ConfigError
 from ...target import ARCHES, CDNA4, DEFAULT_ARCH
 from ..attention.config import HEAD_DIMS
-from .config import BLOCK_K, DecodeConfig
+from ...dtypes import DTYPES
+from .config import BLOCK_K, KV_FP8, DecodeConfig
 
 
 def _length(draw, hi: int) -> int:
@@ -36,6 +38,8 @@ def decode_configs(draw, small: bool = True, arches=ARCHES) -> DecodeConfig:
         maxc = -(-ctx // page) * page
         extra = {"paged": True, "page_size": page}
     blocks = -(-maxc // BLOCK_K)
+    fp8 = [n for n in KV_FP8 if arch in DTYPES[n].arches]
+    extra["kv_dtype"] = draw(st.sampled_from([None, *fp8]))
     try:
         return DecodeConfig(
             batch=draw(st.integers(1, 2)), heads=heads, kv_heads=kv_heads,
@@ -54,6 +58,8 @@ def to_raw(cfg: DecodeConfig) -> dict:
         d["scale"] = None
     d["mfma_k"] = None if d["mfma_k"] == DecodeConfig(arch=cfg.arch, dtype=cfg.dtype).mfma_k \
         else d["mfma_k"]
+    if d["kv_dtype"] == cfg.dtype:
+        d["kv_dtype"] = None
     if cfg.paged and d["num_blocks"] == cfg.batch * cfg.max_blocks_per_seq:
         d["num_blocks"] = None
     return d
@@ -61,7 +67,7 @@ def to_raw(cfg: DecodeConfig) -> dict:
 
 def candidates(raw: dict):
     """Smaller variants, most aggressive first: shorter contexts, one split, fewer tokens and
-    heads, batch 1, D 64, dense, then the defaults (prefetch 1, f16, gfx942)."""
+    heads, batch 1, D 64, dense, then the defaults (prefetch 1, f16, KV in dtype, gfx942)."""
     page = raw["page_size"] if raw["paged"] else 1
     for val in sorted({1, 32, 33, raw["context_len"] // 2, raw["context_len"] - 1}):
         if 1 <= val < raw["context_len"]:
@@ -70,7 +76,7 @@ def candidates(raw: dict):
                    "num_splits": min(raw["num_splits"], -(-maxc // BLOCK_K)),
                    "num_blocks": None}
     for key, val in (("num_splits", 1), ("q_tokens", 1), ("batch", 1), ("head_dim", 64),
-                     ("prefetch", 1), ("dtype", "f16")):
+                     ("prefetch", 1), ("dtype", "f16"), ("kv_dtype", None)):
         if raw[key] != val:
             yield {**raw, key: val, "mfma_k": None}
     if raw["heads"] > 1:
@@ -80,7 +86,7 @@ def candidates(raw: dict):
     if raw["paged"]:
         yield {**raw, "paged": False, "num_blocks": None}
     if raw["arch"] != DEFAULT_ARCH:
-        yield {**raw, "arch": DEFAULT_ARCH, "mfma_k": None}
+        yield {**raw, "arch": DEFAULT_ARCH, "mfma_k": None, "kv_dtype": None}
 
 
 # Decode proof kernels: both arches, dense and paged (16-key pages: two pages per block and the
