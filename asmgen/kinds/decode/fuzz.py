@@ -95,6 +95,7 @@ def candidates(raw: dict):
 # at least 3 key blocks with a partial last one. bf16 only on CDNA4: gfx942's bf16 rounding
 # (v_bfe_u32 + v_add3_u32) swapped with its neighbour reads the other half's rounding bit, a
 # sub-ulp change no tolerance-based check can see (the attention proof kernels avoid it too).
+# The last one reads an fp8 KV cache (the dequant's converts and packs, k_scale / v_scale).
 PROOF_KERNELS = (
     {"heads": 4, "kv_heads": 2, "q_tokens": 3, "head_dim": 64, "max_context": 112,
      "context_len": 100, "paged": True, "page_size": 16, "num_splits": 1, "dtype": "f16",
@@ -105,6 +106,9 @@ PROOF_KERNELS = (
      "paged": True, "page_size": 64, "num_splits": 1, "prefetch": 0, "dtype": "f16",
      "schedule": "fuzz",
      "schedule_params": {"seed": 7}},
+    {"heads": 4, "kv_heads": 1, "q_tokens": 2, "head_dim": 64, "max_context": 112,
+     "context_len": 100, "paged": True, "page_size": 16, "num_splits": 1, "dtype": "f16",
+     "kv_dtype": "fp8_e4m3fnuz", "schedule": "attn_basic"},
 )
 
 
