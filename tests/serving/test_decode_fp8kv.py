@@ -84,7 +84,7 @@ def test_default_kv_dtype_is_dtype_without_scales():
 
 @pytest.mark.parametrize("arch", ARCHES)
 def test_an_fp8_the_arch_lacks_is_a_config_error_naming_the_arch(arch):
-    other = [n for n in KV_FP8 if n != fp8_of(arch)][0]
+    other = next(n for n in KV_FP8 if n != fp8_of(arch))
     with pytest.raises(ConfigError, match=f"kv_dtype='{other}' is not available on {arch}.*"
                                           f"{fp8_of(arch)}"):
         DecodeConfig(arch=arch, kv_dtype=other)

@@ -30,8 +30,8 @@ def add_arguments(a: argparse.ArgumentParser) -> None:
     a.add_argument("--scale", type=float, default=None, help="default 1/sqrt(head_dim)")
     a.add_argument("--prefetch", type=int, default=1, choices=(0, 1))
     a.add_argument("--kv-dtype", default=None, choices=("f16", "bf16", "fp8_e4m3fnuz", "fp8_e4m3"),
-                   help="K/V cache dtype (default --dtype; fp8: the arch's E4M3, FNUZ on CDNA3, OCP on CDNA4, "
-                        "with k_scale / v_scale)")
+                   help="K/V cache dtype (default --dtype; fp8: the arch's E4M3, FNUZ on CDNA3, "
+                        "OCP on CDNA4, with k_scale / v_scale)")
 
 
 def cli_kwargs(args: argparse.Namespace) -> dict:

@@ -20,8 +20,8 @@ KV caches: dense ``[batch, max_context, kv_heads, head_dim]`` (FlashAttention's 
 or paged ``[num_blocks, page_size, kv_heads, head_dim]`` (vLLM's) with ``block_table [batch,
 max_blocks_per_seq]`` int32 page numbers. ``kv_dtype`` (default ``dtype``) may be the arch's fp8
 (``KV_FP8``: E4M3FNUZ on gfx942, OCP E4M3 on gfx950): the caches hold one byte per element,
-dequantised to ``dtype`` in registers, with per-tensor f32 ``k_scale`` / ``v_scale``. Every limit raises ``ConfigError`` naming the value and
-the limit.
+dequantised to ``dtype`` in registers, with per-tensor f32 ``k_scale`` / ``v_scale``. Every limit
+raises ``ConfigError`` naming the value and the limit.
 """
 from __future__ import annotations
 

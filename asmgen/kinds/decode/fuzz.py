@@ -8,10 +8,10 @@ from __future__ import annotations
 from hypothesis import reject
 from hypothesis import strategies as st
 
+from ...dtypes import DTYPES
 from ...errors import ConfigError
 from ...target import ARCHES, CDNA4, DEFAULT_ARCH
 from ..attention.config import HEAD_DIMS
-from ...dtypes import DTYPES
 from .config import BLOCK_K, KV_FP8, DecodeConfig
 
 
