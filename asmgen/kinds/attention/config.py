@@ -46,6 +46,16 @@ WAVES = (1, 2, 4)
 KV_BUFFERS = (1, 2, 3)
 
 
+def softmax_scale(kind: str, scale, head_dim: int) -> float:
+    """The softmax scale a config keeps: ``scale`` (None: 1/sqrt(head_dim)) as a float in
+    (0, 1e4), else a ConfigError naming the kind (prefill and decode share this rule)."""
+    if scale is None:
+        scale = 1.0 / head_dim ** 0.5
+    if not isinstance(scale, (int, float)) or not 0.0 < float(scale) < 1e4:
+        raise ConfigError(f"{kind} scale={scale!r} is not in (0, 1e4)")
+    return float(scale)
+
+
 def _int(name: str, value, lo: int, hi: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
         raise ConfigError(f"attention {name}={value!r} is outside {lo}..{hi}")
@@ -140,11 +150,7 @@ class AttentionConfig:
             raise ConfigError(f"attention LDS {self.lds_bytes} bytes (kv_buffers="
                               f"{self.kv_buffers}, head_dim={self.head_dim}) exceed the {limit} "
                               f"bytes of {self.arch} (cdna-facts section 1)")
-        if self.scale is None:
-            st(self, "scale", 1.0 / self.head_dim ** 0.5)
-        if not isinstance(self.scale, (int, float)) or not 0.0 < float(self.scale) < 1e4:
-            raise ConfigError(f"attention scale={self.scale!r} is not in (0, 1e4)")
-        st(self, "scale", float(self.scale))
+        st(self, "scale", softmax_scale("attention", self.scale, self.head_dim))
 
     @property
     def target(self) -> Target:

@@ -51,6 +51,22 @@ def lane_bytes(cfg) -> int:
 OFFEN = (("offen", True),)
 
 
+def load_q(p, ab, cfg, off: VReg, srd_q: VReg) -> list[VReg]:
+    """Q into registers, one buffer load per MFMA k-step: the B operand of k-step ``st`` is
+    Q[row][st * mfma_k + dq .. + k_per_lane - 1] at the constant offset of ``st`` k-steps from
+    ``off`` (the prefill and decode kinds both load Q this way, tagged ``gr_q``)."""
+    kpl = cfg.k_per_lane
+    load = {4: "buffer_load_dwordx2", 8: "buffer_load_dwordx4"}[kpl]
+    regs = []
+    for st in range(cfg.head_dim // cfg.mfma_k):
+        r = ab.vreg(kpl // cfg.in_type.per_dword, name=f"q{st}")
+        p.add(Instr(load, (r, off, srd_q, Imm(0)),
+                    OFFEN + ((("offset", cfg.in_type.nbytes(cfg.mfma_k * st)),) if st else ())),
+              ("gr_q",))
+        regs.append(r)
+    return regs
+
+
 def swizzle_mask(cfg) -> int:
     """M of the module docstring: 8 units span gfx942's 32 banks. gfx950 has 64 banks, but a
     16-unit key (M = 15 for D = 128) modeled slower (``asmgen profile``: 1152 against 1350

@@ -294,15 +294,7 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
     p.add(Instr("s_mov_b32", (kb, Imm(0))), tags)
 
     # ---- Q into registers: B operand of k-step st = Q[q0 + col][k st + dq .. + kpl - 1]
-    qk_load = {4: "buffer_load_dwordx2", 8: "buffer_load_dwordx4"}[kpl]
-    ksteps = D // cfg.mfma_k
-    qf = []
-    for st in range(ksteps):
-        r = ab.vreg(kpl // cfg.in_type.per_dword, name=f"q{st}")
-        p.add(Instr(qk_load, (r, off_qk, srd["Q"], Imm(0)),
-                    OFFEN + ((("offset", cfg.in_type.nbytes(cfg.mfma_k * st)),) if st else ())),
-              ("gr_q",))
-        qf.append(r)
+    qf = ktile.load_q(p, ab, cfg, off_qk, srd["Q"])
 
     st_ = sm.init_state(ab, D)
     sm.set_scale(ab, st_, scale)

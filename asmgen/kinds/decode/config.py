@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass
 from ...dtypes import DTYPES, DType, dtype_of
 from ...errors import ConfigError
 from ...target import ARCHES, DEFAULT_ARCH, IN_DTYPES, Target, target_of
-from ..attention.config import HEAD_DIMS, mfma_ks
+from ..attention.config import HEAD_DIMS, mfma_ks, softmax_scale
 from ..attention.lds import BLOCK_K, BLOCK_Q, v_bytes
 
 Q_TOKENS_MAX = 16
@@ -131,11 +131,7 @@ class DecodeConfig:
             st(self, "num_splits", choose_splits(self.batch, self.kv_heads * self.row_blocks,
                                                  self.context_len, self.target.cu_count))
         _int("num_splits", self.num_splits, 1, min(SPLITS_MAX, self.max_kv_blocks))
-        if self.scale is None:
-            st(self, "scale", 1.0 / self.head_dim ** 0.5)
-        if not isinstance(self.scale, (int, float)) or not 0.0 < float(self.scale) < 1e4:
-            raise ConfigError(f"decode scale={self.scale!r} is not in (0, 1e4)")
-        st(self, "scale", float(self.scale))
+        st(self, "scale", softmax_scale("decode", self.scale, self.head_dim))
 
     # -- geometry -------------------------------------------------------------------------------
     @property

@@ -8,11 +8,11 @@ from isa.instr import Instr
 from isa.operands import Imm
 
 from ...ir import VReg
+from ..attention.ktile import OFFEN
 from ..common.buffers import SRD_DWORD3, log2
 from .arith import imm_or_const
 from .config import BLOCK_K
 
-OFFEN = (("offen", True),)
 TAGS = ("addr",)
 LOADS = {4: "buffer_load_dword", 8: "buffer_load_dwordx2", 16: "buffer_load_dwordx4"}
 V_ROW = 8                # elements of one V row load (dims 8 c .. 8 c + 7, ``v_items``)

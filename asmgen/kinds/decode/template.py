@@ -35,6 +35,7 @@ from isa.operands import Imm, Special
 
 from ... import kernarg
 from ...ir import VReg
+from ..attention import ktile
 from ..attention import softmax as sm
 from ..attention import vtile
 from ..attention.kvloop import kv_loop
@@ -47,7 +48,6 @@ from .kvload import TAGS, DenseKV, dequant, srd_base
 from .paged import PagedKV
 from .tags import DECODE_TAGS
 
-OFFEN = (("offen", True),)
 
 
 class DecodeBuild(AttnBuild):
@@ -63,7 +63,6 @@ def build_decode(cfg: DecodeConfig) -> object:
     k, p = ab.k, ab.k.prologue
     D, T, H, G, S = cfg.head_dim, cfg.q_tokens, cfg.heads, cfg.group, cfg.num_splits
     eb = cfg.in_type.nbytes(1)
-    rbk = cfg.kv_row_bytes
     vcc = Special("vcc")
 
     # ---- arguments
@@ -225,15 +224,8 @@ def build_decode(cfg: DecodeConfig) -> object:
         xl, bperm = ab.vreg(name="lane_x32"), ab.vreg(name="bperm")
         p.add(Instr("v_xor_b32", (xl, Imm(32), lane)), TAGS)
         p.add(Instr("v_lshlrev_b32", (bperm, Imm(2), xl)), TAGS)
-    qk_load = {4: "buffer_load_dwordx2", 8: "buffer_load_dwordx4"}[kpl]
     ksteps = D // cfg.mfma_k
-    qf = []
-    for st in range(ksteps):
-        rq_ = ab.vreg(kpl // cfg.in_type.per_dword, name=f"q{st}")
-        p.add(Instr(qk_load, (rq_, off_q, srd["q"], Imm(0)),
-                    OFFEN + ((("offset", cfg.in_type.nbytes(cfg.mfma_k * st)),) if st else ())),
-              ("gr_q",))
-        qf.append(rq_)
+    qf = ktile.load_q(p, ab, cfg, off_q, srd["q"])
 
     st_ = sm.init_state(ab, D)
     v_post = None

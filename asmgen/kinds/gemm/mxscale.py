@@ -24,7 +24,6 @@ from isa.instr import Instr
 from isa.operands import Imm
 
 from ... import kernarg
-from ...ir import VReg
 from ..common.buffers import SRD_DWORD3, log2
 from . import tags as T
 from .contract import gemm_args
