@@ -3,20 +3,22 @@ the cache bytes dequantised to bf16/f16 in registers, per-tensor ``k_scale`` / `
 the emulator against the NumPy reference (fp8 decoded exactly by ml_dtypes, scales applied),
 dense and paged (page 16), GQA, 1 and several query tokens, both arches, two seeds; the same
 outputs fail against a reference that drops either scale; the kernels are LLVM code objects;
-an fp8 the arch lacks is a typed error (config and CLI)."""
+split kernels run through ``decode_combine`` end to end against the unsplit reference; an fp8 the
+arch lacks is a typed error (config and CLI)."""
 from __future__ import annotations
 
 import json
 
 import pytest
-from decode_util import kernel, run_decode
+import numpy as np
+from decode_util import DECODE, kernel, run_combine, run_decode
 
 from asmgen.cli import main
 from asmgen.dtypes import DTYPES
 from asmgen.errors import ConfigError
 from asmgen.kinds.decode.config import KV_FP8, DecodeConfig
 from asmgen.kinds.decode.contract import decode_args
-from asmgen.kinds.decode.reference import compare_decode
+from asmgen.kinds.decode.reference import compare_combine, compare_decode, decode_reference
 
 ARCHES = ("gfx942", "gfx950")
 SEEDS = (1, 2)
@@ -33,6 +35,9 @@ CASES = {
     "paged16_gqa4_t3_f16_split2": (dict(heads=8, kv_heads=2, q_tokens=3, head_dim=128,
                                         dtype="f16", max_context=160, paged=True, page_size=16,
                                         num_splits=2), [3, 50, 160]),
+    "dense_gqa8_t2_bf16_split3": (dict(heads=8, kv_heads=1, q_tokens=2, head_dim=128,
+                                       dtype="bf16", max_context=256, num_splits=3),
+                                  [2, 97, 256]),
     "paged16_mha_t2_bf16_pf0": (dict(heads=2, q_tokens=2, head_dim=64, dtype="bf16",
                                      max_context=64, paged=True, page_size=16, num_splits=1,
                                      prefetch=0), [2, 64]),
@@ -57,6 +62,35 @@ def test_fp8_kv_matches_reference_and_needs_both_scales(case, arch, seed):
         assert not (0.99 < inp[n] < 1.01)
         bad, msg = compare_decode(cfg, out, {**inp, n: 1.0})
         assert not bad, f"reference without {n} still matches: {msg}"
+
+    if cfg.num_splits > 1:
+        _combine_end_to_end(cfg, inp, out, seed)
+
+
+COMBINE_EPS = {"bf16": 2.0 ** -8, "f16": 2.0 ** -11}
+
+
+def _combine_end_to_end(cfg, inp, out, seed):
+    """The split fp8 kernel's partials through ``decode_combine``: o and lse of the whole
+    context against the unsplit reference (the scales applied), and not against one that drops
+    v_scale (O scales with it; the LSE, through k_scale, too)."""
+    fin = run_combine(cfg, out, seed)
+    ok, msg = compare_combine(DECODE.combine_config(cfg), fin, {"o_partial": out["o_partial"],
+                                                               "lse_partial": out["lse_partial"]})
+    assert ok, msg
+    o_ref, lse_ref = decode_reference(cfg, inp)
+    o = np.asarray(fin["o"], np.float64)
+    err = float(np.abs(o - o_ref).max())
+    assert err <= 12 * COMBINE_EPS[cfg.dtype] * max(1.0, float(np.abs(o_ref).max())), \
+        f"end to end max|O - ref| = {err}"
+    lse = np.asarray(fin["lse"], np.float64)
+    assert np.array_equal(np.isneginf(lse), np.isneginf(lse_ref))
+    f = np.isfinite(lse_ref)
+    assert np.allclose(lse[f], lse_ref[f], rtol=1e-5, atol=1e-5)
+    for n in ("k_scale", "v_scale"):
+        o_bad, lse_bad = decode_reference(cfg, {**inp, n: 1.0})
+        assert float(np.abs(o - o_bad).max()) > 12 * COMBINE_EPS[cfg.dtype] or \
+            not np.allclose(lse[f], lse_bad[f], rtol=1e-5, atol=1e-5), f"{n} dropped still matches"
 
 
 @pytest.mark.parametrize("arch", ARCHES)
