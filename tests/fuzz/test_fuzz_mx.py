@@ -1,5 +1,5 @@
 """Fuzzing and the mutation proof over MX GEMMs on gfx950 (issue 15): random mxfp8/mxfp4 configs
-(E8M0 block scales, every output, staging, fragment buffers, LDS-DMA, swizzle) x random legal
+(E8M0 block scales, K tails, every output, staging, fragment buffers, LDS-DMA, swizzle) x random legal
 schedules x emulator seeds must compile and match the reference; the GEMM kind's strategy draws
 them; the shrink moves keep them MX-legal; every correctness-class mutation of the MX proof
 kernel is rejected by the emulator."""
@@ -48,18 +48,19 @@ def test_random_mx_config_and_schedule_is_correct_on_emulator(cfg, sched, emu):
 @given(cfg=mx_configs(small=True), sched=seeds())
 def test_mx_draws_are_legal_and_shrink_moves_stay_legal(cfg, sched):
     assert cfg.mx and cfg.layout == "NT" and cfg.arrangement == "default"
-    assert cfg.k % (cfg.tile[2] * cfg.staging) == 0
+    assert cfg.k % 32 == 0
+    assert cfg.k_tail == (cfg.k % (cfg.tile[2] * cfg.staging) != 0)
     assert fuzz_arrangement(cfg, sched) == "default"
     raw = to_raw(cfg)
     assert from_raw(raw) == cfg
     cands = list(candidates(raw))
     ks = [c for c in cands if c["k"] != raw["k"]]
-    if cfg.k > cfg.tile[2] * cfg.staging:
+    if cfg.k > 32:
         assert ks, "no shrink move reduces K"
     for c in cands:
         if c["dtype"] in MX_DTYPES:
             assert c["layout"] == "NT" and c["arch"] == cfg.arch
-            assert c["k"] % (c["tile"][2] * c["staging"]) == 0, c
+            assert c["k"] % 32 == 0, c
     for c in ks + [c for c in cands if c["staging"] != raw["staging"]]:
         shrunk = from_raw(c)          # K and staging moves are always legal (ConfigError fails)
         assert shrunk.mx and (shrunk.k < cfg.k or shrunk.staging < cfg.staging)
@@ -79,7 +80,8 @@ def test_the_strategies_reach_every_mx_feature():
         seen.update({("dtype", cfg.dtype), ("out", cfg.out_dtype), ("mfma", cfg.mfma),
                      ("staging", cfg.staging), ("fb", cfg.frag_buffers > 0),
                      ("dma", cfg.direct_to_lds), ("swz", cfg.lds_swizzle),
-                     ("bias", cfg.bias), ("kt", cfg.k // cfg.tile[2] > 1)})
+                     ("bias", cfg.bias), ("kt", cfg.k // cfg.tile[2] > 1),
+                     ("tail", cfg.k_tail)})
 
     @settings(max_examples=200, deadline=None, database=None, derandomize=True)
     @given(cfg=gemm_configs(small=True), ok=st.just(True))
@@ -89,7 +91,7 @@ def test_the_strategies_reach_every_mx_feature():
     collect_kind()
     need = ({("dtype", d) for d in MX_DTYPES} | {("mfma", (16, 16, 128)), ("mfma", (32, 32, 64)),
             ("staging", 2), ("fb", True), ("dma", True), ("swz", True), ("bias", True),
-            ("kt", True), ("out", "bf16"), ("out", "fp8_e4m3")})
+            ("kt", True), ("tail", True), ("out", "bf16"), ("out", "fp8_e4m3")})
     assert need <= seen, f"never drawn: {sorted(need - seen, key=str)}"
     assert set(MX_DTYPES) <= kind_seen, f"gemm_configs drew {sorted(kind_seen)}"
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from isa.mfma_shapes import SCALE_BLOCK
+
 from ...dtypes import DType, dtype_of
 from ...errors import ConfigError
 from ...target import DEFAULT_ARCH, IN_DTYPES, OUT_DTYPES, Target, target_of
@@ -390,17 +392,24 @@ class GemmConfig:
         return next(f.shape for f in forms if "f8f6f4" not in f.name)
 
     def _check_mx(self) -> None:
-        """MX types: the default loop arrangement, and K a multiple of DepthU x staging (every
-        K-tile whole, so no K-block of a scale row is read past K; the contract states it)."""
+        """MX types: K a multiple of the 32-element scale block (OCP MX v1.0 defines a block as
+        exactly k = 32 elements with one shared scale; a partial last block is not an MX block,
+        and ``scale_a``/``scale_b`` are [rows, K/32]: callers zero-pad K, which adds exactly 0).
+        K may end inside a K-tile: the data loads past K read 0 (``k_tail``) and so do the
+        scale loads (kinds.gemm.mxscale), so a scale byte of the next row (possibly the NaN
+        0xFF) never meets the tail. Unset ``k_multiple`` with K a multiple of DepthU x staging
+        keeps that promise in the contract (no tail masks: the fast loop)."""
         st = object.__setattr__
         if self.arrangement != "default":
             raise ConfigError(f"{self.dtype}: the block scales are built for the default loop "
                               f"arrangement, not {self.arrangement!r}")
+        if self.k % SCALE_BLOCK:
+            raise ConfigError(f"{self.dtype}: K={self.k} must be a multiple of the {SCALE_BLOCK}-"
+                              f"element scale block (OCP MX v1.0; zero-pad K)")
         span = self.tile[2] * self.staging
-        if self.k % span:
-            raise ConfigError(f"{self.dtype}: K={self.k} must be a multiple of DepthU x staging = "
-                              f"{span} (whole K-tiles of 32-element scale blocks)")
-        st(self, "k_multiple", max(self.k_multiple, span))
+        if self.k_multiple == 1 and self.k % span == 0:
+            st(self, "k_multiple", span)
+        st(self, "k_multiple", max(self.k_multiple, SCALE_BLOCK))
 
     def _check_extents(self) -> None:
         """Offsets are 32-bit buffer voffsets with OOB_OFFSET = 2**31 as the "masked" value, and

@@ -13,13 +13,16 @@ One draw in three is an 8-bit GEMM (``lowp_configs``, issue 15): fp8/bf8 of the 
 encodings or i8, layout NT (the only one built for 8-bit inputs), the dtype's own MFMA shapes, a
 mixed fp8 x bf8 B, fp8/bf8/i32 outputs and every scale_a/scale_b mode. One in six is an MX GEMM
 (``mx_configs``) when a drawn arch has the MX types (gfx950): mxfp8 or mxfp4 within their limits
-(NT, the default loop arrangement, the f8f6f4 MFMA shapes, K a multiple of DepthU x staging so every
-32-element scale block is whole) with E8M0 block scales; the shrink moves keep K such a multiple.
+(NT, the default loop arrangement, the f8f6f4 MFMA shapes, K a multiple of 32 so every scale block
+is whole, sometimes ending inside a K-tile) with E8M0 block scales; the shrink moves keep K such a
+multiple.
 """
 from __future__ import annotations
 
 from hypothesis import reject
 from hypothesis import strategies as st
+
+from isa.mfma_shapes import SCALE_BLOCK
 
 from ...errors import ConfigError
 from ...target import ARCHES, CDNA4, DEFAULT_ARCH, MFMA_SHAPES
@@ -172,7 +175,8 @@ def _mx_arches(arches) -> tuple:
 def mx_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
     """A valid MX GemmConfig (mxfp8 / mxfp4 with E8M0 block scales) on an arch that has them:
     layout NT, the default loop arrangement, the scaled f8f6f4 MFMA shapes, K a multiple of
-    DepthU x staging (``GemmConfig._check_mx``), M and N anything, every output, bias and
+    DepthU x staging or (one in three) of the 32-element scale block only, a K tail
+    (``GemmConfig._check_mx``), M and N anything, every output, bias and
     activation, LDS-DMA, swizzle, register staging and fragment buffers."""
     from ...target import target_of
     mx_arches = _mx_arches(arches)
@@ -194,6 +198,8 @@ def mx_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
     m = _size(draw, tile[0], 2 if small else 3)
     n = _size(draw, tile[1], 2 if small else 3)
     k = span * draw(st.integers(1, 2 if small else 4))
+    if draw(st.integers(0, 2)) == 0:
+        k = 32 * draw(st.integers(1, k // 32))
     out_dtype = draw(st.sampled_from([None, "f32", "f16", "bf16"] +
                                      [d for d in FP8_OUT_DTYPES if d in target_of(arch).dtypes()]))
     extras = {}
@@ -268,8 +274,8 @@ def from_raw(raw: dict) -> GemmConfig:
 
 def candidates(raw: dict):
     """Smaller variants of a raw config, most aggressive first. An MX config's moves stay MX-legal:
-    K only to multiples of DepthU x staging, and ``k_multiple`` back to 1 in every move (the
-    config re-derives it from the moved tile and staging, ``GemmConfig._check_mx``)."""
+    K only to multiples of the 32-element scale block, and ``k_multiple`` back to 1 in every move
+    (the config re-derives it from K, the moved tile and staging, ``GemmConfig._check_mx``)."""
     if raw["dtype"] not in MX_DTYPES:
         yield from _candidates(raw)
         return
@@ -278,7 +284,7 @@ def candidates(raw: dict):
             # leaving MX: to f16 (the MFMA re-derived), to see whether the block scales matter
             yield {**cand, "mfma": None, "k_multiple": 1}
         elif (cand["layout"] == raw["layout"] and cand["arch"] == raw["arch"]
-              and not cand["k"] % (cand["tile"][2] * cand["staging"])
+              and not cand["k"] % SCALE_BLOCK
               and (cand["mfma"] is None or not cand["tile"][2] % cand["mfma"][2])):
             yield {**cand, "k_multiple": 1}
     for key, val in (("staging", 1), ("lds_swizzle", False),
@@ -289,7 +295,7 @@ def candidates(raw: dict):
 
 def _candidates(raw: dict):
     tile, waves = list(raw["tile"]), list(raw["waves"])
-    span = tile[2] * raw["staging"] if raw["dtype"] in MX_DTYPES else 1
+    span = SCALE_BLOCK if raw["dtype"] in MX_DTYPES else 1   # MX: whole scale blocks of K
     for key, t in (("m", tile[0]), ("n", tile[1]), ("k", tile[2])):
         vals = {1, t, raw[key] // 2, raw[key] - t, raw[key] - 1}
         if key == "k" and span > 1:

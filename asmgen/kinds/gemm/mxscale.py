@@ -15,6 +15,12 @@ Pipelining: the scales of K-tile t + 1 are loaded while tile t computes (``next`
 to the registers the MFMAs read (``cur``) at the start of the next iteration, by when the loads
 issued a whole iteration earlier have landed (the waitcnt pass waits for them there). The last
 iteration's loads (a tile past K) are never read.
+
+K tails (``cfg.k_tail``: K a multiple of 32 but not of DepthU x staging): lane l's K-block at
+K-step s of the tile is ``l // m + s * mfma_k/32``; while loading a tile, ``krem`` holds the
+K-blocks left from it, and a lane whose K-block is not below ``krem`` has its offset sent to
+OOB_OFFSET, so it reads 0 (E8M0 2**-127) beside its zero data instead of the next row's scale
+byte, which may be the NaN 0xFF (NaN x 0 is NaN): the tail adds exactly 0.
 """
 from __future__ import annotations
 
@@ -40,6 +46,8 @@ class ScaleState:
     voff: dict            # operand -> [per-block per-lane byte offset at K-tile 0]
     next: dict            # (operand, k_step, block) -> VReg being loaded
     cur: dict             # (operand, k_step, block) -> VReg the MFMAs read
+    kblk: dict | None = None   # K tails: (operand, k_step) -> lane's K-block in the tile
+    krem: object = None        # K tails: SGPR, K-blocks left from the tile being loaded
 
 
 def setup_scales(gb, sc, ids) -> ScaleState:
@@ -49,8 +57,9 @@ def setup_scales(gb, sc, ids) -> ScaleState:
     offs = kernarg.offsets(gemm_args(cfg))
     kb = gb.sreg(name="mx_kblocks")                     # K / 32 scale bytes per row
     p.add(Instr("s_lshr_b32", (kb, sc.K, Imm(log2(SCALE_BLOCK)))), tags)
-    srd, voff = {}, {}
+    srd, voff, kblk = {}, {}, {}
     steps = cfg.tile[2] // cfg.mfma[2]
+    per_step = cfg.mfma[2] // SCALE_BLOCK
     for op, rows, mf, wt, wave, mn0, nblk in (
             ("a", sc.M, cfg.mfma[0], cfg.wave_tile[0], ids.wave_m, sc.row0, cfg.blocks[0]),
             ("b", sc.N, cfg.mfma[1], cfg.wave_tile[1], ids.wave_n, sc.col0, cfg.blocks[1])):
@@ -68,6 +77,12 @@ def setup_scales(gb, sc, ids) -> ScaleState:
         p.add(Instr("v_add3_u32", (row, row, wrow, mn0)), tags)
         p.add(Instr("v_lshrrev_b32", (q, Imm(log2(mf)), ids.lane)), tags)
         p.add(Instr("v_mad_u32_u24", (base, row, kb, q)), tags)
+        if cfg.k_tail:
+            kblk[op, 0] = q
+            for st_ in range(1, steps):
+                kq = gb.vreg(name=f"mx_{op}_kb{st_}")
+                p.add(Instr("v_add_u32", (kq, Imm(st_ * per_step), q)), tags)
+                kblk[op, st_] = kq
         out = [base]
         if nblk > 1:
             bstep = gb.sreg(name=f"mx_{op}_bstep")          # bytes between blocks: mf rows
@@ -81,6 +96,9 @@ def setup_scales(gb, sc, ids) -> ScaleState:
            for op in ("a", "b") for s in range(steps) for ib in range(len(voff[op]))}
     cur = {key: gb.vreg(name=f"mx_c{key[0]}{key[1]}_{key[2]}") for key in nxt}
     st = ScaleState(srd, voff, nxt, cur)
+    if cfg.k_tail:
+        st.kblk, st.krem = kblk, gb.sreg(name="mx_krem")
+        p.add(Instr("s_mov_b32", (st.krem, kb)), tags)
     load_scales(gb, p, st)
     return st
 
@@ -90,12 +108,24 @@ def load_scales(gb, block, st: ScaleState) -> None:
     resources one K-tile on (48-bit base add, num_records clamped at 0)."""
     cfg = gb.cfg
     per_step = cfg.mfma[2] // SCALE_BLOCK
+    masks: dict = {}
     for (op, s, ib), reg in st.next.items():
         off = s * per_step
         mods = OFFEN + ((("offset", off),) if off else ())
-        block.add(Instr("buffer_load_ubyte", (reg, st.voff[op][ib], st.srd[op], Imm(0)), mods),
+        addr = st.voff[op][ib]
+        if st.krem is not None:     # K tail: K-blocks at or past K read 0 (module docstring)
+            if (op, s) not in masks:
+                masks[op, s] = gb.mask()
+                block.add(Instr("v_cmp_gt_i32", (masks[op, s], st.krem, st.kblk[op, s]),
+                                encoding="e64"), ("addr", T.GemmTag.MX_SCALE))
+            addr = gb.vreg(name=f"mx_am{op}{s}_{ib}")
+            block.add(Instr("v_cndmask_b32", (addr, gb.big, st.voff[op][ib], masks[op, s]),
+                            encoding="e64"), ("addr", T.GemmTag.MX_SCALE))
+        block.add(Instr("buffer_load_ubyte", (reg, addr, st.srd[op], Imm(0)), mods),
                   (T.gr(op), T.GemmTag.MX_SCALE))
     step = Imm(cfg.tile[2] // SCALE_BLOCK)
+    if st.krem is not None:
+        block.add(Instr("s_sub_i32", (st.krem, st.krem, step)), ("addr",))
     for srd in st.srd.values():
         block.add(Instr("s_add_u32", (srd.sub(0), srd.sub(0), step)), ("addr",))
         block.add(Instr("s_addc_u32", (srd.sub(1), srd.sub(1), Imm(0))), ("addr",))
