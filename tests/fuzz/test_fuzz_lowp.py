@@ -14,7 +14,7 @@ from asmgen.fuzz.cases import run_case
 from asmgen.fuzz.mutate import CORRECTNESS_CLASSES, mutate_kernel
 from asmgen.fuzz.mutate_campaign import build_proof_kernel, proof_kernels
 from asmgen.fuzz.strategies import FuzzCase, seeds
-from asmgen.kinds.gemm.config import LOWP_DTYPES
+from asmgen.kinds.gemm.config import LAYOUTS, LOWP_DTYPES
 from asmgen.kinds.gemm.fuzz import candidates, from_raw, lowp_configs, to_raw
 
 PROFILE = settings.get_profile(os.environ.get("ASMGEN_FUZZ_PROFILE", "ci"))
@@ -32,12 +32,13 @@ def test_random_8bit_config_and_schedule_is_correct_on_emulator(cfg, sched, emu)
 
 @settings(PROFILE)
 @given(cfg=lowp_configs(small=True))
-def test_8bit_draws_are_8bit_nt_and_shrink_to_plain_scales(cfg):
-    assert cfg.in_type.bits == 8 and cfg.layout == "NT"
+def test_8bit_draws_are_8bit_and_shrink_to_plain_scales_and_nt(cfg):
+    assert cfg.in_type.bits == 8 and cfg.layout in LAYOUTS
     raw = to_raw(cfg)
     assert from_raw(raw) == cfg
     cands = list(candidates(raw))
-    for key, plain in (("scale_a_mode", "tensor"), ("scale_b_mode", "tensor"), ("dtype_b", None)):
+    for key, plain in (("scale_a_mode", "tensor"), ("scale_b_mode", "tensor"), ("dtype_b", None),
+                       ("layout", "NT")):
         if raw[key] != plain:
             assert any(c[key] == plain for c in cands), f"no shrink move resets {key}"
 
@@ -54,16 +55,18 @@ def test_the_strategy_reaches_every_8bit_feature():
         seen.add(("mixed", cfg.dtype_b is not None))
         seen.add(("sa", cfg.scale_a_mode))
         seen.add(("sb", cfg.scale_b_mode))
+        seen.add(("layout", cfg.layout))
     collect()
-    need = {("dtype", d) for d in LOWP_DTYPES} | {("mixed", True), ("sa", "row"), ("sa", "ptr"),
+    need = {("dtype", d) for d in LOWP_DTYPES} | {("layout", lay) for lay in LAYOUTS} | {("mixed", True), ("sa", "row"), ("sa", "ptr"),
                                                   ("sb", "col"), ("sb", "ptr"), ("out", "i32"),
                                                   ("out", "fp8_e4m3fnuz"), ("out", "bf8_e5m2")}
     assert need <= seen, f"never drawn: {sorted(need - seen)}"
 
 
-@pytest.mark.parametrize("spec", LOWP_PROOF, ids=lambda s: f"{s['dtype']}-{s['schedule']}")
+@pytest.mark.parametrize("spec", LOWP_PROOF,
+                         ids=lambda s: f"{s['dtype']}-{s['schedule']}-{s['layout']}")
 def test_8bit_proof_kernel_mutations_are_killed(spec):
-    assert len(LOWP_PROOF) >= 2
+    assert len(LOWP_PROOF) >= 3 and {s["layout"] for s in LOWP_PROOF} >= {"NT", "TN"}
     kern = build_proof_kernel("gemm", spec)
     report = mutate_kernel(kern, per_class=1, seed=3)
     ran = 0

@@ -1,5 +1,6 @@
 """8-bit GEMMs (issue 15, first slice): fp8/bf8 FNUZ on gfx942, OCP on gfx950, and i8 on both,
-K-contiguous operands (layout NT here: A MxK, B NxK, what BLAS calls TN), per-tensor
+K-contiguous operands (layout NT here: A MxK, B NxK, what BLAS calls TN; the other layouts:
+test_gemm_lowp_layouts), per-tensor
 scale_a/scale_b, f32/f16/bf16 output (and the raw i32 accumulator for i8, bit-exact). Every kernel is assembled by LLVM and run on the emulator against the ml_dtypes
 reference, two emulator seeds x two input seeds (the odd one has beta = 0). ``--runslow`` adds the
 cross product arch x dtype x out dtype x recipe x sizes."""
@@ -93,12 +94,6 @@ def test_a_dtype_the_arch_lacks_names_the_arch_and_its_dtypes(arch, dtype):
     assert arch in msg and dtype in msg
     for have in FP8[arch] + ("f16", "bf16"):
         assert have in msg
-
-
-@pytest.mark.parametrize("layout", ["NN", "TN", "TT"])
-def test_mn_contiguous_8bit_operands_are_refused(layout):
-    with pytest.raises(ConfigError, match="K-contiguous"):
-        gemm(64, 64, 64, dtype="fp8_e4m3fnuz", arch="gfx942", layout=layout, assemble=False)
 
 
 def test_8bit_kernels_pick_the_dtype_mfma_and_byte_widths():

@@ -21,7 +21,9 @@ def add_arguments(g: argparse.ArgumentParser) -> None:
                    choices=("f16", "bf16", "fp8_e4m3fnuz", "bf8_e5m2fnuz", "fp8_e4m3", "bf8_e5m2",
                             "i8", "mxfp8", "mxfp4"),
                    help="element type of A and B (default: f16); fp8/bf8: FNUZ on CDNA3, OCP on "
-                        "CDNA4, K-contiguous layout NT only, with scale_a/scale_b arguments; "
+                        "CDNA4, with scale_a/scale_b arguments, any layout (NT, both operands "
+                        "K-contiguous, is the fast one: the others byte-transpose MN-contiguous "
+                        "operands in registers); "
                         "mxfp8 (CDNA4): E4M3 with E8M0 block scales scale_a [M, K/32], scale_b "
                         "[N, K/32], layout NT, K a multiple of 32; mxfp4: E2M1 pairs packed "
                         "in uint8 A [M, K/2], B [N, K/2] (even K in the low nibble), same scales")

@@ -27,7 +27,8 @@ LAYOUTS = ("NN", "NT", "TN", "TT")
 # "interleave" (4 waves) of kinds.gemm.pingpong
 ARRANGEMENTS = ("default", "pingpong", "interleave")
 ACTIVATIONS = ("none", "silu", "gelu")
-# fp8/bf8 inputs the GEMM builds (1-byte elements, K-contiguous operands only for now)
+# fp8/bf8/i8 inputs the GEMM builds (1-byte elements; MN-contiguous operands are transposed in
+# registers on their way to LDS, kinds.gemm.memops)
 LOWP_DTYPES = ("fp8_e4m3fnuz", "bf8_e5m2fnuz", "fp8_e4m3", "bf8_e5m2", "i8")
 # MX inputs (gfx950): elements plus one E8M0 scale per 32 K-elements of each A row and B column,
 # through v_mfma_scale_f32_*_f8f6f4 (kinds.gemm.mxscale)
@@ -57,6 +58,10 @@ def _arch_has(target: Target, dtype: str) -> None:
 
 
 VEC_WIDTHS = (8, 4, 2, 1)  # f16 elements per buffer_load_dwordx4 / x2 / dword / ushort
+# MN elements per global load of an MN-contiguous operand, by element bits: 16-bit types load 2
+# or 1 from each of 2 K rows (a 2x2 transpose into dwords of K-neighbours), 8-bit ones 4, 2 or 1
+# bytes from each of 4 K rows (a 4x4 byte transpose, kinds.gemm.memops.emit_local_writes)
+MN_WIDTHS = {16: (2, 1), 8: (4, 2, 1)}
 
 
 def _pow2(x: int) -> bool:
@@ -494,9 +499,10 @@ class GemmConfig:
     def _check_vectors(self) -> None:
         """Vector widths of global loads (elements along the contiguous dimension). K-contiguous
         operands (A in N, B in T) load 8/4/2/1 K elements and write them to one LDS row with one
-        ds_write. MN-contiguous ones (A in T, B in N) load 2 or 1 MN elements from each of two
-        consecutive K rows and transpose them into dwords of two K-neighbours (LDS keeps K
-        contiguous), one ds_write_b32 per MN row, so each LDS dword has one writing wave."""
+        ds_write. MN-contiguous ones (A in T, B in N) load ``MN_WIDTHS`` MN elements from each of
+        the consecutive K rows one dword packs (2 for 16-bit types, 4 for 8-bit ones) and
+        transpose them into dwords of K-neighbours (LDS keeps K contiguous), one ds_write_b32 per
+        MN row, so each LDS dword has one writing wave. MX operands are K-contiguous only."""
         st = object.__setattr__
         mt0, mt1, du = self.tile
         for name, op, ld, mt, mn_size in (("vec_a", "a", self.lda, mt0, self.m),
@@ -505,18 +511,18 @@ class GemmConfig:
             k_contig = self.k_contig(op)
             contig = self.k if k_contig else mn_size
             per_vec = 1 if k_contig else self.in_type.per_dword   # loads along K per vector
-            if not k_contig and self.in_type.bits <= 8:
+            if not k_contig and self.mx:
                 raise ConfigError(f"layout {self.layout}: the {op.upper()} operand is not "
                                   f"K-contiguous; {self.dtype} GEMMs are built for K-contiguous "
                                   f"operands only (layout NT: A MxK, B NxK) so far")
             widths = (tuple(w for w in (self.in_type.elements(b) for b in (16, 8, 4, 2, 1)) if w)
-                      if k_contig else (2, 1))
+                      if k_contig else MN_WIDTHS[self.in_type.bits])
             sw = self.swizzle_geometry
             if sw is not None:
                 # a vector must stay inside one swizzle unit (K-contiguous), and both MN rows of a
                 # 2-wide MN vector must share their XOR (rows per bank line >= 2)
                 widths = tuple(w for w in widths if self.in_type.nbytes(w) <= sw[0]) if k_contig else \
-                    (widths if sw[2] >= 2 else (1,))
+                    tuple(w for w in widths if w <= sw[2])
             if val is None:
                 val = next((w for w in widths if contig % w == 0 and ld % w == 0
                             and (mt * du) % (w * per_vec * self.threads) == 0), 0)
@@ -591,5 +597,8 @@ class GemmConfig:
         for op in ("a", "b"):
             n = self.loads_per_thread(op)
             elems = self.kvec(op) * self.mn_vec(op)
-            gr += n * (self.staging * max(elems // self.in_type.per_dword, 1) + 1)
+            if self.k_contig(op) or self.in_type.bits == 16:
+                gr += n * (self.staging * max(elems // self.in_type.per_dword, 1) + 1)
+            else:   # 8-bit MN-contiguous: a register and a load offset per K row
+                gr += n * (self.staging + 1) * self.in_type.per_dword
         return frag + gr + 16

@@ -10,8 +10,8 @@ Sizes include unaligned ones (M, N, K not multiples of the tile, odd K), so edge
 partial K-tiles are exercised. ``small=True`` keeps every case cheap enough for CI.
 
 One draw in three is an 8-bit GEMM (``lowp_configs``, issue 15): fp8/bf8 of the drawn arch's
-encodings or i8, layout NT (the only one built for 8-bit inputs), the dtype's own MFMA shapes, a
-mixed fp8 x bf8 B, fp8/bf8/i32 outputs and every scale_a/scale_b mode. One in six is an MX GEMM
+encodings or i8, any layout (NT, the fast K-contiguous one, half the time), the dtype's own MFMA
+shapes, a mixed fp8 x bf8 B, fp8/bf8/i32 outputs and every scale_a/scale_b mode. One in six is an MX GEMM
 (``mx_configs``) when a drawn arch has the MX types (gfx950): mxfp8 or mxfp4 within their limits
 (NT, the default loop arrangement, the f8f6f4 MFMA shapes, K a multiple of 32 so every scale block
 is whole, sometimes ending inside a K-tile) with E8M0 block scales; the shrink moves keep K such a
@@ -119,7 +119,8 @@ def _lowp_mfmas(arch: str, a: str, b: str | None = None) -> list:
 
 @st.composite
 def lowp_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
-    """A valid 8-bit GemmConfig: fp8/bf8/i8 inputs of the arch, layout NT, the pair's MFMA shapes,
+    """A valid 8-bit GemmConfig: fp8/bf8/i8 inputs of the arch, any layout (NT half the time;
+    the others byte-transpose their MN-contiguous operands), the pair's MFMA shapes,
     any output the input allows (fp8/bf8 of the arch saturating, i32 for i8) and scale modes."""
     from ...target import target_of
     arch = draw(st.sampled_from(tuple(arches)))
@@ -156,10 +157,11 @@ def lowp_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
         extras["direct_to_lds"] = True
     if draw(st.integers(0, 3)) == 0:
         extras["lds_swizzle"] = True
+    layout = draw(st.sampled_from(("NT", "NN", "NT", "TN", "NT", "TT")))
     if draw(st.integers(0, 3)) == 0:
-        extras["lda"] = k + draw(st.sampled_from((4, 16)))
+        extras["lda"] = (m if layout[0] == "T" else k) + draw(st.sampled_from((4, 16)))
     try:
-        return GemmConfig(m=m, n=n, k=k, dtype=dtype, dtype_b=dtype_b, arch=arch, layout="NT",
+        return GemmConfig(m=m, n=n, k=k, dtype=dtype, dtype_b=dtype_b, arch=arch, layout=layout,
                           out_dtype=out_dtype, tile=tile, waves=(wm, wn), mfma=mfma,
                           prefetch=draw(st.sampled_from((1, 2))), **extras)
     except ConfigError:
@@ -317,6 +319,8 @@ def _candidates(raw: dict):
         yield {**raw, "tile": t}
     if raw["prefetch"] > 1:
         yield {**raw, "prefetch": raw["prefetch"] - 1}
+    if raw["dtype"] in LOWP_DTYPES and raw["layout"] != "NT":
+        yield {**raw, "layout": "NT"}       # 8-bit: to the K-contiguous layout (no transposes)
     simpler = (("scale_a_mode", "tensor"), ("scale_b_mode", "tensor"), ("dtype_b", None),
                ("activation", "none"), ("bias", False), ("direct_to_lds", False),
                ("frag_buffers", 0),
@@ -350,6 +354,9 @@ GEMM_PROOF_KERNELS = (
      "dtype_b": "bf8_e5m2fnuz", "tile": (64, 64, 64), "scale_a_mode": "row", "scale_b_mode": "col"},
     {"m": 64, "n": 64, "k": 256, "schedule": "pgr1", "layout": "NT", "dtype": "i8",
      "arch": CDNA4, "tile": (64, 64, 64), "direct_to_lds": True},
+    # and both operands MN-contiguous (layout TN: 4 K rows per load, byte-transposed in registers)
+    {"m": 64, "n": 64, "k": 256, "schedule": "pgr2", "layout": "TN", "dtype": "fp8_e4m3",
+     "arch": CDNA4, "tile": (64, 64, 64), "out_dtype": "f32"},
     # MX (issue 15): mxfp4 with its E8M0 block scales (per-lane scale loads pipelined one K-tile
     # ahead, copied to the registers the scaled MFMAs read), 4 waves, 4 K-tiles, f32 output
     {"m": 64, "n": 64, "k": 512, "schedule": "pgr2", "layout": "NT", "dtype": "mxfp4",

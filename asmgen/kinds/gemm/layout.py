@@ -19,9 +19,10 @@ Global reads: thread ``t`` of the workgroup (``threads`` of them, a power of two
 ``j`` for vector ``q = t + threads * j`` of the tile. For a K-contiguous operand (A in N, B in T)
 vector q covers row ``q >> log2(DepthU / vec)`` and K elements from ``(q & (DepthU / vec - 1)) *
 vec``; for an MN-contiguous operand (A in T, B in N) with ``mn_vec`` w (1 or 2 elements per
-load) it covers rows ``(q & (MT / w - 1)) * w`` .. + w - 1 at K ``2 * (q >> log2(MT / w))`` and
-+ 1: two loads (one per K row) transposed into w dwords of two K-neighbours, so each LDS dword
-has one writing wave. Either way load j sits at a constant (row, k) offset
+load of a 16-bit type, 1, 2 or 4 of an 8-bit one) it covers rows ``(q & (MT / w - 1)) * w`` ..
++ w - 1 at K ``d * (q >> log2(MT / w))`` .. + d - 1, d = ``k_rows`` the elements per dword (2 or
+4): d loads (one per K row) transposed into w dwords of d K-neighbours, so each LDS dword has
+one writing wave. Either way load j sits at a constant (row, k) offset
 from load 0 of the same thread (``GlobalReadMap.deltas``), which is what lets the LDS write of
 every load share one address register with a constant instruction offset.
 """

@@ -56,8 +56,8 @@ def emit_global_reads(gb, block, gr, gm, dst: list | None = None,
         if gr.k_contig:
             regs = max(vec // gb.cfg.in_type.per_dword, 1)
             dst = [(gb.vreg(regs, name=f"g{op}{j}"),) for j in range(len(gr.offsets))]
-        else:   # one register per K row, holding ``vec`` (1 or 2) MN-neighbours
-            dst = [(gb.vreg(name=f"g{op}{j}k0"), gb.vreg(name=f"g{op}{j}k1"))
+        else:   # one register per K row, holding ``vec`` (1, 2 or 4) MN-neighbours
+            dst = [tuple(gb.vreg(name=f"g{op}{j}k{i}") for i in range(gm.k_rows))
                    for j in range(len(gr.offsets))]
     tags = ("addr", T.gr_addr(op))
     kmask: dict[int, VReg] = {}
@@ -83,7 +83,7 @@ def emit_global_reads(gb, block, gr, gm, dst: list | None = None,
                 block.add(Instr(BUFFER_LOAD[load_bytes], (dst[j][0], am, gr.srd, Imm(0)), load_mods),
                           (T.gr(op),))
         else:
-            for reg, addr in zip(dst[j], (off, gr.offsets1[j])):
+            for reg, addr in zip(dst[j], (off,) + gr.offsets1[j], strict=True):
                 block.add(Instr(BUFFER_LOAD[load_bytes], (reg, addr, gr.srd, Imm(0)), load_mods),
                           (T.gr(op),))
     return dst
@@ -93,12 +93,16 @@ def emit_local_writes(gb, block, gr, gm, regs: list, addr: VReg, const_off: int,
                       region: str) -> None:
     """ds_write each vector to its LDS row: vector j sits at a constant (row, k) delta from
     vector 0, so every write uses ``addr`` with an instruction offset (16-bit, section 5).
-    MN-contiguous pairs are packed first (low half = even K, as MFMA operands expect)."""
+    MN-contiguous pairs are packed first (low half = even K, as MFMA operands expect), 8-bit
+    quads byte-transposed (``_pack_bytes``)."""
     op = gr.operand
     tags = (T.lw(op),)
     for j, (dr, dk) in enumerate(gm.deltas()):
         if gm.k_contig:
             rows = [(dr, regs[j][0])]
+        elif gm.k_rows == 4:
+            rows = [(dr + w, data) for w, data in enumerate(_pack_bytes(gb, block, regs[j],
+                                                                        gm.mn_vec, f"{op}{j}", tags))]
         elif gm.mn_vec == 1:    # (k, r) | (k + 1, r) << 16: low half = even K (section 2.2)
             data = gb.vreg(name=f"pk_{op}{j}")
             block.add(Instr("v_lshl_or_b32", (data, regs[j][1], Imm(16), regs[j][0])), tags)
@@ -115,6 +119,39 @@ def emit_local_writes(gb, block, gr, gm, regs: list, addr: VReg, const_off: int,
             mods = (("offset", off),) if off else ()
             block.add(Instr(DS_WRITE[gb.cfg.in_type.nbytes(gm.vec)], (addr, data), mods), tags,
                       lds_write=region)
+
+
+# v_perm_b32 selectors (D.byte i = byte sel.byte i of {S0, S1}: 0-3 are S1's bytes, 4-7 S0's;
+# CDNA3 ISA guide, V_PERM_B32). With S0 = K row k + 1, S1 = K row k (each 1..4 MN bytes):
+_ILV_LO = 0x05010400    # (k, m0) (k+1, m0) (k, m1) (k+1, m1)
+_ILV_HI = 0x07030602    # (k, m2) (k+1, m2) (k, m3) (k+1, m3)
+# with S0 = the interleave of K rows 2, 3 and S1 = that of rows 0, 1: the 4 K bytes of one MN
+_HALF_LO = 0x05040100   # of MN element 0 (of the interleaved pair)
+_HALF_HI = 0x07060302   # of MN element 1
+
+
+def _pack_bytes(gb, block, rows: tuple, mn_vec: int, name: str, tags: tuple) -> list[VReg]:
+    """The byte transpose of 4 K rows of ``mn_vec`` (1, 2 or 4) 8-bit MN elements each (byte i of
+    ``rows[k]`` = element (k, m + i)) into ``mn_vec`` dwords of 4 K-neighbours, dword i = MN row
+    m + i with byte k = K row k (the MFMA operand order, cdna-facts section 2.2). One byte per row
+    (zero-extended ubyte loads): three shift-ors; 2 or 4: two v_perm_b32 per dword."""
+    k0, k1, k2, k3 = rows
+    if mn_vec == 1:
+        lo, hi, data = (gb.vreg(name=f"pk_{name}_{n}") for n in ("lo", "hi", "d"))
+        block.add(Instr("v_lshl_or_b32", (lo, k1, Imm(8), k0)), tags)
+        block.add(Instr("v_lshl_or_b32", (hi, k3, Imm(8), k2)), tags)
+        block.add(Instr("v_lshl_or_b32", (data, hi, Imm(16), lo)), tags)
+        return [data]
+    out = []
+    for half, sel in enumerate((_ILV_LO, _ILV_HI)[:mn_vec // 2]):
+        p01, p23 = (gb.vreg(name=f"pk_{name}_{n}{half}") for n in ("p01_", "p23_"))
+        block.add(Instr("v_perm_b32", (p01, k1, k0, gb.const(sel))), tags)
+        block.add(Instr("v_perm_b32", (p23, k3, k2, gb.const(sel))), tags)
+        for w, sel2 in enumerate((_HALF_LO, _HALF_HI)):
+            data = gb.vreg(name=f"pk_{name}_{2 * half + w}")
+            block.add(Instr("v_perm_b32", (data, p23, p01, gb.const(sel2))), tags)
+            out.append(data)
+    return out
 
 
 def emit_compute(gb, block, lr_base: dict[str, VReg], rbuf: VReg, acc, scales=None) -> None:

@@ -181,7 +181,7 @@ class GlobalReads:
     k_contig: bool
     offsets: list[VReg]            # per load: byte offset from the resource base (row-masked)
     kk: list[VReg | None]       # per load: K index within the tile (K-contiguous only)
-    offsets1: list[VReg | None]  # MN-contiguous: offset of the second load (K row + 1)
+    offsets1: list[tuple[VReg, ...] | None]  # MN-contiguous: offsets of K rows + 1, + 2, ...
     lw_base: VReg                  # per lane LDS byte offset of vector 0 (within a buffer)
     step: VReg                     # bytes to advance per K-tile
     srd: VReg
@@ -280,10 +280,14 @@ def global_reads(gb, ids: LaneIds, sc: Scalars, gm, srd: VReg, lds) -> GlobalRea
         kks.append(kj if gm.k_contig else None)
         if gm.k_contig:
             offsets1.append(None)
-        else:   # K row + 1 (an OOB offset stays out of range: ld bytes < 2**25)
-            o1 = gb.vreg(name=f"{op}_goff1_{j}")
-            p.add(Instr("v_add_u32", (o1, ld_bytes, om)), tags)
-            offsets1.append(o1)
+        else:   # K rows + 1 .. + k_rows - 1 (an OOB offset stays out of range: 3 ld bytes < 2**26)
+            prev, more = om, []
+            for i in range(1, gm.k_rows):
+                o1 = gb.vreg(name=f"{op}_goff{i}_{j}")
+                p.add(Instr("v_add_u32", (o1, ld_bytes, prev)), tags)
+                more.append(o1)
+                prev = o1
+            offsets1.append(tuple(more))
     # LDS write offset of load 0: region + r0 * row_bytes + k0 * element bytes
     lw = gb.vreg(name=f"lw_{op}_base")
     p.add(Instr("v_mul_u32_u24", (lw, Imm(lds.row_bytes), r0)), tags)
