@@ -1,11 +1,13 @@
 """Emulator speed: wave-instructions per CPU second (one core) on MFMA-heavy and address-heavy kernels.
 
-    python benchmarks/emu_speed.py [--only gemm,dsmfma,salu,opencl] [--repeat 3] [--profile]
+    python benchmarks/emu_speed.py [--only gemm,gemm_wg,dsmfma,salu,opencl] [--repeat 3] [--profile]
                                    [--gemm-json saved_kernel.json]
 
 Benchmarks (each run is checked for correct results, so a fast wrong emulator does not pass):
   gemm    asmgen f16 GEMM 128x128x256, pgr2, gfx942, tile 64x64x32, 2x2 waves (4 workgroups)
           through ``asmgen.api.load(kernel, backend="emu")``; the result is compared to NumPy.
+  gemm_wg the README's bf16 NT 4096^3 kernel (128x128x32, pgr2, 2x2 waves) launched at 512^3:
+          16 workgroups of 4 waves, run side by side (isa.emu.pool); checked against NumPy.
   dsmfma  a tight loop of 2 ds_read_b128 + 2 v_mfma_f32_32x32x8_f16 per iteration, 4 waves.
   salu    a hand-written SALU/VALU address-arithmetic loop (no memory), 4 waves.
   opencl  an LLVM-compiled OpenCL tiled matmul (global loads, LDS tiles, barriers); skipped when
@@ -68,6 +70,28 @@ def make_gemm():
         ok, msg = compare(kern.config, out, inp["A"], inp["B"], inp["C"], inp["alpha"], inp["beta"])
         if not ok:
             raise BenchError(f"gemm result wrong: {msg}")
+        return runner.last_emulator.steps
+    return run
+
+
+def make_gemm_wg(size: int = 512):
+    """The README's 4096^3 bf16 NT kernel (tile 128x128x32, pgr2, 2x2 waves, prefetch 2) launched
+    at ``size``^3: 16 workgroups at 512, which the emulator runs side by side (isa.emu.pool)."""
+    import dataclasses
+
+    from asmgen import api
+    from asmgen.kinds.gemm.reference import compare, gemm_random_inputs
+    kern = api.gemm(4096, 4096, 4096, dtype="bf16", layout="NT", schedule="pgr2",
+                    tile=(128, 128, 32), waves=(2, 2), prefetch=2)
+    cfg = dataclasses.replace(kern.config, m=size, n=size, k=size)
+    inp = gemm_random_inputs(cfg, 0)
+    runner = api.load(kern, backend="emu", seed=0)
+
+    def run() -> int:
+        out = runner(**inp, M=size, N=size, K=size)
+        ok, msg = compare(cfg, out, inp["A"], inp["B"], inp["C"], inp["alpha"], inp["beta"])
+        if not ok:
+            raise BenchError(f"gemm_wg result wrong: {msg}")
         return runner.last_emulator.steps
     return run
 
@@ -273,7 +297,7 @@ def make_opencl():
     return run
 
 
-BENCHES = {"gemm": make_gemm, "dsmfma": make_dsmfma, "salu": make_salu, "opencl": make_opencl}
+BENCHES = {"gemm": make_gemm, "gemm_wg": make_gemm_wg, "dsmfma": make_dsmfma, "salu": make_salu, "opencl": make_opencl}
 
 
 # ------------------------------------------------------------------------------------------------

@@ -21,17 +21,23 @@ from .state import N_AGPR, N_SGPR_SLOTS, N_VGPR, WAVE_SIZE
 
 
 class WorkgroupFiles:
-    """The stacked register files of one workgroup (owned by the machine)."""
+    """The stacked register files of one workgroup (owned by the machine), or of every workgroup a
+    pool runs at once (isa.emu.pool: ``capacity`` wave slots, filled by ``place``)."""
 
     __slots__ = ("A", "EM", "S", "V", "full", "n")
 
-    def __init__(self, waves: list) -> None:
-        n = self.n = len(waves)
+    def __init__(self, waves: list, capacity: int | None = None) -> None:
+        n = self.n = len(waves) if capacity is None else capacity
         self.V = np.empty((n, N_VGPR, WAVE_SIZE), np.uint32)
         self.A = np.empty((n, N_AGPR, WAVE_SIZE), np.uint32)
         self.S = np.empty((n, N_SGPR_SLOTS), np.uint32)
         self.EM = np.empty((n, WAVE_SIZE), bool)
-        for k, w in enumerate(waves):
+        self.place(waves, 0)
+        self.full = slice(None)
+
+    def place(self, waves: list, first: int) -> None:
+        """Copy ``waves``' registers into slots ``first``.. and make the waves' files views of them."""
+        for k, w in enumerate(waves, first):
             self.V[k] = w.vgpr
             self.A[k] = w.agpr
             self.S[k] = w.sgpr
@@ -41,11 +47,11 @@ class WorkgroupFiles:
             w.sgpr = self.S[k]
             w._em_row = self.EM[k]
             w.wg_slot = k
-        self.full = slice(None)
 
 
 class WaveGroup:
-    """What a group-bound instruction runs on: the member waves of one workgroup at one pc.
+    """What a group-bound instruction runs on: the member waves at one pc (of one workgroup, or of
+    several in a pool).
 
     ``V``/``A``/``S`` are the workgroup's files, ``sel`` the members (a slice when they are a
     contiguous run of waves, else an index array; ``is_slice`` says which), ``n`` their number."""

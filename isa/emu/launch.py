@@ -23,6 +23,7 @@ from . import denorm
 from .errors import LaunchError
 from .machine import Machine
 from .memory import GlobalMemory
+from .pool import Pool, capacity
 from .program import Program
 from .state import Wave
 
@@ -48,7 +49,8 @@ class Emulator:
     def __init__(self, arch: str = "gfx942", seed: int = 0, trace: bool = False,
                  step_limit: int = 50_000_000, check_hazards: bool = True,
                  shuffle_workgroups: bool = True, check_global_races: bool = True,
-                 poison_registers: bool = True, allow_hazards=()) -> None:
+                 poison_registers: bool = True, allow_hazards=(),
+                 concurrent_workgroups: int | None = None) -> None:
         if arch not in ARCHES:
             raise LaunchError(f"unknown arch {arch!r}; the emulator knows {', '.join(ARCHES)}")
         self.allow_hazards = _hazard_names(arch, allow_hazards)
@@ -64,6 +66,12 @@ class Emulator:
         self.shuffle_workgroups = shuffle_workgroups
         self.check_global_races = check_global_races
         self.poison_registers = poison_registers
+        # workgroups of a launch run side by side (isa.emu.pool); None: isa.emu.pool.capacity
+        if concurrent_workgroups is not None and int(concurrent_workgroups) < 1:
+            raise LaunchError(f"concurrent_workgroups {concurrent_workgroups!r} must be at least 1")
+        self.concurrent_workgroups = concurrent_workgroups
+        self.peak_workgroups = 0        # most workgroups one launch ran at once
+        self.mixed_group_steps = 0      # group steps whose waves came from several workgroups
         self.steps = 0
         self._sys: dict = {}
 
@@ -100,10 +108,10 @@ class Emulator:
         self.steps += m.steps
         return m
 
-    def _machine(self, prog, waves, lds_bytes, wg_id) -> Machine:
+    def _machine(self, prog, waves, lds_bytes, wg_id, own_files: bool = True) -> Machine:
         m = Machine(prog, waves, self.mem, lds_bytes, rng=self.rng, wg_id=wg_id,
                     step_limit=self.step_limit, trace=self.trace,
-                    check_hazards=self.check_hazards)
+                    check_hazards=self.check_hazards, own_files=own_files)
         m.allow_hazards = self.allow_hazards        # read by isa.emu.hazard_check
         m.allowed_hazards = self.allowed_hazards
         return m
@@ -165,19 +173,34 @@ class Emulator:
             # 256 bytes in, past the compatibility block that loads the same SGPRs from memory.
             start = prog.offset_to_pc.get(prog.offsets[entry] + 256, entry)
         self.mem.begin_launch()
-        for wg_index, wg in enumerate(order):
+        cap = self.concurrent_workgroups or capacity(len(order), n_waves, lds)
+        cap = max(1, min(cap, len(order)))
+
+        def make(wg_index: int) -> Machine:
+            wg = order[wg_index]
             waves = [self._init_wave(i, d, ki, wg, block, n_threads, karg, dispatch, queue, kernargs,
                                      budgets) for i in range(n_waves)]
             for w in waves:
                 w.pc = start
-            m = self._machine(prog, waves, lds, wg)
+            m = self._machine(prog, waves, lds, wg, own_files=cap == 1)
             m.scratch_bytes = d.private_segment_fixed_size   # isa.emu.mem_scratch
             if self.check_global_races:
                 m.wg_index, m.wg_names = wg_index, order
-            m.run()
+            return m
+
+        done = [0]
+
+        def on_done(m: Machine) -> None:
             self.steps += m.steps
+            done[0] += 1
             if progress is not None:
-                progress(wg_index + 1, len(order))
+                progress(done[0], len(order))
+        pool = Pool(make, len(order), cap, n_waves, on_done)
+        try:
+            pool.run()
+        finally:
+            self.peak_workgroups = max(self.peak_workgroups, pool.peak)
+            self.mixed_group_steps += pool.mixed_steps
 
     def _system_buffer(self, name: str, size: int) -> int:
         """Address of a zeroed emulator-owned buffer (kernargs, dispatch packet, queue), reused by

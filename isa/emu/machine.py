@@ -1,13 +1,11 @@
-"""The workgroup stepper: interleaves the waves of one workgroup one instruction at a time.
+"""One workgroup in flight: its waves, LDS, barrier epochs, global-write claims and step count.
 
-Each step: land the async results whose time has come, pick a runnable wave at random (seeded),
-run the generic checks on its next instruction (register budget, pending registers, hazard wait
-states), call the bound handler, advance the pc. The waves of the workgroup at the picked wave's pc
-usually step with it (``split``: the probability it steps alone); an instruction with a group
-binding then runs once for all of them as one NumPy operation (isa.emu.group), any other one wave
-after the other, every check per wave either way. ``s_barrier`` parks a wave until every live wave
-of the workgroup is parked (cdna-facts section 4: the barrier counts live waves), then all go on
-in a new barrier epoch. The machine ends when every wave executed ``s_endpgm``.
+The stepping loop is isa.emu.pool's (a pool runs one or several workgroups side by side); the
+machine holds what is per workgroup and what handlers call: ``error`` (located at a wave's
+instruction, in that wave's workgroup), ``issue`` (an async op, isa.emu.pending), ``label_index``,
+``claim_global_writes``, ``arrive_barrier`` / ``end_wave``. ``s_barrier`` parks a wave until every
+live wave of the workgroup is parked (cdna-facts section 4: the barrier counts live waves), then
+all go on in a new barrier epoch. The workgroup ends when every wave executed ``s_endpgm``.
 """
 from __future__ import annotations
 
@@ -20,14 +18,13 @@ from .errors import (
     GlobalRaceError,
     PendingOverwriteError,
     PendingReadError,
-    RegisterBudgetError,
     StepLimitError,
 )
-from .group import WaveGroup, WorkgroupFiles
+from .group import WorkgroupFiles
 from .lds import Lds
+from .pending import Clock
 from .program import Program, key_name
 from .state import Wave
-from .trace import record as trace_record
 
 
 class Machine:
@@ -36,7 +33,8 @@ class Machine:
     def __init__(self, program: Program, waves: list[Wave], memory, lds_bytes: int, *,
                  rng: random.Random, wg_id: tuple = (0, 0, 0), step_limit: int = 10_000_000,
                  trace: list | None = None, check_hazards: bool = True,
-                 latency: tuple[int, int, int] = (64, 16, 16), split: float = 0.125) -> None:
+                 latency: tuple[int, int, int] = (64, 16, 16), split: float = 0.125,
+                 own_files: bool = True) -> None:
         self.program = program
         self.arch = program.arch
         self.entries = program.entries
@@ -54,19 +52,25 @@ class Machine:
         # apart and every interleaving stays reachable).
         self.split = split
         self._rnd = rng.random
-        self.now = 0
-        self.seq = 0
-        self.heap: list = []
+        self.clock = Clock()        # shared by every machine of a pool (isa.emu.pool)
+        self.sched = self           # whose ``_dirty`` flag asks for a new runnable list
         self.epoch = 0
         self.steps = 0
-        self._runnable: list[Wave] = []
-        self._dirty = True
+        self.sched._dirty = True
         self._jump = False
         self.wg_index = None        # set by launch when global write races are checked
         self.wg_names: list = []
-        # the waves' register files as one array each, so waves at one pc can step together
-        self.files = WorkgroupFiles(waves)
+        # the waves' register files as one array each, so waves at one pc can step together (a
+        # pool gives its machines one set of files for all their waves instead)
+        self.files = WorkgroupFiles(waves) if own_files else None
         self.group_steps = 0        # group steps taken (each ran >= 2 waves' instruction at once)
+        for w in waves:
+            w.mach = self
+
+    @property
+    def now(self) -> int:
+        """The scheduler's step clock (s_memtime reads it)."""
+        return self.clock.now
 
     # helpers for handlers ------------------------------------------------------------------
     def label_index(self, w: Wave, label) -> int:
@@ -80,7 +84,10 @@ class Machine:
 
     def error(self, cls, what: str, w: Wave | None = None, pc: int | None = None,
               instr=None) -> EmulatorError:
-        """An error of class ``cls`` located at wave ``w``'s current instruction (or ``pc``)."""
+        """An error of class ``cls`` located at wave ``w``'s current instruction (or ``pc``), in
+        ``w``'s workgroup (a pool's group step may pass another member's machine)."""
+        if w is not None and w.mach is not None and w.mach is not self:
+            return w.mach.error(cls, what, w, pc, instr)
         if pc is None and w is not None:
             pc = w.pc
         if instr is None and pc is not None and 0 <= pc < len(self.entries):
@@ -105,12 +112,15 @@ class Machine:
         pending.issue(self, w, op, 1 + int(self._rnd() * self.latency[op.kind]))
 
     def reschedule(self) -> None:
-        self._dirty = True
+        self.sched._dirty = True
+
+    def finished(self) -> bool:
+        return all(w.done for w in self.waves)
 
     # barrier / end ------------------------------------------------------------------------
     def arrive_barrier(self, w: Wave) -> None:
         w.at_barrier = True
-        self._dirty = True
+        self.sched._dirty = True
         self.try_release()
         if w.at_barrier:
             reach = self.program.reaches_sync()
@@ -126,7 +136,7 @@ class Machine:
         pending.drain(self, w)
         w.done = True
         w.ended_at = self.steps
-        self._dirty = True
+        self.sched._dirty = True
         self.try_release()
 
     def try_release(self) -> None:
@@ -139,118 +149,13 @@ class Machine:
                 w.epoch = self.epoch
             for w in live:
                 pending.retouch_uncovered(self, w)
-            self._dirty = True
+            self.sched._dirty = True
 
     # stepping -----------------------------------------------------------------------------
     def run(self) -> None:
-        entries = self.entries
-        n_entries = len(entries)
-        rnd = self.rng.random
-        heap = self.heap
-        limit = self.step_limit
-        check_hz = self.check_hazards
-        trace = self.trace
-        runnable = self._runnable
-        over = self._over_budget()
-        waves = self.waves
-        split = self.split
-        while True:
-            if self._dirty:
-                runnable = self._runnable = [w for w in waves if not w.done and not w.at_barrier]
-                self._dirty = False
-                n_run = len(runnable)
-                if not n_run:
-                    if all(w.done for w in waves):
-                        break
-                    stuck = [w for w in waves if not w.done]
-                    raise self.error(BarrierDeadlockError,
-                                     f"waves {[w.wave_id for w in stuck]} wait at s_barrier and no "
-                                     f"live wave can arrive", stuck[0])
-            now = self.now = self.now + 1
-            if heap and heap[0][0] <= now:
-                pending.land_due(self)
-            w = runnable[int(rnd() * n_run)] if n_run > 1 else runnable[0]
-            pc = w.pc
-            if not 0 <= pc < n_entries:
-                raise self.error(EmulatorError, f"pc {pc} is outside the program (0..{n_entries - 1}); "
-                                 "missing s_endpgm?", w, pc=pc)
-            e = entries[pc]
-            if n_run > 1:
-                members = [o for o in runnable if o.pc == pc]
-                if len(members) > 1 and rnd() >= split:
-                    self._group_step(members, e, over[pc], check_hz, trace)
-                    if self.steps > limit:
-                        self._limit_error(w, pc)
-                    continue
-            self._step_one(w, e, over[pc], check_hz, trace)
-            if self.steps > limit:
-                self._limit_error(w, pc)
-
-    def _step_one(self, w: Wave, e, over: bool, check_hz: bool, trace) -> None:
-        """One wave runs its instruction ``e``: the generic checks, the bound handler, the pc."""
-        pc = e.pc
-        if over:
-            raise self.error(RegisterBudgetError, _budget_msg(e, w), w)
-        if w.pending_regs and not w.pending_regs.keys().isdisjoint(e.rw_set):
-            self._check_pending(w, e)
-        if check_hz and e.hz_cons and w.hazard_hist:
-            hazard_check.check(self, w, e)
-        if trace is not None:
-            trace_record(self, w, e)
-        e.fn(self, w)
-        if self._jump:
-            self._jump = False
-        elif w.pc == pc:
-            w.pc = pc + 1
-        w.ws_clock += e.ws
-        if check_hz and e.hz_prod:
-            clk = w.ws_clock
-            w.hazard_hist.append((clk + e.hz_max, clk, e))
-        self.steps += 1
-
-    def _group_step(self, members: list, e, over: bool, check_hz: bool, trace) -> None:
-        """Every wave of ``members`` (all at ``e``'s pc) runs ``e`` in this one scheduling step.
-
-        With a group binding (isa.emu.group) the per-wave checks run for each member, in member
-        order, as if they stepped one after the other, and the instruction runs once for all of
-        them as one NumPy operation; otherwise the members step one after the other."""
-        gfn = None
-        if e.group_ok:
-            gfn = e.gfn if e.gfn is not None else self.program.group_fn(e)
-            mode = members[0].fp_mode
-            if gfn is not None and any(w.fp_mode != mode for w in members):
-                gfn = None          # waves in different float modes (s_setreg MODE) step per wave
-        if gfn is None:
-            # the members' order is part of the seeded interleaving: a random rotation (any wave
-            # may go first; full shuffles cost more than the instruction)
-            k = int(self._rnd() * len(members))
-            for w in members[k:] + members[:k]:
-                self._step_one(w, e, over, check_hz, trace)
-            return
-        if trace is not None:
-            k = int(self._rnd() * len(members))
-            members = members[k:] + members[:k]
-        for w in members:
-            if over:
-                raise self.error(RegisterBudgetError, _budget_msg(e, w), w)
-            if w.pending_regs and not w.pending_regs.keys().isdisjoint(e.rw_set):
-                self._check_pending(w, e)
-            if check_hz and e.hz_cons and w.hazard_hist:
-                hazard_check.check(self, w, e)
-            if trace is not None:
-                trace_record(self, w, e)
-        gfn(self, WaveGroup(self.files, members))
-        pc1 = e.pc + 1
-        ws = e.ws
-        prod = check_hz and e.hz_prod
-        for w in members:
-            w.pc = pc1
-            w.ws_clock += ws
-            if prod:
-                clk = w.ws_clock
-                w.hazard_hist.append((clk + e.hz_max, clk, e))
-        self.steps += len(members)
-        self.group_steps += 1
+        """Run this workgroup alone to the end (isa.emu.pool steps several together)."""
+        from .pool import Pool
+        Pool.single(self).run()
 
     def _over_budget(self) -> list[bool]:
         """Per pc: does the instruction touch registers beyond the budget (same for all waves of a

@@ -27,6 +27,18 @@ VM, LDS, SMEM = 0, 1, 2
 KIND_NAME = ("vmem", "lds", "smem")
 
 
+class Clock:
+    """The scheduler's step counter, the op sequence number and the heap of ops by landing time;
+    one per pool of machines (isa.emu.pool), so ops of every workgroup in flight land in one order."""
+
+    __slots__ = ("heap", "now", "seq")
+
+    def __init__(self) -> None:
+        self.now = 0
+        self.seq = 0
+        self.heap: list = []
+
+
 class AsyncOp:
     """One in-flight memory operation of a wave."""
 
@@ -40,6 +52,7 @@ class AsyncOp:
         "landed",
         "lds_dw",
         "lds_write",
+        "mach",
         "pc",
         "regs",
         "seq",
@@ -61,13 +74,16 @@ class AsyncOp:
         self.instr = instr
         self.seq = 0
         self.epoch = -1             # barrier epoch of the last race-detector record
+        self.mach = None            # the issuing wave's machine (its LDS, epoch), set at issue
 
 
 def issue(m, w, op: AsyncOp, latency: int) -> None:
     """Queue ``op`` for wave ``w``: pending registers, queue position, landing time."""
-    m.seq += 1
-    op.seq = m.seq
-    t = m.now + latency
+    c = m.clock
+    c.seq += 1
+    op.seq = c.seq
+    op.mach = m
+    t = c.now + latency
     if op.kind == VM:
         q = w.vm_queue
         if q:
@@ -86,7 +102,7 @@ def issue(m, w, op: AsyncOp, latency: int) -> None:
         pend[k] = op
     if op.lds_dw is not None and m.lds.multi:
         m.lds.touch(m, op)
-    heapq.heappush(m.heap, (t, op.seq, op))
+    heapq.heappush(c.heap, (t, op.seq, op))
 
 
 def land(m, op: AsyncOp) -> None:
@@ -99,12 +115,13 @@ def land(m, op: AsyncOp) -> None:
         op.apply()
 
 
-def land_due(m) -> None:
-    """Land every queued op whose time has come."""
-    heap = m.heap
-    now = m.now
+def land_due(clock: Clock) -> None:
+    """Land every queued op whose time has come (each in its own wave's machine)."""
+    heap = clock.heap
+    now = clock.now
     while heap and heap[0][0] <= now:
-        land(m, heapq.heappop(heap)[2])
+        op = heapq.heappop(heap)[2]
+        land(op.mach, op)
 
 
 def _cover(m, w, op: AsyncOp) -> None:

@@ -42,6 +42,7 @@ class Entry:
         "gfn",
         "group_ok",
         "group_seen",
+        "group_waves",
         "hz_cons",
         "hz_max",
         "hz_need",
@@ -68,6 +69,7 @@ class Entry:
         self.gfn = None          # the group binding (isa.emu.group), made at its first group step
         self.group_ok = False    # may this instruction step for a group of waves at one pc?
         self.group_seen = 0      # group steps that reached it before it was bound (Program.group_fn)
+        self.group_waves = 0     # ... and the waves those group steps held
         self.spec = None
         self.reads: tuple[int, ...] = ()
         self.writes: tuple[int, ...] = ()
@@ -97,6 +99,7 @@ _DECODED: dict = {}
 _GROUPED: dict = {}
 _DECODED_MAX = 100_000
 GROUP_BIND_AFTER = 3
+GROUP_BIND_WAVES = 12     # ... or when this many waves reached it in group steps (a pool's groups)
 
 
 class Program:
@@ -142,17 +145,19 @@ class Program:
         if offsets is not None:
             self.offset_to_pc = {off: pc for pc, off in enumerate(offsets)}
 
-    def group_fn(self, e: Entry):
+    def group_fn(self, e: Entry, n_members: int = 2):
         """``e``'s group binding, made once; None (and ``group_ok`` cleared) when its operand form
         steps per wave. Binding costs about as much as a dozen per-wave steps, so an instruction is
-        bound for groups only when groups reach it the ``GROUP_BIND_AFTER``-th time (a straight-line
-        prologue runs per wave; loop bodies go to groups). Either way gives the same bits
+        bound for groups only when groups reach it the ``GROUP_BIND_AFTER``-th time, or when groups of
+        ``GROUP_BIND_WAVES`` waves in all did (a straight-line prologue of one workgroup runs per
+        wave; loop bodies, and the epilogue of many workgroups in a pool, go to groups). Either way gives the same bits
         (tests/emu/test_group_step.py), so this is a speed choice only."""
         if e.gfn is None:
             key = (self.arch, e.instr)
             if key not in _GROUPED:
                 e.group_seen += 1
-                if e.group_seen < GROUP_BIND_AFTER:
+                e.group_waves += n_members
+                if e.group_seen < GROUP_BIND_AFTER and e.group_waves < GROUP_BIND_WAVES:
                     return None
             if key in _GROUPED:
                 e.gfn = _GROUPED[key]

@@ -53,6 +53,7 @@ class Wave:
         "lds_dma_bytes",
         "lgkm_queue",
         "m0",
+        "mach",
         "n_issued",
         "pc",
         "pending_regs",
@@ -82,6 +83,7 @@ class Wave:
         self.m0 = 0
         self.pc = 0
         self.wave_id = wave_id
+        self.mach = None            # the Machine (workgroup) the wave runs in
         self.wg_slot = 0            # index in its workgroup's stacked files (isa.emu.group)
         self.lane_ids = _LANES
         # Budgets from the kernel descriptor (registers a kernel may touch); checked by the machine.
