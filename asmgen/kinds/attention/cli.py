@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 
 from ...target import ARCHES, DEFAULT_ARCH
+from .config import FP8_DTYPES, FP8_OUT
 
 
 def add_arguments(a: argparse.ArgumentParser) -> None:
@@ -18,7 +19,11 @@ def add_arguments(a: argparse.ArgumentParser) -> None:
     a.add_argument("--seqlen-q", type=int, required=True)
     a.add_argument("--seqlen-k", type=int, required=True)
     a.add_argument("--head-dim", type=int, required=True, help="64 or 128")
-    a.add_argument("--dtype", default="f16", choices=("f16", "bf16"))
+    a.add_argument("--dtype", default="f16", choices=("f16", "bf16") + FP8_DTYPES,
+                   help="Q/K/V type; fp8 (the arch's E4M3: fp8_e4m3fnuz on gfx942, fp8_e4m3 on "
+                        "gfx950) adds q_scale/k_scale/v_scale arguments")
+    a.add_argument("--out-dtype", default=None, choices=FP8_OUT,
+                   help="O's type of an fp8 kernel (default bf16)")
     a.add_argument("--causal", action="store_true", help="bottom-right aligned causal mask")
     a.add_argument("--scale", type=float, default=None, help="default 1/sqrt(head_dim)")
     a.add_argument("--schedule", default=None,
@@ -50,6 +55,7 @@ def _problem(args: argparse.Namespace) -> dict:
                 seqlen_q=args.seqlen_q, seqlen_k=args.seqlen_k, head_dim=args.head_dim,
                 dtype=args.dtype, causal=args.causal, arch=args.arch, scale=args.scale,
                 seqlen_k_multiple=args.seqlen_k_multiple,
+                **({"out_dtype": args.out_dtype} if getattr(args, "out_dtype", None) else {}),
                 **({"varlen": True} if getattr(args, "varlen", False) else {}))
 
 

@@ -6,6 +6,10 @@ of ``BLOCK_Q`` = 32 query rows each, of one (batch, head) (``rows_per_wg`` = 32 
 the keys in blocks of ``block_k`` = 32. With ``kv_buffers`` = 1 (only for one wave) K goes
 straight to operand registers and V through one LDS buffer; with 2 or 3 the workgroup loads
 each K/V block once into one of ``kv_buffers`` LDS buffers (``kinds.attention.pipe``).
+fp8 (``FP8_DTYPES``, the arch's own: FNUZ on gfx942, OCP on gfx950): Q, K, V are fp8 with
+per-tensor f32 ``q_scale`` / ``k_scale`` / ``v_scale`` (kernel arguments), both matmuls run on
+the 32x32x16 fp8 MFMA, P is quantised to fp8 as P x ``max_finite`` and O is ``out_dtype``
+(bf16 or f32; ``kinds.attention.softmax``); one wave, K in registers (``kv_buffers`` = 1).
 Sizes are kernel arguments too: the compiled kernel is correct for any runtime ``seqlen_q`` /
 ``seqlen_k`` >= 1 within the limits below (the grid in the contract is the one for the config's
 ``seqlen_q``).
@@ -14,12 +18,16 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ...dtypes import DType, dtype_of
+from ...dtypes import DTYPES, DType, dtype_of
 from ...errors import ConfigError
 from ...target import ARCHES, DEFAULT_ARCH, IN_DTYPES, VGPR_MAX, Target, target_of
 from .lds import BLOCK_K, BLOCK_Q, kv_buffer_bytes, v_bytes
 
 HEAD_DIMS = (64, 128)
+# fp8 Q/K/V: each arch takes its own E4M3 (asmgen.dtypes: FNUZ on gfx942, OCP on gfx950)
+FP8_DTYPES = ("fp8_e4m3fnuz", "fp8_e4m3")
+FP8_OUT = ("bf16", "f32")            # O of an fp8 kernel (LSE is f32 always)
+FP8_MFMA_K = 16                      # v_mfma_f32_32x32x16_fp8_fp8 (both arches)
 # seqlen * head_dim * 2 bytes must fit the 32-bit num_records of a buffer resource
 # (cdna-facts section 5); 2**20 keeps every SALU offset product below 2**31 for D <= 128.
 SEQ_MAX = 1 << 20
@@ -84,12 +92,25 @@ class AttentionConfig:
     seqlen_k_multiple: int = 1       # runtime seqlen_k is a multiple of this (kernel contract)
     varlen: bool = False             # packed sequences by cu_seqlens_q / cu_seqlens_k (template);
     #                                  seqlen_q / seqlen_k are then max_seqlen_q / max_seqlen_k
+    out_dtype: str | None = None     # O's type: dtype for f16/bf16; fp8: bf16 (default) or f32
 
     def __post_init__(self) -> None:
         st = object.__setattr__
         target_of(self.arch)      # ConfigError naming the value and the known arches
-        if self.dtype not in IN_DTYPES:
-            raise ConfigError(f"attention dtype={self.dtype!r} is not one of {IN_DTYPES}")
+        if self.dtype not in IN_DTYPES + FP8_DTYPES:
+            raise ConfigError(f"attention dtype={self.dtype!r} is not one of "
+                              f"{IN_DTYPES + FP8_DTYPES}")
+        if self.dtype in FP8_DTYPES and self.arch not in DTYPES[self.dtype].arches:
+            have = ", ".join(d for d in IN_DTYPES + FP8_DTYPES if self.arch in DTYPES[d].arches)
+            raise ConfigError(f"attention dtype={self.dtype!r} is not available on {self.arch} "
+                              f"(its attention dtypes: {have})")
+        fp8 = self.dtype in FP8_DTYPES
+        if self.out_dtype is None:
+            st(self, "out_dtype", "bf16" if fp8 else self.dtype)
+        outs = FP8_OUT if fp8 else (self.dtype,)
+        if self.out_dtype not in outs:
+            raise ConfigError(f"attention out_dtype={self.out_dtype!r} is not one of {outs} for "
+                              f"dtype={self.dtype!r}")
         if self.head_dim == 256:
             # the registers a lane keeps across the loop: O^T (D / 2), Q's B operands (D / 4 with
             # the x8 MFMA, the same with x16) and S^T (16), before K/V operands and the softmax
@@ -112,7 +133,7 @@ class AttentionConfig:
                               f"heads={self.heads}")
         _int("seqlen_q", self.seqlen_q, 1, SEQ_MAX)
         _int("seqlen_k", self.seqlen_k, 1, SEQ_MAX)
-        ks = mfma_ks(self.arch)
+        ks = (FP8_MFMA_K,) if fp8 else mfma_ks(self.arch)
         if self.mfma_k is None:
             st(self, "mfma_k", ks[0])
         if self.mfma_k not in ks:
@@ -125,6 +146,10 @@ class AttentionConfig:
             st(self, "kv_buffers", 1 if self.waves == 1 else 2)
         if self.kv_buffers not in KV_BUFFERS:
             raise ConfigError(f"attention kv_buffers={self.kv_buffers!r} is not one of {KV_BUFFERS}")
+        if fp8 and self.kv_buffers != 1:
+            raise ConfigError(f"attention dtype={self.dtype!r} is built for kv_buffers=1 (one "
+                              f"wave, K in registers), got waves={self.waves} "
+                              f"kv_buffers={self.kv_buffers}")
         if self.kv_buffers == 1 and self.waves > 1:
             raise ConfigError(f"attention kv_buffers=1 needs waves=1 (got waves={self.waves}): "
                               f"shared K/V blocks need >= 2 LDS buffers")
@@ -142,6 +167,9 @@ class AttentionConfig:
                               f"seqlen_k={self.seqlen_k}")
         if not isinstance(self.varlen, bool):
             raise ConfigError(f"attention varlen={self.varlen!r} is not a bool")
+        if self.varlen and fp8:
+            raise ConfigError(f"attention dtype={self.dtype!r} with varlen=True is not built "
+                              f"(fp8 attention takes dense batches)")
         if self.varlen and m != 1:
             raise ConfigError(f"attention seqlen_k_multiple={m} needs varlen=False: a packed "
                               f"sequence's key count is any value >= 0")
@@ -171,6 +199,16 @@ class AttentionConfig:
         return dtype_of(self.dtype)
 
     @property
+    def out_type(self) -> DType:
+        """The element type of O."""
+        return dtype_of(self.out_dtype)
+
+    @property
+    def fp8(self) -> bool:
+        """fp8 Q/K/V: per-tensor scales, P quantised with the max-finite offset."""
+        return self.dtype in FP8_DTYPES
+
+    @property
     def k_per_lane(self) -> int:
         """Head-dim elements per lane and k-step of the 32x32xK MFMA: K * 32 rows / 64 lanes
         (cdna-facts section 2.2): 4 for K = 8, 8 for K = 16."""
@@ -189,7 +227,7 @@ class AttentionConfig:
     def lds_bytes(self) -> int:
         """LDS of the kernel (kinds.attention.vtile / ktile layouts, ``lds``)."""
         if self.kv_buffers == 1:
-            return v_bytes(self.head_dim)
+            return v_bytes(self.head_dim, self.in_type)
         return self.kv_buffers * kv_buffer_bytes(self.head_dim, self.in_type)
 
     @property
@@ -205,6 +243,8 @@ class AttentionConfig:
         registers 4s..4s+3 = rows 8s + 4 (lane / 32) + 0..3) is the B-operand layout of k-step s
         (cdna-facts section 2.2), so P never leaves registers; with K = 16 (gfx950) registers
         8s..8s+7 are one k-step's operand once V^T is read in the same key order."""
+        if self.fp8:    # fp8 x fp8 (the arch's encoding; isa operand type "fp8" on both)
+            return f"v_mfma_f32_32x32x{self.mfma_k}_fp8_fp8"
         return f"v_mfma_f32_32x32x{self.mfma_k}_{self.dtype}"
 
     @property
@@ -213,7 +253,8 @@ class AttentionConfig:
         return (f"attn_fwd_{self.arch}_{self.dtype}_d{self.head_dim}_k{self.mfma_k}"
                 f"{'_causal' if self.causal else ''}{gq}{'' if self.prefetch else '_pf0'}"
                 f"{f'_w{self.waves}b{self.kv_buffers}' if self.kv_buffers > 1 else ''}"
-                f"{'' if self.key_mask else '_nomask'}{'_varlen' if self.varlen else ''}")
+                f"{'' if self.key_mask else '_nomask'}{'_varlen' if self.varlen else ''}"
+                f"{'_of32' if self.fp8 and self.out_dtype == 'f32' else ''}")
 
     @property
     def key_mask(self) -> bool:

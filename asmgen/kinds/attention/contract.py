@@ -1,6 +1,8 @@
 """The attention launch contract (design.md Contracts: buffers Q K V O LSE, scalars batch heads
 kv_heads seqlen_q seqlen_k scale), in kernarg order; the template reads its kernarg offsets from
-it (``asmgen.kernarg.offsets``)."""
+it (``asmgen.kernarg.offsets``). fp8 kernels (``AttentionConfig.fp8``) add the per-tensor f32
+scalars ``q_scale``, ``k_scale``, ``v_scale`` last (Q = q_scale x Q8, the same for K and V); O is
+``out_dtype``."""
 from __future__ import annotations
 
 from ...kernarg import ArgSpec
@@ -25,9 +27,7 @@ def attention_args(cfg: AttentionConfig) -> list[ArgSpec]:
               "LSE": (b, h, sq)}
     q_dims, kv_dims = ("batch", "heads", "seqlen_q", d), ("batch", "kv_heads", "seqlen_k", d)
     dims = {"Q": q_dims, "K": kv_dims, "V": kv_dims, "O": q_dims, "LSE": q_dims[:3]}
-    args = [ArgSpec(n, "buffer", "f32" if n == "LSE" else cfg.dtype, shapes[n], strides(shapes[n]),
-                    "out" if n in ("O", "LSE") else "in", dims=dims[n])
-            for n in ("Q", "K", "V", "O", "LSE")]
+    args = _buffers(cfg, shapes, strides, dims)
     # every size is read at run time (kinds.attention.template); the limits are the config's
     hi = {"batch": BATCH_MAX, "heads": HEADS_MAX, "kv_heads": HEADS_MAX, "seqlen_q": SEQ_MAX,
           "seqlen_k": SEQ_MAX}
@@ -38,8 +38,26 @@ def attention_args(cfg: AttentionConfig) -> list[ArgSpec]:
                             divides="heads" if n == "kv_heads" else None))
     # positive and below 1e4, as AttentionConfig requires at generation
     args.append(ArgSpec("scale", "scalar", "f32", value=cfg.scale, range=(F32_TINY, SCALE_MAX)))
-    return args
+    return args + fp8_scales(cfg)
 
+
+def _buffers(cfg: AttentionConfig, shapes: dict, strides, dims: dict) -> list[ArgSpec]:
+    """Q K V (``dtype``), O (``out_dtype``), LSE (f32)."""
+    types = {"O": cfg.out_dtype, "LSE": "f32"}
+    return [ArgSpec(n, "buffer", types.get(n, cfg.dtype), shapes[n], strides(shapes[n]),
+                    "out" if n in ("O", "LSE") else "in", dims=dims[n])
+            for n in ("Q", "K", "V", "O", "LSE")]
+
+
+def fp8_scales(cfg: AttentionConfig) -> list[ArgSpec]:
+    """fp8: ``q_scale``, ``k_scale``, ``v_scale`` (positive f32, default 1), else nothing."""
+    if not cfg.fp8:
+        return []
+    return [ArgSpec(n, "scalar", "f32", value=1.0, range=(F32_TINY, FP8_SCALE_MAX))
+            for n in ("q_scale", "k_scale", "v_scale")]
+
+
+FP8_SCALE_MAX = 1e30     # positive and finite; the kernel multiplies them in f32
 
 F32_TINY = 1.1754943508222875e-38    # the smallest normal f32: "scale > 0"
 SCALE_MAX = 1e4
@@ -68,9 +86,7 @@ def varlen_args(cfg: AttentionConfig) -> list[ArgSpec]:
             acc *= n
         return tuple(reversed(out))
 
-    args = [ArgSpec(n, "buffer", "f32" if n == "LSE" else cfg.dtype, shapes[n], strides(shapes[n]),
-                    "out" if n in ("O", "LSE") else "in", dims=dims[n])
-            for n in ("Q", "K", "V", "O", "LSE")]
+    args = _buffers(cfg, shapes, strides, dims)
     for n in ("cu_seqlens_q", "cu_seqlens_k"):
         args.append(ArgSpec(n, "buffer", "i32", (b + 1,), (1,), "in", dims=("batch+1",)))
     tot = SEQ_MAX      # packed tokens: the dense seqlen bound (num_records, SALU products)
@@ -81,4 +97,4 @@ def varlen_args(cfg: AttentionConfig) -> list[ArgSpec]:
     args.append(ArgSpec("scale", "scalar", "f32", value=cfg.scale, range=(F32_TINY, SCALE_MAX)))
     for n, val in (("max_seqlen_q", sq), ("max_seqlen_k", sk)):
         args.append(ArgSpec(n, "scalar", "u32", value=val, range=(1, SEQ_MAX)))
-    return args
+    return args + fp8_scales(cfg)

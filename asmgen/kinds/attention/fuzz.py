@@ -1,7 +1,7 @@
 """Fuzzing the attention kind: the hypothesis strategy of valid ``AttentionConfig``s
 (``attention_configs``: seqlens 1..130 aligned to the 32-row blocks, one off, or any; GQA/MQA
-head counts, D 64/128, causal, both dtypes and arches, every ``mfma_k`` and ``prefetch`` the
-config takes, multi-wave workgroups), the shrink moves of a failing config (``to_raw`` /
+head counts, D 64/128, causal, f16/bf16 and the arch's fp8 (one in four: one wave, bf16 or f32
+O), both arches, every ``mfma_k`` and ``prefetch`` the config takes, multi-wave workgroups), the shrink moves of a failing config (``to_raw`` /
 ``candidates``) and the kernels of the mutation proof (``proof_kernels``).
 """
 from __future__ import annotations
@@ -10,8 +10,11 @@ from hypothesis import reject
 from hypothesis import strategies as st
 
 from ...errors import ConfigError
-from ...target import ARCHES, CDNA4, DEFAULT_ARCH
-from .config import BLOCK_K, BLOCK_Q, HEAD_DIMS, MFMA_K, AttentionConfig
+from ...target import ARCHES, CDNA3, CDNA4, DEFAULT_ARCH
+from .config import BLOCK_K, BLOCK_Q, FP8_DTYPES, FP8_OUT, HEAD_DIMS, MFMA_K, AttentionConfig
+
+# the fp8 attention dtype of each arch (asmgen.dtypes: FNUZ on gfx942, OCP on gfx950)
+FP8_OF = {CDNA3: "fp8_e4m3fnuz", CDNA4: "fp8_e4m3"}
 
 
 def _seqlen(draw, block: int, hi: int) -> int:
@@ -33,16 +36,21 @@ def attention_configs(draw, small: bool = True, arches=ARCHES) -> AttentionConfi
     hi = 130 if small else 260
     seq_q = _seqlen(draw, BLOCK_Q, hi)
     seq_k = _seqlen(draw, BLOCK_K, hi)
-    waves = draw(st.sampled_from((1, 2, 4)))
+    fp8 = draw(st.integers(0, 3)) == 0        # one case in four: the arch's fp8, one wave
+    waves = 1 if fp8 else draw(st.sampled_from((1, 2, 4)))
     extras = {} if waves == 1 else {"waves": waves, "kv_buffers": draw(st.sampled_from((2, 3)))}
+    if fp8:
+        extras["out_dtype"] = draw(st.sampled_from(FP8_OUT))
     if seq_k % BLOCK_K == 0 and draw(st.booleans()):
         extras["seqlen_k_multiple"] = BLOCK_K     # whole key blocks: no key mask unless causal
     try:
         return AttentionConfig(**extras,
             batch=draw(st.integers(1, 2)), heads=heads, kv_heads=kv_heads, seqlen_q=seq_q,
             seqlen_k=seq_k, head_dim=draw(st.sampled_from(HEAD_DIMS)),
-            dtype=draw(st.sampled_from(("f16", "bf16"))), causal=draw(st.booleans()), arch=arch,
-            mfma_k=draw(st.sampled_from(MFMA_K[arch])), prefetch=draw(st.sampled_from((0, 1))))
+            dtype=FP8_OF[arch] if fp8 else draw(st.sampled_from(("f16", "bf16"))),
+            causal=draw(st.booleans()), arch=arch,
+            mfma_k=None if fp8 else draw(st.sampled_from(MFMA_K[arch])),
+            prefetch=draw(st.sampled_from((0, 1))))
     except ConfigError:
         reject()
 
@@ -53,8 +61,10 @@ def to_raw(cfg: AttentionConfig) -> dict:
     d = cfg.to_dict()
     if d["scale"] == 1.0 / cfg.head_dim ** 0.5:
         d["scale"] = None
-    if d["mfma_k"] == MFMA_K[cfg.arch][0]:
+    if d["mfma_k"] == MFMA_K[cfg.arch][0] or cfg.fp8:   # fp8: its one MFMA K
         d["mfma_k"] = None
+    if d["out_dtype"] == ("bf16" if cfg.fp8 else cfg.dtype):
+        d["out_dtype"] = None
     return d
 
 
@@ -76,13 +86,19 @@ def candidates(raw: dict):
         yield {**raw, "batch": 1}
     if raw["head_dim"] != 64:
         yield {**raw, "head_dim": 64}
+    fp8 = raw.get("dtype") in FP8_DTYPES
+    if fp8 and raw.get("out_dtype") is not None:
+        yield {**raw, "out_dtype": None}
     simpler = (("causal", False), ("kv_heads", raw["heads"]), ("dtype", "f16"),
                ("mfma_k", None), ("prefetch", 1), ("scale", None))
     for key, val in simpler:
         if raw.get(key) != val:
-            yield {**raw, key: val}
+            # leaving fp8 drops its output type (an fp8 kernel's bf16/f32 O)
+            yield {**raw, key: val, **({"out_dtype": None} if key == "dtype" else {})}
     if raw["arch"] != DEFAULT_ARCH:
-        yield {**raw, "arch": DEFAULT_ARCH, "mfma_k": None}
+        # an fp8 case keeps fp8 in the default arch's format
+        yield {**raw, "arch": DEFAULT_ARCH, "mfma_k": None,
+               **({"dtype": FP8_OF[DEFAULT_ARCH]} if fp8 else {})}
 
 
 # Attention kernels: both arches (ds_bpermute on gfx942, v_permlane32_swap on gfx950), both
@@ -99,6 +115,9 @@ SINGLE_WAVE_ATTENTION = (
      "schedule": "fuzz", "schedule_params": {"seed": 11}},
     {"seqlen_q": 64, "seqlen_k": 129, "arch": CDNA4, "mfma_k": 8, "schedule": "fuzz",
      "schedule_params": {"seed": 12}},
+    # fp8 (gfx942 FNUZ): the byte-transposed V tile, the fp8 MFMAs, P's in-place converts
+    {"seqlen_q": 40, "seqlen_k": 130, "heads": 2, "kv_heads": 1, "dtype": "fp8_e4m3fnuz",
+     "causal": True, "schedule": "attn_interleave"},
 )
 # Workgroups of several waves sharing K/V through LDS (s_barrier between LDS phases: the
 # delete_barrier and publication sites), with 2 and 3 LDS buffers; used when the attention

@@ -55,11 +55,11 @@ def load_q(p, ab, cfg, off: VReg, srd_q: VReg) -> list[VReg]:
     """Q into registers, one buffer load per MFMA k-step: the B operand of k-step ``st`` is
     Q[row][st * mfma_k + dq .. + k_per_lane - 1] at the constant offset of ``st`` k-steps from
     ``off`` (the prefill and decode kinds both load Q this way, tagged ``gr_q``)."""
-    kpl = cfg.k_per_lane
-    load = {4: "buffer_load_dwordx2", 8: "buffer_load_dwordx4"}[kpl]
+    nb = cfg.in_type.nbytes(cfg.k_per_lane)          # 8 or 16 bytes per lane and k-step
+    load = {8: "buffer_load_dwordx2", 16: "buffer_load_dwordx4"}[nb]
     regs = []
     for st in range(cfg.head_dim // cfg.mfma_k):
-        r = ab.vreg(kpl // cfg.in_type.per_dword, name=f"q{st}")
+        r = ab.vreg(nb // 4, name=f"q{st}")
         p.add(Instr(load, (r, off, srd_q, Imm(0)),
                     OFFEN + ((("offset", cfg.in_type.nbytes(cfg.mfma_k * st)),) if st else ())),
               ("gr_q",))

@@ -87,7 +87,11 @@ def varlen_scalars(inp: dict) -> dict:
 
 
 def attention_random_inputs(cfg, seed: int, scalars: dict | None = None) -> dict:
-    """Seeded Q, K, V in [-1, 1) rounded to the config's dtype (shapes of the contract)."""
+    """Seeded Q, K, V in [-1, 1) rounded to the config's dtype (shapes of the contract; fp8:
+    ``fp8ref.fp8_random_inputs``, with the scales)."""
+    if getattr(cfg, "fp8", False):
+        from .fp8ref import fp8_random_inputs
+        return fp8_random_inputs(cfg, seed, scalars)
     if getattr(cfg, "varlen", False):
         return varlen_random_inputs(cfg, seed)
     sc = {"batch": cfg.batch, "heads": cfg.heads, "kv_heads": cfg.kv_heads, "seqlen_q": cfg.seqlen_q,
@@ -101,15 +105,35 @@ def attention_random_inputs(cfg, seed: int, scalars: dict | None = None) -> dict
             "V": rng.uniform(-1, 1, (b, hk, sk, d)).astype(dt)}
 
 
+# The one tolerance table of the attention kinds (prefill and decode): O's tolerance per Q/K/V
+# dtype. f16/bf16: absolute on |O| <= 1: P and O are rounded to the dtype once each, plus f32
+# accumulation and v_exp_f32 / v_rcp_f32 (1 ulp); 8 unit roundoffs cover them. fp8 (E4M3 FNUZ on
+# gfx942, OCP on gfx950): relative to |O_ref| of the reference that models P's quantisation
+# (``fp8ref``): 2 unit roundoffs of out_dtype (bf16: 2^-7, f32: 2^-23) + 2^-16 of f32 math, plus
+# a per-row allowance for each P8 value near an fp8 rounding midpoint, and a 2^-20 v_scale
+# max|V8| floor.
+TOLERANCE = {
+    "f16": ("abs", 8 * EPS["f16"]),
+    "bf16": ("abs", 8 * EPS["bf16"]),
+    "fp8_e4m3fnuz": ("rel_out_units", 2),
+    "fp8_e4m3": ("rel_out_units", 2),
+}
+
+
 def tolerance(dtype: str) -> float:
-    """Absolute tolerance on O (|O| <= 1): P and O are rounded to ``dtype`` once each, plus
-    fp32 accumulation and v_exp_f32/v_rcp_f32 (1 ulp); 8 unit roundoffs covers them."""
-    return 8 * EPS[dtype]
+    """The absolute tolerance on O of a 16-bit kernel (``TOLERANCE``; fp8: ``fp8ref``)."""
+    how, val = TOLERANCE[dtype]
+    if how != "abs":
+        raise ValueError(f"{dtype}: the tolerance is relative, see fp8ref.fp8_tolerance")
+    return val
 
 
 def compare_attention(cfg, outs: dict, inp: dict) -> tuple[bool, str]:
     """(ok, message): O within ``tolerance``, LSE within 1e-4 relative (both -inf where a
-    row sees no key), and no NaN anywhere."""
+    row sees no key), and no NaN anywhere (fp8 kernels: ``fp8ref.compare_fp8``)."""
+    if getattr(cfg, "fp8", False):
+        from .fp8ref import compare_fp8
+        return compare_fp8(cfg, outs, inp)
     if "cu_seqlens_q" in inp:
         o_ref, lse_ref = varlen_reference(inp["Q"], inp["K"], inp["V"], inp["cu_seqlens_q"],
                                           inp["cu_seqlens_k"], cfg.scale, cfg.causal)

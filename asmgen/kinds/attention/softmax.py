@@ -15,6 +15,17 @@ see ``asmgen.kinds.attention.template``):
           f16/bf16 (round to nearest even; gfx950 v_cvt_pk_*_f32, gfx942 has no packed RNE
           conversion to bf16 or f16: v_cvt_pkrtz_f16_f32 truncates)
 
+fp8 (``cfg.fp8``): P is quantised for the 32x32x16 fp8 MFMA as P x F, F the fp8 format's
+largest finite value (240 FNUZ, 448 OCP; the Wave plan's 1.0 / F offset, so the small
+probabilities keep the format's normal range): F is folded into the exponent, p'_r =
+2^(fma(S_r, c, -c mu + log2 F)) (one v_pk_add_f32 per block), while alpha keeps 2^(c m - c mu).
+The running sum adds the unquantised p'_r, so l_tot = F l and the normaliser 1 / l_tot x v_scale
+undoes the offset (LSE subtracts log2 F). p'_r <= F (m is the row max; v_exp_f32's rounding
+stays far below the half-ulp past F where RNE would give NaN), so the non-saturating
+v_cvt_pk_fp8_f32 (RNE) needs no clamp: two scores per convert, the dword's two words in place
+over the scores (the convert reads its destination), k-step s = registers 8 s, 8 s + 1.
+c = scale x q_scale x k_scale x log2(e) (the template).
+
 Epilogue: l_tot = l0 + l1 + (l0 + l1)(lane ^ 32); O = O^T / l_tot (0 when l_tot = 0: a row that
 saw no key); LSE = ln 2 * (c mu + log2 l_tot) (natural log; = -inf when l_tot = 0, design.md).
 """
@@ -47,6 +58,7 @@ class SoftmaxState:
     scale_v: VReg       # the scale argument copied to a VGPR (VOP2 src1)
     c2: VReg            # {c, c} (VOP3P src of v_pk_fma_f32)
     negc: VReg          # -c
+    poff2: VReg | None = None    # fp8: {log2 F, log2 F} (the P offset, module docstring)
 
 
 def init_state(ab, head_dim: int) -> SoftmaxState:
@@ -67,6 +79,20 @@ def init_state(ab, head_dim: int) -> SoftmaxState:
             p.add(Instr("v_mov_b32", (t.sub(r), Imm(0))), tags)
         o.append(t)
     return SoftmaxState(m, l2, o, c, ninf, ts, c2, negc)
+
+
+def p_offset_log2(cfg) -> float:
+    """log2 of the fp8 P offset F (the format's largest finite value)."""
+    return math.log2(cfg.in_type.max_finite)
+
+
+def init_p_offset(ab, st: SoftmaxState) -> None:
+    """fp8: the pair {log2 F, log2 F} added to -c mu for P (module docstring)."""
+    p = ab.k.prologue
+    st.poff2 = ab.k.vreg("v", 2, align=2, name="p_off2")
+    bits = f32_bits(p_offset_log2(ab.cfg))
+    for i in range(2):
+        p.add(Instr("v_mov_b32", (st.poff2.sub(i), Imm(bits))), ("init",))
 
 
 def set_scale(ab, st: SoftmaxState, scale_sgpr: VReg) -> None:
@@ -139,8 +165,12 @@ def _softmax_tail(ab, body, st: SoftmaxState, xs: VReg, bperm: VReg, guard: bool
     # score, both in place over the scores (a temporary tuple of this block: no new VGPRs);
     # a masked S_r = -inf gives 0
     ps = xs
+    nmp = nmu2
+    if st.poff2 is not None:    # fp8: p' = p F, F folded into the exponent (module docstring)
+        nmp = ab.k.vreg("v", 2, align=2, name="m_negp2")
+        body.add(Instr("v_pk_add_f32", (nmp, nmu2, st.poff2)), TAGS)
     for r in range(0, 16, 2):
-        body.add(Instr("v_pk_fma_f32", (ps.sub(r, 2), xs.sub(r, 2), st.c2, nmu2)), TAGS)
+        body.add(Instr("v_pk_fma_f32", (ps.sub(r, 2), xs.sub(r, 2), st.c2, nmp)), TAGS)
     for r in range(16):
         body.add(Instr("v_exp_f32", (ps.sub(r), ps.sub(r))), ("softmax", "exp"))
     # l = l * alpha + sum p, two partial sums per lane: one v_pk_fma_f32, then a chain of
@@ -158,6 +188,16 @@ def _softmax_tail(ab, body, st: SoftmaxState, xs: VReg, bperm: VReg, guard: bool
     # k-step s of the x8 MFMA takes p_4s..p_4s+3 (2 registers); of the gfx950 x16 MFMA
     # p_8s..p_8s+7 (4 registers): keys 16 s + 4 h + {0..3, 8..11}, the order V^T is read in
     kpl = cfg.k_per_lane
+    if st.poff2 is not None:         # fp8: k-step s = registers 8 s, 8 s + 1, in place
+        for s in range(16 // kpl):
+            for w in range(2):
+                dst, a = ps.sub(kpl * s + w), kpl * s + 4 * w
+                for hi in range(2):
+                    body.add(Instr("v_cvt_pk_fp8_f32", (dst, ps.sub(a + 2 * hi),
+                                                        ps.sub(a + 2 * hi + 1)),
+                                   (("op_sel", (0, 0, 1)),) if hi else ()), ("softmax", "pack"))
+            pf.append(ps.sub(kpl * s, 2))
+        return pf
     per = cfg.in_type.per_dword      # packed P values per register (2: the pack below is 16-bit)
     for s in range(16 // kpl):
         f = ab.k.vreg("v", kpl // per, align=2 if kpl == 4 else 4, name=f"pT{s}")
@@ -237,20 +277,33 @@ def epilogue(ab, e, st: SoftmaxState, bperm, off_o, off_l, srd_o, srd_lse,
     e.add(Instr("v_cndmask_b32", (mu, Imm(0), st.m, vcc)), tags)
     e.add(Instr("v_log_f32", (lg, lt)), tags)
     e.add(Instr("v_fma_f32", (t, mu, st.c, lg)), tags)
+    if st.poff2 is not None:     # fp8: l_tot = F l (module docstring)
+        t2 = vr(name="e_t2")
+        e.add(Instr("v_add_f32", (t2, Imm(f32_bits(-p_offset_log2(cfg))), t)), tags)
+        t = t2
     e.add(Instr("v_mul_f32", (lse, Imm(f32_bits(math.log(2.0))), t)), tags)
     e.add(Instr("buffer_store_dword", (lse, off_l, srd_lse, Imm(0)), (("offen", True),)),
           ("epi", "store"))
     # O: lane l holds dims 32 db + 8 g + 4 (l / 32) + 0..3 of query col: one 8-byte store each
+    out = getattr(cfg, "out_dtype", cfg.dtype)
     for db, o in enumerate(st.o):
         for g in range(4):
+            if out == "f32":         # fp8 kernels' f32 O: the four products stored as they are
+                data = ab.k.vreg("v", 4, align=4, name="o_out")
+                for i in range(4):
+                    e.add(Instr("v_mul_f32", (data.sub(i), inv, o.sub(4 * g + i))), tags)
+                e.add(Instr("buffer_store_dwordx4", (data, off_o, srd_o, Imm(0)),
+                            (("offen", True),) + ((("offset", 128 * db + 32 * g),)
+                                                  if db or g else ())), ("epi", "store"))
+                continue
             data = ab.k.vreg("v", 2, align=2, name="o_out")
             ys = []
             for i in range(4):
                 y = vr(name="o_y")
                 e.add(Instr("v_mul_f32", (y, inv, o.sub(4 * g + i))), tags)
                 ys.append(y)
-            _pack(ab, e, data.sub(0), ys[0], ys[1], cfg.dtype)
-            _pack(ab, e, data.sub(1), ys[2], ys[3], cfg.dtype)
-            off = cfg.in_type.nbytes(32 * db + 8 * g)
+            _pack(ab, e, data.sub(0), ys[0], ys[1], out)
+            _pack(ab, e, data.sub(1), ys[2], ys[3], out)
+            off = 2 * (32 * db + 8 * g)      # 16-bit O
             e.add(Instr("buffer_store_dwordx2", (data, off_o, srd_o, Imm(0)),
                         (("offen", True),) + ((("offset", off),) if off else ())), ("epi", "store"))

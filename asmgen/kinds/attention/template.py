@@ -130,6 +130,14 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
           ("addr", "karg"))
     heads, kvh_n, sq = sc4.sub(1), sc4.sub(2), sc4.sub(3)
     sk, scale = sc2.sub(0), sc2.sub(1)
+    fp8_sc = None
+    if cfg.fp8:     # per-tensor q_scale, k_scale (contiguous) and v_scale
+        fp8_sc = k.vreg("s", 3, name="fp8_scales")
+        p.add(Instr("s_load_dwordx2", (fp8_sc.sub(0, 2), ab.kernarg,
+                                       Imm(kernarg.contiguous(args, ("q_scale", "k_scale"))))),
+              ("addr", "karg"))
+        p.add(Instr("s_load_dword", (fp8_sc.sub(2), ab.kernarg, Imm(offs["v_scale"]))),
+              ("addr", "karg"))
     if vl:   # sequence b: its lengths and first packed rows from cu_seqlens[b], [b + 1]
         tq, tk = sq, sk
         cu0, sq, sk = _varlen_lengths(ab, offs, ab.wg_y if cfg.causal else ab.wg_z)
@@ -211,8 +219,8 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
         p.add(Instr("s_mul_i32", (r.sub(2), rows_left, Imm(rbytes))), tags)
         p.add(Instr("s_mov_b32", (r.sub(3), Imm(SRD_DWORD3))), tags)
 
-    for n in ("Q", "O"):
-        setup(n, rowq, row_bytes, qrem)
+    setup("Q", rowq, row_bytes, qrem)
+    setup("O", rowq, cfg.out_type.nbytes(D), qrem)
     setup("LSE", rowq, 4, qrem)
     for n in ("K", "V"):
         setup(n, rowk, row_bytes, sk)
@@ -297,6 +305,15 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
     qf = ktile.load_q(p, ab, cfg, off_qk, srd["Q"])
 
     st_ = sm.init_state(ab, D)
+    v_post = None
+    if cfg.fp8:     # c = q_scale k_scale scale (log2 e below); v_scale in the normalisation
+        sc, v_post = ab.vreg(name="qk_scale"), ab.vreg(name="v_scale")
+        p.add(Instr("v_mov_b32", (sc, fp8_sc.sub(0))), ("init",))
+        p.add(Instr("v_mul_f32", (sc, fp8_sc.sub(1), sc)), ("init",))
+        p.add(Instr("v_mul_f32", (sc, scale, sc)), ("init",))
+        p.add(Instr("v_mov_b32", (v_post, fp8_sc.sub(2))), ("init",))
+        scale = sc
+        sm.init_p_offset(ab, st_)
     sm.set_scale(ab, st_, scale)
     if vl:   # the workgroup's Q-block starts at or past its sequence's end: s_endpgm
         k.add_early_exit(Instr("s_cmp_ge_u32", (qwg, sq)))
@@ -317,8 +334,8 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
         t2 = ab.vreg(name="o_e")
         off_o = ab.vreg(name="off_o")
         e_.add(Instr("v_mad_u32_u24", (t2, col, dconst, kq)), ("epi",))
-        e_.add(Instr("v_lshlrev_b32", (off_o, esh, t2)), ("epi",))
-    sm.epilogue(ab, e_, st_, bperm, off_o, off_l, srd["O"], srd["LSE"])
+        e_.add(Instr("v_lshlrev_b32", (off_o, Imm(cfg.out_type.log2_bytes), t2)), ("epi",))
+    sm.epilogue(ab, e_, st_, bperm, off_o, off_l, srd["O"], srd["LSE"], post=v_post)
     return k
 
 
@@ -329,7 +346,7 @@ def _register_k_loop(ab, st_, qf, vt, srd, trips, kb, rem, bperm, off_qk) -> Non
     D = cfg.head_dim
     row_bytes = cfg.in_type.nbytes(D)
     kpl = cfg.k_per_lane
-    qk_load = {4: "buffer_load_dwordx2", 8: "buffer_load_dwordx4"}[kpl]
+    qk_load = {8: "buffer_load_dwordx2", 16: "buffer_load_dwordx4"}[cfg.in_type.nbytes(kpl)]
     ksteps = D // cfg.mfma_k
     step = BLOCK_K * row_bytes
 

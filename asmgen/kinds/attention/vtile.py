@@ -22,6 +22,14 @@ d + 2 are 128 bytes apart, the swizzle moves them to different banks as the pad 
 d = 8 c + e of a write has key ``(e / 2) % 4`` (c only moves bits >= 9), so each write XORs a
 build-time constant; reads XOR 16 for the second unit. Every base (buffer, region) is a multiple
 of 4096, so XOR and add commute with it.
+
+fp8 (one wave, ``kinds.attention.config``): the same positions hold one byte each, rows of
+``FP8_ROW_BYTES`` = 48 (32 + 16 pad). A work item loads its four key rows of dims 8 c .. 8 c + 7
+with ``buffer_load_dwordx2``; per dword (4 dims) eight ``v_perm_b32`` transpose the 4 x 4 bytes
+(keys x dims) into one dword of 4 keys per dim, written by ``ds_write_b32`` at row d, byte
+16 h + 4 s. One ``ds_read_b128`` per 32 dims gives lane (d, h) positions 16 h .. 16 h + 15 =
+keys 4 h + {0..3, 8..11} (k-step 0 of the 32x32x16 fp8 MFMA, 8 bytes) and 16 + the same (k-step
+1), the key order of the P operand (``attention_softmax``).
 """
 from __future__ import annotations
 
@@ -31,10 +39,12 @@ from isa.instr import Instr
 from isa.operands import Imm
 
 from ...ir import VReg
-from .lds import ROW_BYTES, SWZ_ROW_BYTES, v_bytes
+from .lds import ROW_BYTES, SWZ_ROW_BYTES, row_bytes, v_bytes
 
 OFFEN = (("offen", True),)
 SEL_LO, SEL_HI = 0x05040100, 0x07060302    # v_perm_b32: low / high halves of src1 | src0 << 16
+# v_perm_b32 byte interleaves of src1 (a) and src0 (b): {a0, b0, a1, b1} and {a2, b2, a3, b3}
+SEL_IL_LO, SEL_IL_HI = 0x05010400, 0x07030602
 REGION = "Vt"
 
 
@@ -58,6 +68,12 @@ class VTile:
     region: str = REGION              # LDS region of the writes (reads: ``read_region``)
     read_region: str = REGION
     swizzle: bool = False             # unpadded SWZ_ROW_BYTES rows, XOR-swizzled units
+    fp8: bool = False                 # 8-bit V (module docstring): byte transposes, b32 writes
+
+
+def _is8(cfg) -> bool:
+    """8-bit V (the fp8 attention kernel; decode widens its fp8 caches before LDS)."""
+    return cfg.in_type.bits == 8
 
 
 def setup(ab, lane: VReg, col: VReg, half: VReg, tid: VReg | None = None,
@@ -74,7 +90,8 @@ def setup(ab, lane: VReg, col: VReg, half: VReg, tid: VReg | None = None,
     t = lane if tid is None else tid
     ng = 32 // kpi                   # key groups per dim chunk
     swz = tid is not None
-    rb_ = SWZ_ROW_BYTES if swz else ROW_BYTES
+    e8 = _is8(ab.cfg)
+    rb_ = SWZ_ROW_BYTES if swz else row_bytes(ab.cfg.in_type)
     for j in range(4 * D // kpi // threads):
         w = t
         if j:
@@ -87,14 +104,14 @@ def setup(ab, lane: VReg, col: VReg, half: VReg, tid: VReg | None = None,
             p.add(Instr("v_lshrrev_b32", (c, Imm(3), w)), tags)
             p.add(Instr("v_and_b32", (hh, Imm(1), g)), tags)
             p.add(Instr("v_lshrrev_b32", (ss, Imm(1), g)), tags)
-            # global: ((4 g) * D + 8 c) * 2 = g * 8 D + c * 16
+            # global: ((4 g) * D + 8 c) * 2 = g * 8 D + c * 16 (fp8: g * 4 D + c * 8)
             ga, gofs = ab.vreg(name=f"vt_ga{j}"), ab.vreg(name=f"vt_go{j}")
-            p.add(Instr("v_lshlrev_b32", (ga, Imm(4), c)), tags)
-            p.add(Instr("v_mad_u32_u24", (gofs, g, ab.const(8 * D), ga)), tags)
-            # LDS: 8 c * ROW_BYTES + (16 h + 4 s) * 2 = c * 640 + h * 32 + s * 8
+            p.add(Instr("v_lshlrev_b32", (ga, Imm(3 if e8 else 4), c)), tags)
+            p.add(Instr("v_mad_u32_u24", (gofs, g, ab.const((4 if e8 else 8) * D), ga)), tags)
+            # LDS: 8 c * ROW_BYTES + (16 h + 4 s) * 2 = c * 640 + h * 32 + s * 8 (fp8: bytes)
             la, lb, lw = (ab.vreg(name=f"vt_l{n}{j}") for n in ("a", "b", "w"))
-            p.add(Instr("v_lshlrev_b32", (la, Imm(3), ss)), tags)
-            p.add(Instr("v_lshl_add_u32", (lb, hh, Imm(5), la)), tags)
+            p.add(Instr("v_lshlrev_b32", (la, Imm(2 if e8 else 3), ss)), tags)
+            p.add(Instr("v_lshl_add_u32", (lb, hh, Imm(4 if e8 else 5), la)), tags)
             p.add(Instr("v_mad_u32_u24", (lw, c, ab.const(8 * rb_), lb)), tags)
         else:
             # key kk = kpi g: s = kk / 8, h = (kk / 4) % 2, i = kk % 4; LDS position 16 h + 4 s + i
@@ -129,14 +146,14 @@ def setup(ab, lane: VReg, col: VReg, half: VReg, tid: VReg | None = None,
         p.add(Instr("v_lshlrev_b32", (ra, Imm(4), hx)), tags)
         p.add(Instr("v_lshl_add_u32", (rb, col, Imm(6), ra)), tags)
     else:
-        p.add(Instr("v_lshlrev_b32", (ra, Imm(5), half)), tags)
-        p.add(Instr("v_mad_u32_u24", (rb, col, Imm(ROW_BYTES) if ROW_BYTES <= 64 else ab.const(ROW_BYTES), ra)), tags)
+        p.add(Instr("v_lshlrev_b32", (ra, Imm(4 if e8 else 5), half)), tags)
+        p.add(Instr("v_mad_u32_u24", (rb, col, Imm(rb_) if rb_ <= 64 else ab.const(rb_), ra)), tags)
     if region_base:
         rb2 = ab.vreg(name="vt_rr")
         p.add(Instr("v_add_u32", (rb2, ab.const(region_base), rb)), tags)
         rb = rb2
     if tid is None:
-        return VTile(items, rb)
+        return VTile(items, rb, fp8=e8)
     return VTile(items, rb, kpi, "V_w", "V_r", True)
 
 
@@ -146,10 +163,12 @@ def load_rows(ab, block, vt: VTile, srd_v: VReg, dst: list | None = None) -> lis
     out = []
     for j, (gofs, _) in enumerate(vt.items):
         rows = []
+        nd = 2 if vt.fp8 else 4          # dwords of 8 dims
         for i in range(vt.kpi):
-            r = dst[j][i] if dst else ab.k.vreg("v", 4, align=4, name=f"vrow{j}_{i}")
+            r = dst[j][i] if dst else ab.k.vreg("v", nd, align=nd, name=f"vrow{j}_{i}")
             off = ab.cfg.in_type.nbytes(i * D)
-            block.add(Instr("buffer_load_dwordx4", (r, gofs, srd_v, Imm(0)),
+            block.add(Instr("buffer_load_dwordx4" if nd == 4 else "buffer_load_dwordx2",
+                            (r, gofs, srd_v, Imm(0)),
                             OFFEN + ((("offset", off),) if off else ())), ("gr_v",))
             rows.append(r)
         out.append(rows)
@@ -164,6 +183,9 @@ def store_rows(ab, block, vt: VTile, rows_by_item: list[list[VReg]], base: VReg 
             a = ab.vreg(name="vt_wa")
             block.add(Instr("v_add_u32", (a, base, lw)), ("addr", "lw_v_addr"))
             lw = a
+        if vt.fp8:
+            _store_rows8(ab, block, vt, lw, rows)
+            continue
         rb_ = SWZ_ROW_BYTES if vt.swizzle else ROW_BYTES
         keyed = {0: lw}
         for e in range(8):
@@ -193,6 +215,31 @@ def store_rows(ab, block, vt: VTile, rows_by_item: list[list[VReg]], base: VReg 
             block.add(Instr(op, (lwk, data), mods), ("lw_v",), lds_write=vt.region)
 
 
+def _store_rows8(ab, block, vt: VTile, lw: VReg, rows: list[VReg]) -> None:
+    """fp8: per dword q of the four key rows, a 4 x 4 byte transpose (eight v_perm_b32: the
+    byte interleaves of rows (0, 1) and (2, 3), then their low / high halves) into dims 4 q + e,
+    each a ds_write_b32 of keys 4 g .. 4 g + 3 at row 4 q + e (module docstring)."""
+    rb_ = row_bytes(ab.cfg.in_type)
+    il = {n: ab.const(x) for n, x in (("lo", SEL_IL_LO), ("hi", SEL_IL_HI))}
+    half = {n: ab.const(x) for n, x in (("lo", SEL_LO), ("hi", SEL_HI))}
+    for q in range(2):
+        pair = {}
+        for a in (0, 2):             # rows a, a + 1: {r_a.b, r_a+1.b, ...} interleaved
+            for n in ("lo", "hi"):
+                t = ab.vreg(name="vt_il")
+                block.add(Instr("v_perm_b32", (t, rows[a + 1].sub(q), rows[a].sub(q), il[n])),
+                          ("pack_v",))
+                pair[a, n] = t
+        for e in range(4):           # dim 4 q + e: bytes e of rows 0..3
+            n = "lo" if e < 2 else "hi"
+            data = ab.vreg(name="vt_t8")
+            block.add(Instr("v_perm_b32", (data, pair[2, n], pair[0, n],
+                                           half["lo" if e % 2 == 0 else "hi"])), ("pack_v",))
+            off = (4 * q + e) * rb_
+            block.add(Instr("ds_write_b32", (lw, data), (("offset", off),) if off else ()),
+                      ("lw_v",), lds_write=vt.region)
+
+
 def read_operands(ab, body, vt: VTile, base: VReg | None = None) -> dict[tuple[int, int], VReg]:
     """A operands per (k-step s, 32-dim block db): two ds_read_b128 per db; each read holds
     positions 16 h + 8 half + 0..7 = keys 16 half + 4 h + {0..3, 8..11}: two x8 k-steps, or
@@ -208,6 +255,15 @@ def read_operands(ab, body, vt: VTile, base: VReg | None = None) -> dict[tuple[i
     if vt.swizzle:      # the second unit: XOR 16 (bit 4 of the unit index 2 h ^ x)
         addrs[1] = ab.vreg(name="vt_ra_x")
         body.add(Instr("v_xor_b32", (addrs[1], Imm(16), addr)), ("addr", "lr_v_addr"))
+    if vt.fp8:      # one read per db: both 8-byte k-steps (module docstring)
+        rb_ = row_bytes(ab.cfg.in_type)
+        for db in range(D // 32):
+            r = ab.k.vreg("v", 4, align=4, name=f"vT{db}")
+            off = db * 32 * rb_
+            body.add(Instr("ds_read_b128", (r, addr), (("offset", off),) if off else ()),
+                     ("lr_v",), lds_read=vt.read_region)
+            out[0, db], out[1, db] = r.sub(0, 2), r.sub(2, 2)
+        return out
     rb_ = SWZ_ROW_BYTES if vt.swizzle else ROW_BYTES
     for db in range(D // 32):
         for half in range(2):
