@@ -24,7 +24,7 @@ import numpy as np
 
 from ...dtypes import EPS, np_dtype
 from .lds import BLOCK_K
-from .reference import TOLERANCE
+from .tolerance import TOLERANCE
 
 AMBIGUOUS = 1e-4      # relative distance to an fp8 rounding midpoint the kernel may round away
 DROPS = ("q_scale", "k_scale", "v_scale", "p_offset")

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...dtypes import EPS, np_dtype
+from ...dtypes import np_dtype
+from .tolerance import TOLERANCE, tolerance  # noqa: F401  (decode imports tolerance here)
 
 
 def attention_reference(Q, K, V, scale: float, causal: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -103,29 +104,6 @@ def attention_random_inputs(cfg, seed: int, scalars: dict | None = None) -> dict
     return {"Q": rng.uniform(-1, 1, (b, h, sq, d)).astype(dt),
             "K": rng.uniform(-1, 1, (b, hk, sk, d)).astype(dt),
             "V": rng.uniform(-1, 1, (b, hk, sk, d)).astype(dt)}
-
-
-# The one tolerance table of the attention kinds (prefill and decode): O's tolerance per Q/K/V
-# dtype. f16/bf16: absolute on |O| <= 1: P and O are rounded to the dtype once each, plus f32
-# accumulation and v_exp_f32 / v_rcp_f32 (1 ulp); 8 unit roundoffs cover them. fp8 (E4M3 FNUZ on
-# gfx942, OCP on gfx950): relative to |O_ref| of the reference that models P's quantisation
-# (``fp8ref``): 2 unit roundoffs of out_dtype (bf16: 2^-7, f32: 2^-23) + 2^-16 of f32 math, plus
-# a per-row allowance for each P8 value near an fp8 rounding midpoint, and a 2^-20 v_scale
-# max|V8| floor.
-TOLERANCE = {
-    "f16": ("abs", 8 * EPS["f16"]),
-    "bf16": ("abs", 8 * EPS["bf16"]),
-    "fp8_e4m3fnuz": ("rel_out_units", 2),
-    "fp8_e4m3": ("rel_out_units", 2),
-}
-
-
-def tolerance(dtype: str) -> float:
-    """The absolute tolerance on O of a 16-bit kernel (``TOLERANCE``; fp8: ``fp8ref``)."""
-    how, val = TOLERANCE[dtype]
-    if how != "abs":
-        raise ValueError(f"{dtype}: the tolerance is relative, see fp8ref.fp8_tolerance")
-    return val
 
 
 def compare_attention(cfg, outs: dict, inp: dict) -> tuple[bool, str]:
