@@ -16,9 +16,16 @@ CONFIGS = [
     dict(m=64, n=64, k=64, tile=(64, 64, 64), waves=(2, 2), arch="gfx950", mfma=(16, 16, 32)),
     dict(m=64, n=64, k=64, tile=(256, 32, 16), waves=(4, 1), vec_a=2),
 ]
+# 8-bit MN-contiguous operands: 4 K rows per vector, K quads first (GlobalReadMap.k_fast)
+CONFIGS_8BIT = [
+    dict(m=64, n=64, k=64, tile=(64, 64, 64), waves=(2, 2), layout="TN", dtype="fp8_e4m3fnuz"),
+    dict(m=64, n=66, k=64, tile=(32, 64, 128), waves=(1, 1), layout="NN", dtype="i8",
+         arch="gfx950"),
+    dict(m=17, n=64, k=64, tile=(32, 32, 32), waves=(1, 1), layout="TT", dtype="i8"),
+]
 
 
-@pytest.mark.parametrize("kw", CONFIGS)
+@pytest.mark.parametrize("kw", CONFIGS + CONFIGS_8BIT)
 def test_global_reads_cover_tile_once(kw):
     cfg = GemmConfig(**kw)
     for op in "ab":
@@ -35,8 +42,10 @@ def test_global_reads_cover_tile_once(kw):
                     for w in range(gm.mn_vec):
                         assert (r + w, k + e) not in seen
                         seen.add((r + w, k + e))
-                # an LDS dword (2 K-neighbours) is always written by a single thread
-                assert k % 2 == 0 or gm.vec == 1
+                # an LDS dword (2 or 4 K-neighbours) is always written by a single thread
+                assert k % cfg.in_type.per_dword == 0 or gm.vec == 1
+                if gm.k_fast:    # lanes of a wave: K quads first (distinct LDS dwords)
+                    assert gm.lane0(t)[1] == 4 * (t % (cfg.tile[2] // 4))
         rows = cfg.tile[0] if op == "a" else cfg.tile[1]
         assert seen == set(itertools.product(range(rows), range(cfg.tile[2])))
 

@@ -511,6 +511,12 @@ class GemmConfig:
             k_contig = self.k_contig(op)
             contig = self.k if k_contig else mn_size
             per_vec = 1 if k_contig else self.in_type.per_dword   # loads along K per vector
+            if not k_contig and self.in_type.bits == 8 and du // per_vec > self.threads:
+                # the K-quad-first vector order (layout.GlobalReadMap.k_fast) keeps per-load
+                # deltas thread-independent only while a thread's vectors share their K quad
+                raise ConfigError(f"layout {self.layout}: tile K (DepthU) {du} has {du // per_vec} "
+                                  f"K quads of the {op.upper()} operand, above the {self.threads} "
+                                  f"threads of the workgroup")
             if not k_contig and self.mx:
                 raise ConfigError(f"layout {self.layout}: the {op.upper()} operand is not "
                                   f"K-contiguous; {self.dtype} GEMMs are built for K-contiguous "

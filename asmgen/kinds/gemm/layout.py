@@ -48,26 +48,34 @@ class GlobalReadMap:
     mn_vec: int = 1     # MN rows per vector (MN-contiguous: elements per load)
     k_rows: int = 2     # MN-contiguous: K rows per vector (elements per dword of the type)
 
-    def lane0(self, t: int) -> tuple[int, int]:
-        """(row, k) of load 0 of thread ``t``."""
+    @property
+    def k_fast(self) -> bool:
+        """MN-contiguous 8-bit operands number their vectors K-quad first (``kq = q % (DepthU /
+        4)``, then the MN group): the lanes of one LDS-write phase then cover every K dword of a
+        row and several row groups, where MN-first lanes would all write one K dword of rows 4
+        apart (4 rows x a 32-byte row = one bank line: an 8-way conflict, cdna-facts section 7).
+        A load instruction still reads 4-byte runs of DepthU / 4 MN groups on each K row."""
+        return not self.k_contig and self.k_rows == 4
+
+    def _at(self, q: int) -> tuple[int, int]:
+        """(row, k) of vector ``q``."""
         if self.k_contig:
             vpr = self.depth // self.vec
-            return t >> log2(vpr), (t & (vpr - 1)) * self.vec
+            return q >> log2(vpr), (q & (vpr - 1)) * self.vec
+        if self.k_fast:
+            kqs = self.depth // self.k_rows
+            return (q >> log2(kqs)) * self.mn_vec, self.k_rows * (q & (kqs - 1))
         vpr = self.rows // self.mn_vec
-        return (t & (vpr - 1)) * self.mn_vec, self.k_rows * (t >> log2(vpr))
+        return (q & (vpr - 1)) * self.mn_vec, self.k_rows * (q >> log2(vpr))
+
+    def lane0(self, t: int) -> tuple[int, int]:
+        """(row, k) of load 0 of thread ``t``."""
+        return self._at(t)
 
     def deltas(self) -> list[tuple[int, int]]:
-        """(row, k) offset of load j from load 0 of the same thread (independent of the thread)."""
-        out = []
-        for j in range(self.loads):
-            q = self.threads * j
-            if self.k_contig:
-                vpr = self.depth // self.vec
-                out.append((q >> log2(vpr), (q & (vpr - 1)) * self.vec))
-            else:
-                vpr = self.rows // self.mn_vec
-                out.append(((q & (vpr - 1)) * self.mn_vec, self.k_rows * (q >> log2(vpr))))
-        return out
+        """(row, k) offset of load j from load 0 of the same thread (independent of the thread:
+        ``threads * j`` is a multiple of every vector-count period below it)."""
+        return [self._at(self.threads * j) for j in range(self.loads)]
 
     def coords(self, t: int, j: int) -> tuple[int, int]:
         """(row, k) of load j of thread t, straight from the vector index (for tests)."""
@@ -75,8 +83,11 @@ class GlobalReadMap:
         if self.k_contig:
             vpr = self.depth // self.vec
             return q >> log2(vpr), (q & (vpr - 1)) * self.vec
+        if self.k_fast:
+            kqs = self.depth // self.k_rows
+            return (q // kqs) * self.mn_vec, self.k_rows * (q % kqs)
         vpr = self.rows // self.mn_vec
-        return (q & (vpr - 1)) * self.mn_vec, self.k_rows * (q >> log2(vpr))
+        return (q % vpr) * self.mn_vec, self.k_rows * (q // vpr)
 
 
 def global_read_map(cfg: GemmConfig, operand: str) -> GlobalReadMap:

@@ -225,6 +225,13 @@ def global_reads(gb, ids: LaneIds, sc: Scalars, gm, srd: VReg, lds) -> GlobalRea
             k0b = gb.vreg(name=f"{op}_k0v")
             p.add(Instr("v_lshlrev_b32", (k0b, Imm(log2(gm.vec)), k0)), tags)
             k0 = k0b
+    elif gm.k_fast:     # vector t: K quad t % kqs, MN group t / kqs (layout.GlobalReadMap)
+        kqs = gm.depth // gm.k_rows
+        rq, kq = gb.vreg(name=f"{op}_rq"), gb.vreg(name=f"{op}_kq")
+        p.add(Instr("v_lshrrev_b32", (rq, Imm(log2(kqs)), ids.t)), tags)
+        p.add(Instr("v_lshlrev_b32", (r0, Imm(log2(gm.mn_vec)), rq)), tags)
+        p.add(Instr("v_and_b32", (kq, Imm(kqs - 1), ids.t)), tags)
+        p.add(Instr("v_lshlrev_b32", (k0, Imm(log2(gm.k_rows)), kq)), tags)
     else:
         vpr = gm.rows // gm.mn_vec
         if gm.mn_vec > 1:
