@@ -36,9 +36,11 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from .mutate_sites import (
+    AIMED_CLASSES,
     ANY,
     Mutant,
     Program,
+    aimed_at,
     all_sites,
     sites_barrier,
     sites_hoist,
@@ -210,8 +212,10 @@ def baseline(kernel, prog: Program, seed: int) -> None:
 
 
 def plan(kernel, *, per_class: int, seed: int, classes=CLASSES,
-         sites: Counter | None = None) -> tuple[Program, list[Mutant]]:
-    """Up to ``per_class`` sampled sites of each class of one kernel."""
+         sites: Counter | None = None, aim: tuple[str, ...] = ()) -> tuple[Program, list[Mutant]]:
+    """Up to ``per_class`` sampled sites of each class of one kernel; with ``aim`` (load
+    mnemonics, a proof kernel's ``mutate_aim``) also up to ``per_class`` of each wait class
+    among the sites that break those loads (``mutate_sites.aimed_at``), beside the others."""
     prog = Program.from_asm(kernel.asm, kernel.config.target, kernel.name)
     found = all_sites(prog, kernel_waves(kernel))
     rng = random.Random(seed)
@@ -220,17 +224,23 @@ def plan(kernel, *, per_class: int, seed: int, classes=CLASSES,
         cands = found.get(cls, [])
         if sites is not None:
             sites[cls] += len(cands)
-        chosen += rng.sample(cands, min(per_class, len(cands)))
+        picked = rng.sample(cands, min(per_class, len(cands)))
+        if aim and cls in AIMED_CLASSES:
+            taken = {m.site for m in picked}
+            aimed = [m for m in aimed_at(prog, cands, tuple(aim)) if m.site not in taken]
+            picked += rng.sample(aimed, min(per_class, len(aimed)))
+        chosen += picked
     return prog, chosen
 
 
 def mutate_kernel(kernel, *, per_class: int = 3, seed: int = 0, classes=CLASSES,
-                  report: Report | None = None, log=None) -> Report:
-    """Apply up to ``per_class`` sampled mutations of each class to one correct kernel."""
+                  report: Report | None = None, log=None, aim: tuple[str, ...] = ()) -> Report:
+    """Apply up to ``per_class`` sampled mutations of each class to one correct kernel (``aim``:
+    ``plan``'s)."""
     report = report or Report()
     t0 = time.monotonic()
     prog, chosen = plan(kernel, per_class=per_class, seed=seed, classes=classes,
-                        sites=report.sites)
+                        sites=report.sites, aim=aim)
     baseline(kernel, prog, seed)
     report.kernels.append(kernel.name)
     for m in chosen:

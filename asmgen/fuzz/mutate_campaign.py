@@ -24,10 +24,18 @@ def proof_kernels(kind: str) -> tuple[dict, ...]:
     return specs
 
 
+def proof_aim(spec: dict) -> tuple[str, ...]:
+    """The load mnemonics a proof kernel's spec asks extra wait mutants for (``mutate_aim``,
+    ``asmgen.fuzz.mutate.plan``), () when none."""
+    return tuple(spec.get("mutate_aim", ()))
+
+
 def build_proof_kernel(kind: str, spec: dict):
-    """Compile one proof kernel of ``kind`` from its spec (``asmgen.api.generate`` keywords)."""
+    """Compile one proof kernel of ``kind`` from its spec (``asmgen.api.generate`` keywords;
+    ``mutate_aim`` is the proof's, ``proof_aim``)."""
     from ..api import generate
     spec = dict(spec)
+    spec.pop("mutate_aim", None)
     return generate(kind, spec.pop("schedule", None), spec.pop("schedule_params", None), **spec)
 
 
@@ -49,7 +57,7 @@ def mutation_campaign(kind: str = "gemm", *, seed: int = 0, budget: float | None
     for n, spec in enumerate(specs):
         kern = build_proof_kernel(kind, spec)
         prog, chosen = plan(kern, per_class=per_class, seed=seed + n, classes=classes,
-                            sites=report.sites)
+                            sites=report.sites, aim=proof_aim(spec))
         baseline(kern, prog, seed)
         report.kernels.append(kern.name)
         if log:

@@ -412,6 +412,25 @@ def setprio_hazard_sites(prog: Program) -> list[int]:
     return out
 
 
+AIMED_CLASSES = ("delete_waitcnt", "raise_waitcnt")
+
+
+def aimed_at(prog: Program, mutants: list[Mutant], load_ops: tuple[str, ...]) -> list[Mutant]:
+    """The wait mutants (``sites_waitcnt``) that break a load of ``load_ops`` (e.g. the MX
+    block-scale ``buffer_load_ubyte``): a new predicted register violation names such a load
+    as the pending producer (its consumer reads, or a write clobbers, what the load still
+    writes), i.e. the wait that guarded that load is gone or too loose. Static, like every
+    site choice (``asmgen.fuzz.predict``)."""
+    out = []
+    for m in mutants:
+        for v in _predict(prog, m.instrs):
+            if any(f"] {op} " in v.detail for op in load_ops):
+                out.append(Mutant(m.cls, m.site, f"[aimed at {'/'.join(load_ops)}] "
+                                  f"{m.description}", m.edits, m.expected, m.instrs))
+                break
+    return out
+
+
 def all_sites(prog: Program, waves: int) -> dict[str, list[Mutant]]:
     dels, raises = sites_waitcnt(prog, waves)
     return {"delete_waitcnt": dels, "raise_waitcnt": raises,

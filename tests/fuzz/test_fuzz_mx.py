@@ -2,7 +2,8 @@
 (E8M0 block scales, K tails, every output, staging, fragment buffers, LDS-DMA, swizzle) x random legal
 schedules x emulator seeds must compile and match the reference; the GEMM kind's strategy draws
 them; the shrink moves keep them MX-legal; every correctness-class mutation of the MX proof
-kernel is rejected by the emulator."""
+kernels (mxfp4 default loop, mxfp8 interleave with a K tail) is rejected by the emulator, and so
+are the wait mutants aimed at the block-scale loads."""
 from __future__ import annotations
 
 import os
@@ -14,7 +15,8 @@ from hypothesis import strategies as st
 from asmgen.errors import ConfigError
 from asmgen.fuzz.cases import PASS, run_case
 from asmgen.fuzz.mutate import CORRECTNESS_CLASSES, mutate_kernel
-from asmgen.fuzz.mutate_campaign import build_proof_kernel, proof_kernels
+from asmgen.fuzz.mutate_campaign import build_proof_kernel, proof_aim, proof_kernels
+from asmgen.fuzz.mutate_sites import AIMED_CLASSES
 from asmgen.fuzz.strategies import FuzzCase, seeds
 from asmgen.kinds.gemm.config import MX_DTYPES
 from asmgen.kinds.gemm.fuzz import (
@@ -50,7 +52,9 @@ def test_mx_draws_are_legal_and_shrink_moves_stay_legal(cfg, sched):
     assert cfg.mx and cfg.layout == "NT" and cfg.arrangement == "default"
     assert cfg.k % 32 == 0
     assert cfg.k_tail == (cfg.k % (cfg.tile[2] * cfg.staging) != 0)
-    assert fuzz_arrangement(cfg, sched) == "default"
+    arr = fuzz_arrangement(cfg, sched)
+    assert arr == "default" or (cfg.prefetch == cfg.staging == 1 and arr in
+                                ("interleave", "pingpong"))
     raw = to_raw(cfg)
     assert from_raw(raw) == cfg
     cands = list(candidates(raw))
@@ -81,7 +85,10 @@ def test_the_strategies_reach_every_mx_feature():
                      ("staging", cfg.staging), ("fb", cfg.frag_buffers > 0),
                      ("dma", cfg.direct_to_lds), ("swz", cfg.lds_swizzle),
                      ("bias", cfg.bias), ("kt", cfg.k // cfg.tile[2] > 1),
-                     ("tail", cfg.k_tail)})
+                     ("tail", cfg.k_tail),
+                     ("split", cfg.prefetch == cfg.staging == 1),
+                     ("pingpong", cfg.prefetch == cfg.staging == 1 and
+                      cfg.waves[0] * cfg.waves[1] == 8)})
 
     @settings(max_examples=200, deadline=None, database=None, derandomize=True)
     @given(cfg=gemm_configs(small=True), ok=st.just(True))
@@ -91,7 +98,8 @@ def test_the_strategies_reach_every_mx_feature():
     collect_kind()
     need = ({("dtype", d) for d in MX_DTYPES} | {("mfma", (16, 16, 128)), ("mfma", (32, 32, 64)),
             ("staging", 2), ("fb", True), ("dma", True), ("swz", True), ("bias", True),
-            ("kt", True), ("tail", True), ("out", "bf16"), ("out", "fp8_e4m3")})
+            ("kt", True), ("tail", True), ("split", True), ("pingpong", True),
+            ("out", "bf16"), ("out", "fp8_e4m3")})
     assert need <= seen, f"never drawn: {sorted(need - seen, key=str)}"
     assert set(MX_DTYPES) <= kind_seen, f"gemm_configs drew {sorted(kind_seen)}"
 
@@ -116,15 +124,52 @@ def _an_mx_config():
 
 @pytest.mark.parametrize("spec", MX_PROOF, ids=lambda s: f"{s['dtype']}-{s['schedule']}")
 def test_mx_proof_kernel_mutations_are_killed(spec):
+    """Every correctness class, plus the wait mutants aimed at the block-scale loads (a deleted
+    or loosened wait before a scale register's consumer), killed with the predicted error."""
     assert MX_PROOF, "no MX kernel in the GEMM mutation proof"
+    assert proof_aim(spec) == ("buffer_load_ubyte",)
     kern = build_proof_kernel("gemm", spec)
     assert kern.config.mx and "v_mfma_scale_f32_" in kern.asm
-    report = mutate_kernel(kern, per_class=2, seed=3)
+    report = mutate_kernel(kern, per_class=2, seed=3, aim=proof_aim(spec))
     ran = 0
     for cls in CORRECTNESS_CLASSES:
         rs = report.by_class()[cls]
         assert rs, f"{kern.name}: no {cls} mutant ran"
         for r in rs:
             ran += 1
-            assert r.killed, f"{kern.name}: {cls} survived: {r.mutant.description}: {r.message}"
+            assert r.killed and r.precise, \
+                f"{kern.name}: {cls} survived: {r.mutant.description}: {r.message}"
     assert ran >= len(CORRECTNESS_CLASSES)
+    aimed = {r.mutant.cls for cls in AIMED_CLASSES for r in report.by_class()[cls]
+             if "aimed at buffer_load_ubyte" in r.mutant.description}
+    # a deleted scale wait everywhere; a loosened one in the split loop. The default loop's
+    # prologue issues its scale loads before the staged data, so on the first trip (all the
+    # static prediction walks, asmgen.fuzz.predict) its scale waits are looser than needed and
+    # a raise by one breaks only later trips: no raise site is predicted there
+    want = {"delete_waitcnt"} | ({"raise_waitcnt"} if kern.config.arrangement != "default" else set())
+    assert want <= aimed, f"{kern.name}: no mutant aimed at the scale loads in {want - aimed}"
+
+
+def test_both_mx_dtypes_and_a_split_loop_are_in_the_proof():
+    assert {s["dtype"] for s in MX_PROOF} == set(MX_DTYPES)
+    assert any(s["schedule"] == "interleave" and s["k"] % s["tile"][2] for s in MX_PROOF)
+
+
+def test_aimed_sites_name_a_scale_load_as_the_pending_producer():
+    """``aimed_at`` keeps exactly the wait mutants whose predicted violation is a pending
+    scale load; a non-MX kernel has none."""
+    from asmgen.fuzz.mutate_sites import Program, aimed_at, sites_waitcnt
+    from asmgen.fuzz.predict import new_violations
+    spec = next(s for s in MX_PROOF if s["dtype"] == "mxfp8")
+    kern = build_proof_kernel("gemm", spec)
+    prog = Program.from_asm(kern.asm, kern.config.target, kern.name)
+    dels, raises = sites_waitcnt(prog, 4)
+    aimed = aimed_at(prog, dels + raises, ("buffer_load_ubyte",))
+    assert 0 < len(aimed) < len(dels + raises)
+    ident = [id(x) for x in prog.instrs]
+    for m in aimed:
+        new = new_violations(prog.instrs, m.instrs, prog.target, ident, [id(x) for x in m.instrs])
+        assert any("buffer_load_ubyte" in v.detail for v in new)
+    plain = build_proof_kernel("gemm", proof_kernels("gemm")[0])
+    pp = Program.from_asm(plain.asm, plain.config.target, plain.name)
+    assert aimed_at(pp, sum(sites_waitcnt(pp, 4), []), ("buffer_load_ubyte",)) == []

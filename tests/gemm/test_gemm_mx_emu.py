@@ -102,7 +102,7 @@ def test_a_wrong_scale_shape_is_a_launch_error():
 @pytest.mark.parametrize("kw,match", [
     ({"arch": "gfx942"}, "gfx942"),
     ({"k": 100}, "multiple of the 32-element scale block"),
-    ({"arrangement": "interleave"}, "default loop arrangement"),
+    ({"arrangement": "pingpong"}, "pingpong needs 8 waves"),
     ({"layout": "NN"}, "K-contiguous"),
     ({"tile": (32, 32, 64), "mfma": (16, 16, 128)}, "not divisible by MFMA K"),
 ])

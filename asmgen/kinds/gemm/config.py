@@ -405,9 +405,6 @@ class GemmConfig:
         0xFF) never meets the tail. Unset ``k_multiple`` with K a multiple of DepthU x staging
         keeps that promise in the contract (no tail masks: the fast loop)."""
         st = object.__setattr__
-        if self.arrangement != "default":
-            raise ConfigError(f"{self.dtype}: the block scales are built for the default loop "
-                              f"arrangement, not {self.arrangement!r}")
         if self.k % SCALE_BLOCK:
             raise ConfigError(f"{self.dtype}: K={self.k} must be a multiple of the {SCALE_BLOCK}-"
                               f"element scale block (OCP MX v1.0; zero-pad K)")

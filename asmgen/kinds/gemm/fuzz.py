@@ -13,7 +13,7 @@ One draw in three is an 8-bit GEMM (``lowp_configs``, issue 15): fp8/bf8 of the 
 encodings or i8, any layout (NT, the fast K-contiguous one, half the time), the dtype's own MFMA
 shapes, a mixed fp8 x bf8 B, fp8/bf8/i32 outputs and every scale_a/scale_b mode. One in six is an MX GEMM
 (``mx_configs``) when a drawn arch has the MX types (gfx950): mxfp8 or mxfp4 within their limits
-(NT, the default loop arrangement, the f8f6f4 MFMA shapes, K a multiple of 32 so every scale block
+(NT, every loop arrangement, the f8f6f4 MFMA shapes, K a multiple of 32 so every scale block
 is whole, sometimes ending inside a K-tile) with E8M0 block scales; the shrink moves keep K such a
 multiple.
 """
@@ -176,7 +176,8 @@ def _mx_arches(arches) -> tuple:
 @st.composite
 def mx_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
     """A valid MX GemmConfig (mxfp8 / mxfp4 with E8M0 block scales) on an arch that has them:
-    layout NT, the default loop arrangement, the scaled f8f6f4 MFMA shapes, K a multiple of
+    layout NT (the arrangement is the case's, ``fuzz_arrangement``: 2x4 waves for the
+    ping-pong), the scaled f8f6f4 MFMA shapes, K a multiple of
     DepthU x staging or (one in three) of the 32-element scale block only, a K tail
     (``GemmConfig._check_mx``), M and N anything, every output, bias and
     activation, LDS-DMA, swizzle, register staging and fragment buffers."""
@@ -191,11 +192,14 @@ def mx_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
     wn = draw(st.sampled_from((1, 2)))
     bm = draw(st.sampled_from((1, 2) if small else (1, 2, 4)))
     bn = draw(st.sampled_from((1, 2) if small else (1, 2, 4)))
+    eight = draw(st.integers(0, 5)) == 0     # 2x4 waves, one split-loop shape: the ping-pong's
+    if eight:
+        mfma, wm, wn, bm, bn = (16, 16, 128), 2, 4, 1, 1
     steps = draw(st.sampled_from((1, 2) if small else (1, 2, 4)))
     tile = (wm * mfma[0] * bm, wn * mfma[1] * bn, mfma[2] * steps)
     if small and tile[0] * tile[1] > 64 * 64:
         reject()
-    staging = draw(st.sampled_from((1, 2)))
+    staging = 1 if eight else draw(st.sampled_from((1, 2)))
     span = tile[2] * staging
     m = _size(draw, tile[0], 2 if small else 3)
     n = _size(draw, tile[1], 2 if small else 3)
@@ -221,16 +225,16 @@ def mx_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
     try:
         return GemmConfig(m=m, n=n, k=k, dtype=dtype, arch=arch, layout="NT",
                           out_dtype=out_dtype, tile=tile, waves=(wm, wn), mfma=mfma,
-                          prefetch=draw(st.sampled_from((1, 2))), **extras)
+                          prefetch=1 if eight else draw(st.sampled_from((1, 2))), **extras)
     except ConfigError:
         reject()
 
 
 def fuzz_arrangement(cfg, sched_seed: int) -> str:
     """The GEMM loop arrangement a case's schedule seed picks among those its config allows (the
-    split loops need prefetch 1 and staging 1 and no MX block scales; pingpong 8 waves): a
-    function of the case alone, so reproducers replay it."""
-    if cfg.prefetch != 1 or cfg.staging != 1 or cfg.mx:
+    split loops need prefetch 1 and staging 1; pingpong 8 waves; MX block scales ride in their
+    memory phase): a function of the case alone, so reproducers replay it."""
+    if cfg.prefetch != 1 or cfg.staging != 1:
         return "default"
     options = ["default", "interleave"]
     if cfg.waves[0] * cfg.waves[1] == 8:
@@ -331,6 +335,9 @@ def _candidates(raw: dict):
             yield {**raw, key: val}
 
 
+# the MX block-scale loads (kinds.gemm.mxscale): the MX proof kernels' waits aimed at them
+SCALE_LOADS = ("buffer_load_ubyte",)
+
 # GEMM kernels the proof breaks: several recipes, layouts and arches, 4 or 8 waves (races)
 # and at least 4 K-iterations (so a stale address or value from the previous trip is a wrong one).
 GEMM_PROOF_KERNELS = (
@@ -361,5 +368,10 @@ GEMM_PROOF_KERNELS = (
     # ahead, copied to the registers the scaled MFMAs read), 4 waves, 4 K-tiles, f32 output
     {"m": 64, "n": 64, "k": 512, "schedule": "pgr2", "layout": "NT", "dtype": "mxfp4",
      "arch": CDNA4, "tile": (64, 64, 128), "waves": (2, 2), "mfma": (16, 16, 128),
-     "out_dtype": "f32"},
+     "out_dtype": "f32", "mutate_aim": SCALE_LOADS},
+    # mxfp8 in the 4-wave interleave split loop (scale loads in the memory work, copied after
+    # the MFMAs) with a K tail (416 = 3 K-tiles + 32: masked scale loads), 4 K-iterations
+    {"m": 64, "n": 64, "k": 416, "schedule": "interleave", "layout": "NT", "dtype": "mxfp8",
+     "arch": CDNA4, "tile": (64, 64, 128), "waves": (2, 2), "mfma": (16, 16, 128),
+     "lds_swizzle": True, "out_dtype": "f32", "mutate_aim": SCALE_LOADS},
 )

@@ -14,7 +14,11 @@ instruction offset. Rows past M (N) fall past num_records and read 0; their data
 Pipelining: the scales of K-tile t + 1 are loaded while tile t computes (``next``), then copied
 to the registers the MFMAs read (``cur``) at the start of the next iteration, by when the loads
 issued a whole iteration earlier have landed (the waitcnt pass waits for them there). The last
-iteration's loads (a tile past K) are never read.
+iteration's loads (a tile past K) are never read. The split loops (``kinds.gemm.pingpong``) keep
+the same one-iteration distance: the prologue loads tile 0 into ``cur`` and tile 1 into
+``next`` after its data loads (``load_split_prologue``: the loop's order, data then scales, so
+the waitcnt pass's vmcnt for the staged data need not wait for scales loaded after them); the memory phase M_i copies ``next`` (tile i + 1) to ``cur`` after the MFMAs of C_i
+read it (a DAG WAR edge, like the operand registers F) and loads tile i + 2 into ``next``.
 
 K tails (``cfg.k_tail``: K a multiple of 32 but not of DepthU x staging): lane l's K-block at
 K-step s of the tile is ``l // m + s * mfma_k/32``; while loading a tile, ``krem`` holds the
@@ -50,8 +54,9 @@ class ScaleState:
     krem: object = None        # K tails: SGPR, K-blocks left from the tile being loaded
 
 
-def setup_scales(gb, sc, ids) -> ScaleState:
-    """Prologue: the scale resources, per-block lane offsets and the K-block offset 0."""
+def setup_scales(gb, sc, ids, split: bool = False) -> ScaleState:
+    """Prologue: the scale resources, per-block lane offsets and the K-block offset 0, then the
+    loads of tile 0 into ``next`` (``split``: none here, ``load_split_prologue``)."""
     cfg, p = gb.cfg, gb.k.prologue
     tags = ("addr",)
     offs = kernarg.offsets(gemm_args(cfg))
@@ -99,17 +104,24 @@ def setup_scales(gb, sc, ids) -> ScaleState:
     if cfg.k_tail:
         st.kblk, st.krem = kblk, gb.sreg(name="mx_krem")
         p.add(Instr("s_mov_b32", (st.krem, kb)), tags)
-    load_scales(gb, p, st)
+    if not split:
+        load_scales(gb, p, st)
     return st
 
 
-def load_scales(gb, block, st: ScaleState) -> None:
-    """Load the scales of the tile the resources point at into ``next``, then move both
-    resources one K-tile on (48-bit base add, num_records clamped at 0)."""
+def load_split_prologue(gb, block, st: ScaleState) -> None:
+    """The split loops' prologue loads: tile 0 into ``cur``, tile 1 into ``next``."""
+    load_scales(gb, block, st, dst=st.cur)
+    load_scales(gb, block, st)
+
+
+def load_scales(gb, block, st: ScaleState, dst: dict | None = None) -> None:
+    """Load the scales of the tile the resources point at into ``next`` (or ``dst``), then move
+    both resources one K-tile on (48-bit base add, num_records clamped at 0)."""
     cfg = gb.cfg
     per_step = cfg.mfma[2] // SCALE_BLOCK
     masks: dict = {}
-    for (op, s, ib), reg in st.next.items():
+    for (op, s, ib), reg in (st.next if dst is None else dst).items():
         off = s * per_step
         mods = OFFEN + ((("offset", off),) if off else ())
         addr = st.voff[op][ib]

@@ -30,7 +30,9 @@ for a wave's LDS ops and LDS-DMA before each of its barriers, cdna-facts section
     of tile t (2t).
 Interleave (one barrier per iteration) satisfies the same orders with one interval per iteration.
 Tiles past K read zeros (``asmgen.kinds.gemm.template`` docstring), so the two tiles the last
-iterations prefetch past K, and F's last read, add nothing.
+iterations prefetch past K, and F's last read, add nothing. MX block scales (``kinds.gemm.
+mxscale``) ride in M_i as well: tile i + 1's scales move to the registers C_(i+1) reads, after
+C_i's MFMAs, and tile i + 2's are loaded, one iteration before their use.
 """
 from __future__ import annotations
 
@@ -99,6 +101,9 @@ def split_pipeline(gb, st, pingpong: bool) -> None:
                 else:
                     staging[op] = regs
             advance_k(gb, p, gr)
+    if st.scales is not None:   # MX: tiles 0 and 1's scales, after the data (kinds.gemm.mxscale)
+        from .mxscale import load_split_prologue
+        load_split_prologue(gb, p, st.scales)
     p.add(Instr("s_barrier"), ("barrier",))
 
     # M_i, built first (it defines F), appended to the body after C_i
@@ -117,6 +122,11 @@ def split_pipeline(gb, st, pingpong: bool) -> None:
     for gr in grs.values():
         advance_k(gb, mem, gr)
     frags = emit_local_reads(gb, mem, lr_base, bufs[1])     # tile i + 1 into F
+    scales = None
+    if st.scales is not None:   # MX: tile i + 1's scales to the MFMAs' set, load tile i + 2's
+        from .mxscale import load_scales, rotate_scales
+        scales = rotate_scales(gb, mem, st.scales)
+        load_scales(gb, mem, st.scales)
     tmp = gb.sreg(name="lds_rot")
     mem.add(Instr("s_mov_b32", (tmp, bufs[0])), ("addr",))
     mem.add(Instr("s_mov_b32", (bufs[0], bufs[1])), ("addr",))
@@ -144,7 +154,7 @@ def split_pipeline(gb, st, pingpong: bool) -> None:
     p.add(Instr("s_add_u32", (trips, sc.K, Imm(du - 1))), ("addr",))
     p.add(Instr("s_lshr_b32", (trips, trips, Imm(du.bit_length() - 1))), ("addr",))
     body = k.make_loop(trips, label="loop_k")
-    emit_mfmas(gb, body, frags, acc)
+    emit_mfmas(gb, body, frags, acc, scales=scales)
     if pingpong:
         body.add(Instr("s_barrier"), ("barrier", "barrier_mid"))
     body.nodes.extend(mem.nodes)

@@ -154,7 +154,7 @@ def setup(gb: GemmBuild) -> GemmSetup:
     scales = None
     if cfg.mx:
         from .mxscale import setup_scales
-        scales = setup_scales(gb, sc, ids)
+        scales = setup_scales(gb, sc, ids, split=cfg.arrangement != "default")
     return GemmSetup(srds, sc, c_read, ids, gms, grs, lr_base, acc, scales)
 
 
