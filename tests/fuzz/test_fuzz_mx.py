@@ -49,7 +49,7 @@ def test_random_mx_config_and_schedule_is_correct_on_emulator(cfg, sched, emu):
 @settings(PROFILE)
 @given(cfg=mx_configs(small=True), sched=seeds())
 def test_mx_draws_are_legal_and_shrink_moves_stay_legal(cfg, sched):
-    assert cfg.mx and cfg.layout == "NT" and cfg.arrangement == "default"
+    assert cfg.mx and (cfg.layout == "NT" or cfg.dtype == "mxfp8") and cfg.arrangement == "default"
     assert cfg.k % 32 == 0
     assert cfg.k_tail == (cfg.k % (cfg.tile[2] * cfg.staging) != 0)
     arr = fuzz_arrangement(cfg, sched)
@@ -63,7 +63,7 @@ def test_mx_draws_are_legal_and_shrink_moves_stay_legal(cfg, sched):
         assert ks, "no shrink move reduces K"
     for c in cands:
         if c["dtype"] in MX_DTYPES:
-            assert c["layout"] == "NT" and c["arch"] == cfg.arch
+            assert c["layout"] in (cfg.layout, "NT") and c["arch"] == cfg.arch
             assert c["k"] % 32 == 0, c
     for c in ks + [c for c in cands if c["staging"] != raw["staging"]]:
         shrunk = from_raw(c)          # K and staging moves are always legal (ConfigError fails)
@@ -85,7 +85,7 @@ def test_the_strategies_reach_every_mx_feature():
                      ("staging", cfg.staging), ("fb", cfg.frag_buffers > 0),
                      ("dma", cfg.direct_to_lds), ("swz", cfg.lds_swizzle),
                      ("bias", cfg.bias), ("kt", cfg.k // cfg.tile[2] > 1),
-                     ("tail", cfg.k_tail),
+                     ("tail", cfg.k_tail), ("layout", cfg.layout),
                      ("split", cfg.prefetch == cfg.staging == 1),
                      ("pingpong", cfg.prefetch == cfg.staging == 1 and
                       cfg.waves[0] * cfg.waves[1] == 8)})
@@ -99,6 +99,7 @@ def test_the_strategies_reach_every_mx_feature():
     need = ({("dtype", d) for d in MX_DTYPES} | {("mfma", (16, 16, 128)), ("mfma", (32, 32, 64)),
             ("staging", 2), ("fb", True), ("dma", True), ("swz", True), ("bias", True),
             ("kt", True), ("tail", True), ("split", True), ("pingpong", True),
+            ("layout", "NN"), ("layout", "TN"), ("layout", "TT"),
             ("out", "bf16"), ("out", "fp8_e4m3")})
     assert need <= seen, f"never drawn: {sorted(need - seen, key=str)}"
     assert set(MX_DTYPES) <= kind_seen, f"gemm_configs drew {sorted(kind_seen)}"

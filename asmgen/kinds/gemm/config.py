@@ -514,7 +514,8 @@ class GemmConfig:
                 raise ConfigError(f"layout {self.layout}: tile K (DepthU) {du} has {du // per_vec} "
                                   f"K quads of the {op.upper()} operand, above the {self.threads} "
                                   f"threads of the workgroup")
-            if not k_contig and self.mx:
+            if not k_contig and self.mx and self.in_type.bits < 8:
+                # mxfp8 takes the 8-bit byte transpose; E2M1 pairs would need a nibble one
                 raise ConfigError(f"layout {self.layout}: the {op.upper()} operand is not "
                                   f"K-contiguous; {self.dtype} GEMMs are built for K-contiguous "
                                   f"operands only (layout NT: A MxK, B NxK) so far")

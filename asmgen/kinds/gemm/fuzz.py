@@ -176,7 +176,7 @@ def _mx_arches(arches) -> tuple:
 @st.composite
 def mx_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
     """A valid MX GemmConfig (mxfp8 / mxfp4 with E8M0 block scales) on an arch that has them:
-    layout NT (the arrangement is the case's, ``fuzz_arrangement``: 2x4 waves for the
+    layout NT, mxfp8 in any layout (the arrangement is the case's, ``fuzz_arrangement``: 2x4 waves for the
     ping-pong), the scaled f8f6f4 MFMA shapes, K a multiple of
     DepthU x staging or (one in three) of the 32-element scale block only, a K tail
     (``GemmConfig._check_mx``), M and N anything, every output, bias and
@@ -223,7 +223,10 @@ def mx_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
     if draw(st.integers(0, 3)) == 0:
         extras["lda"] = k + draw(st.sampled_from((32, 64)))
     try:
-        return GemmConfig(m=m, n=n, k=k, dtype=dtype, arch=arch, layout="NT",
+        # mxfp8 in every layout (one in two off NT: the 8-bit byte transpose); mxfp4 NT only
+        layout = "NT" if dtype != "mxfp8" or draw(st.booleans()) else \
+            draw(st.sampled_from(("NN", "TN", "TT")))
+        return GemmConfig(m=m, n=n, k=k, dtype=dtype, arch=arch, layout=layout,
                           out_dtype=out_dtype, tile=tile, waves=(wm, wn), mfma=mfma,
                           prefetch=1 if eight else draw(st.sampled_from((1, 2))), **extras)
     except ConfigError:
@@ -293,7 +296,7 @@ def candidates(raw: dict):
               and not cand["k"] % SCALE_BLOCK
               and (cand["mfma"] is None or not cand["tile"][2] % cand["mfma"][2])):
             yield {**cand, "k_multiple": 1}
-    for key, val in (("staging", 1), ("lds_swizzle", False),
+    for key, val in (("staging", 1), ("lds_swizzle", False), ("layout", "NT"),
                      ("dtype", "mxfp8")):
         if raw.get(key) != val:
             yield {**raw, key: val, "k_multiple": 1}
