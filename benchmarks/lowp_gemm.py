@@ -1,6 +1,18 @@
 """Print asmgen's 8-bit GEMMs (issue 15) under the calibrated cycle model, 8192^3 layout NT (A MxK,
-B NxK: BLAS's "TN"), beside the bf16 kernel of the same configuration in the same run and the
-published figures of other libraries: gfx942 fp8 and i8, gfx950 fp8.
+B NxK: BLAS's "TN"), beside the bf16 kernel of the same configuration and a peer's fp8 GEMM
+through the same model in the same run, and the published figures of other libraries: gfx942 fp8
+and i8, gfx950 fp8, mxfp8 and mxfp4 (the default loop and the split ``interleave`` /
+``pingpong`` loops).
+
+The peer is Triton's fp8 E4M3 TN GEMM (``benchmarks/triton_fp8.py``: compiled offline for the
+arch, checked on the emulator against NumPy, profiled by ``asmgen.profiling.foreign``), when
+``triton`` is importable; its best modeled configuration is the one compared. On gfx950 Triton's
+own block ping-pong schedule is compiled too and reported as it fares on the emulator (3.9's
+kernel is refused there with an LDS race), and the peer row is the one with it off
+(``TRITON_HIP_USE_BLOCK_PINGPONG=0``). Every asmgen fp8/MX row is then printed as a ratio to the
+peer at the sustained clock, with the model's error (``MODEL_ERROR``) beside each figure: both
+run through one model, so much of the error cancels in the ratio, but not all (the kernels'
+instruction mixes differ).
 
 Each row runs the public CLI (``python -m asmgen gemm ... -o DIR`` then ``python -m asmgen profile
 DIR/<kernel>.json --json``) in a subprocess from the repository root, so it measures what a user
@@ -17,7 +29,7 @@ Published figures (not run here; measured on hardware, each at the clock it ran 
   user's report with the GPU "fixed to 1005Mhz" (ROCm/hipBLASLt#1721, hipBLASLt 402603df); no
   AMD-published MI300X fp8 GEMM figure was found in the sources searched.
 
-    python benchmarks/lowp_gemm.py [--arch gfx942 gfx950] [--size 8192]
+    python benchmarks/lowp_gemm.py [--arch gfx942 gfx950] [--size 8192] [--no-peer]
 """
 from __future__ import annotations
 
@@ -29,8 +41,24 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+_HERE = ROOT / "benchmarks"
+# in-process asmgen (the peer's profile): this repository's, and not benchmarks/schedules.py
+# shadowing the ``schedules`` package of recipes
+sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+
+
+def _triton_fp8():
+    """benchmarks/triton_fp8.py as a module (its folder is not on sys.path, see above)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("triton_fp8", _HERE / "triton_fp8.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["triton_fp8"] = mod          # dataclasses look their module up there
+    spec.loader.exec_module(mod)
+    return mod
 PINGPONG = ["--waves", "2x4", "--schedule", "pingpong", "--direct-to-lds", "--lds-swizzle",
             "--prefetch", "1"]
+INTERLEAVE = ["--waves", "2x2", "--schedule", "interleave", "--direct-to-lds", "--lds-swizzle",
+              "--prefetch", "1", "--mfma", "32x32x64"]
 # (arch, label, dtype, extra flags); "default" rows are ``asmgen gemm`` with no tuning flag
 ROWS = [
     ("gfx942", "bf16 default", "bf16", []),
@@ -48,7 +76,16 @@ ROWS = [
     ("gfx950", "fp8 -> fp8 out", "fp8_e4m3", ["--out-dtype", "fp8_e4m3"]),
     ("gfx950", "fp8 row/col scales", "fp8_e4m3", ["--scale-a", "row", "--scale-b", "col"]),
     ("gfx950", "i8 -> i32 default", "i8", []),
+    ("gfx950", "mxfp8 default", "mxfp8", []),
+    ("gfx950", "mxfp8 interleave", "mxfp8", ["--tile", "256x256x128", *INTERLEAVE]),
+    ("gfx950", "mxfp8 pingpong", "mxfp8", ["--tile", "256x256x64", *PINGPONG,
+                                            "--mfma", "32x32x64"]),
+    ("gfx950", "mxfp4 default", "mxfp4", []),
+    ("gfx950", "mxfp4 interleave", "mxfp4", ["--tile", "256x256x256", *INTERLEAVE]),
+    ("gfx950", "mxfp4 pingpong", "mxfp4", ["--tile", "256x256x128", *PINGPONG,
+                                            "--mfma", "32x32x64"]),
 ]
+NO_PINGPONG = {"TRITON_HIP_USE_BLOCK_PINGPONG": "0"}
 SHARES = ("mfma", "issue", "lds", "vmem", "l2", "waits")
 
 
@@ -68,14 +105,65 @@ def profile(arch: str, dtype: str, flags: list[str], size: int) -> dict:
         return json.loads(_run(["profile", str(contract), "--json"]))
 
 
+def _err(arch: str) -> str:
+    from asmgen.profiling.device import uncertainty
+    u = uncertainty(arch)
+    return f"±{100 * u['median']:.1f}% (worst {100 * u['worst']:.1f}%)"
+
+
+def peer(arch: str, size: int) -> tuple[dict | None, list[str]]:
+    """(best modeled Triton fp8 profile or None, printed lines) for ``arch``."""
+    import os
+
+    from asmgen.errors import AsmgenError
+    from isa.emu.errors import EmulatorError
+    from isa.errors import IsaError
+    refused = (AsmgenError, EmulatorError, IsaError, ValueError, RuntimeError)
+    tp = _triton_fp8()
+    lines, best = [], None
+    variants = [("", NO_PINGPONG)] + ([(" +block-pingpong", {})] if arch == "gfx950" else [])
+    for cfg in tp.CONFIGS:
+        for tag, env in variants:
+            label = f"triton {cfg.name}{tag}"
+            saved = {k: os.environ.get(k) for k in list(NO_PINGPONG) + ["TRITON_CACHE_DIR"]}
+            try:
+                for k in NO_PINGPONG:
+                    os.environ.pop(k, None)
+                os.environ.update(env)
+                os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="asmgen-triton-")
+                fk = tp.kernel(cfg, arch)
+                ratio = tp.check(fk, cfg, arch)
+                if not ratio <= 1.0:
+                    lines.append(f"{arch:7} {label:34} MISMATCH vs NumPy ({ratio:.3g} x tolerance)")
+                    continue
+                d = tp.profile(fk, cfg, arch, size)
+            except refused as exc:    # a compile or emulator refusal is a row, not a crash
+                lines.append(f"{arch:7} {label:34} FAILED {type(exc).__name__}: "
+                             f"{str(exc).splitlines()[0][:150]}")
+                continue
+            finally:
+                for k, v in saved.items():
+                    if v is None:
+                        os.environ.pop(k, None)
+                    else:
+                        os.environ[k] = v
+            lines.append(f"{arch:7} {label:34} check {ratio:.3g}  {d['tflops']:6.0f} "
+                         f"{d['tflops_sustained']:6.0f}@{d['sustained_clock_mhz']:<5.0f} "
+                         f"{_err(arch)}  busy {d['mfma_busy']:.3f}")
+            if not tag and (best is None or d["tflops_sustained"] > best["tflops_sustained"]):
+                best = dict(d, label=label)
+    return best, lines
+
+
 def main(argv=None) -> int:
     a = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     a.add_argument("--arch", nargs="+", default=["gfx942", "gfx950"])
     a.add_argument("--size", type=int, default=8192)
+    a.add_argument("--no-peer", action="store_true", help="skip the Triton fp8 peer")
     ns = a.parse_args(argv)
     print(f"{'arch':7} {'row':20} {'TF':>6} {'TF@sust':>12} {'x bf16':>6} {'busy':>5} "
           f"{'bound':>6}  " + " ".join(f"{s:>5}" for s in SHARES) + "  kernel")
-    bf16 = {}
+    bf16, ours = {}, []
     for arch, label, dtype, flags in ROWS:
         if arch not in ns.arch:
             continue
@@ -89,11 +177,33 @@ def main(argv=None) -> int:
             unc = d.get("uncertainty") or {}
             print(f"# {arch} {d['device']}: model error median {unc.get('median')}, worst "
                   f"{unc.get('worst')} ({unc.get('run')})")
+        elif dtype.startswith(("fp8", "mx")):
+            ours.append((arch, label, d["tflops_sustained"]))
         ratio = d["tflops_sustained"] / bf16[arch] if arch in bf16 else float("nan")
         b = d["bound"]
         print(f"{arch:7} {label:20} {d['tflops']:6.0f} {d['tflops_sustained']:6.0f}@{d['sustained_clock_mhz']:<5.0f} "
               f"{ratio:6.2f} {d['mfma_busy']:5.3f} {b['bound']:>6}  "
               + " ".join(f"{b['shares'].get(s, 0):5.2f}" for s in SHARES) + f"  {d['kernel']}")
+    if ns.no_peer:
+        return 0
+    tp = _triton_fp8()
+    if not tp.available():
+        print("\n# peer: triton is not importable (pip install triton): no peer rows")
+        return 0
+    import triton
+    print(f"\n# peer: Triton {triton.__version__} fp8 E4M3 TN GEMM (benchmarks/triton_fp8.py), "
+          f"{ns.size}^3, same model, same run: TF, TF@sustained clock, model error")
+    for arch in ns.arch:
+        best, lines = peer(arch, ns.size)
+        print("\n".join(lines))
+        if best is None:
+            continue
+        p = best["tflops_sustained"]
+        print(f"# {arch} asmgen / peer ({best['label']}, {p:.0f} TF {_err(arch)}) at the "
+              f"sustained clock:")
+        for a_, label, tf in ours:
+            if a_ == arch:
+                print(f"{arch:7}   {label:20} {tf:6.0f} {_err(arch)}  x peer {tf / p:5.2f}")
     return 0
 
 

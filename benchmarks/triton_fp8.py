@@ -1,0 +1,151 @@
+"""Triton's fp8 GEMM as the peer of ``benchmarks/lowp_gemm.py`` (issue 15): a plain tiled ``tl.dot``
+loop over fp8 A [M, K] and B [N, K] (both K-contiguous, asmgen's layout NT, BLAS's "TN"), f32
+accumulation and output, compiled offline by Triton for gfx942 (``fp8e4b8``, E4M3 FNUZ) or gfx950
+(``fp8e4nv``, OCP E4M3) with no GPU, checked on the emulator against NumPy, then profiled through
+the same cycle model as ``asmgen profile`` (``asmgen.profiling.foreign``), one workgroup's K loop
+emulated and extrapolated to the whole problem over the device's CUs.
+
+Triton is not an asmgen dependency and nothing it builds is committed; ``available()`` says whether
+it can be imported (``pip install triton``). The kernel is ours (the same shape as
+``benchmarks/triton_calibration.py``'s bf16 one); its configurations are the ones Triton's AMD
+matmul tutorials list for large fp8 problems (``CONFIGS``); the best modeled one is the peer.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+ARG_NAMES = ("A", "B", "C", "M", "N", "K", "lda", "ldb", "ldc")
+SCRATCH_NAMES = ("global_scratch", "profile_scratch")   # Triton 3.x appends these two pointers
+# Triton's names of the arch's fp8 E4M3 and the ml_dtypes type of the same encoding
+FP8 = {"gfx942": ("fp8e4b8", "float8_e4m3fnuz", "fp8_e4m3fnuz"),
+       "gfx950": ("fp8e4nv", "float8_e4m3fn", "fp8_e4m3")}
+
+
+@dataclass(frozen=True)
+class TritonFp8Config:
+    bm: int
+    bn: int
+    bk: int
+    num_warps: int
+    num_stages: int = 2
+    group: int = 8
+
+    @property
+    def name(self) -> str:
+        return f"{self.bm}x{self.bn}x{self.bk} w{self.num_warps} s{self.num_stages}"
+
+
+CONFIGS = (TritonFp8Config(256, 256, 128, 8), TritonFp8Config(256, 256, 64, 8),
+           TritonFp8Config(128, 128, 128, 4))
+
+
+def available() -> bool:
+    try:
+        import triton  # noqa: F401
+        from triton.backends.compiler import GPUTarget  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _kernel(triton, tl):
+    @triton.jit
+    def fp8_gemm_tn(a_ptr, b_ptr, c_ptr, M, N, K, lda, ldb, ldc,
+                    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr):
+        pid = tl.program_id(0)
+        tiles_m = tl.cdiv(M, BM)
+        tiles_n = tl.cdiv(N, BN)
+        per_group = GROUP * tiles_n
+        first_m = (pid // per_group) * GROUP
+        rows_in_group = min(tiles_m - first_m, GROUP)
+        tm = first_m + (pid % per_group) % rows_in_group
+        tn = (pid % per_group) // rows_in_group
+        offs_m = tm * BM + tl.arange(0, BM)
+        offs_n = tn * BN + tl.arange(0, BN)
+        offs_k = tl.arange(0, BK)
+        a_tile = a_ptr + offs_m[:, None] * lda + offs_k[None, :]
+        b_tile = b_ptr + offs_n[None, :] * ldb + offs_k[:, None]     # B^T: [BK, BN] of B [N, K]
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for _ in range(tl.cdiv(K, BK)):
+            acc += tl.dot(tl.load(a_tile), tl.load(b_tile))
+            a_tile += BK
+            b_tile += BK
+        tl.store(c_ptr + offs_m[:, None] * ldc + offs_n[None, :], acc)
+    return fp8_gemm_tn
+
+
+def kernel(cfg: TritonFp8Config, arch: str):
+    """The ``ForeignKernel`` of ``cfg`` compiled for ``arch``."""
+    import triton
+    import triton.language as tl
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    from asmgen.profiling import foreign
+    ty = "*" + FP8[arch][0]
+    sig = {"a_ptr": ty, "b_ptr": ty, "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32",
+           "lda": "i32", "ldb": "i32", "ldc": "i32", "BM": "constexpr", "BN": "constexpr",
+           "BK": "constexpr", "GROUP": "constexpr"}
+    # what Triton's JIT attaches for 16-byte aligned tensors under 2 GiB with sizes divisible by
+    # 16 (benchmarks/triton_calibration.py): buffer loads, as on a real run
+    attrs = {(i,): [["tt.divisibility", 16]] + ([["tt.pointer_range", 32]] if i < 3 else [])
+             for i in range(9)}
+    src = ASTSource(_kernel(triton, tl), sig, constexprs={"BM": cfg.bm, "BN": cfg.bn,
+                                                          "BK": cfg.bk, "GROUP": cfg.group},
+                    attrs=attrs)
+    ck = triton.compile(src, target=GPUTarget("hip", arch, 64),
+                        options={"num_warps": cfg.num_warps, "num_stages": cfg.num_stages,
+                                 "enable_fp_fusion": True})
+    return foreign.ForeignKernel(ck.asm["hsaco"], ck.metadata.name, (64 * cfg.num_warps, 1, 1),
+                                 int(ck.metadata.shared), names=ARG_NAMES + SCRATCH_NAMES)
+
+
+def _inputs(arch: str, m: int, n: int, k: int, seed: int):
+    import ml_dtypes
+    t = getattr(ml_dtypes, FP8[arch][1])
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((m, k)).astype(t)
+    b = rng.standard_normal((n, k)).astype(t)
+    return a, b, np.zeros((m, n), np.float32)
+
+
+def _values(a, b, c) -> dict:
+    (m, k), n = a.shape, b.shape[0]
+    return {"A": a, "B": b, "C": c, "M": m, "N": n, "K": k, "lda": k, "ldb": k, "ldc": n,
+            "global_scratch": 0, "profile_scratch": 0}
+
+
+def check(fk, cfg: TritonFp8Config, arch: str, seed: int = 0) -> float:
+    """Worst |C - NumPy| of a 2 x 2-tile, 4-trip problem on the emulator over the f32
+    accumulation bound ((K + 2) f32 ulps of sum |a b|; fp8 products are exact in f32): <= 1
+    passes."""
+    from asmgen.profiling import foreign
+    m, n, k = 2 * cfg.bm, 2 * cfg.bn, 4 * cfg.bk
+    a, b, c = _inputs(arch, m, n, k, seed)
+    foreign.launch(fk, (4, 1, 1), _values(a, b, c), seed=seed)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    ref = a64 @ b64.T
+    tol = (k + 2) * np.finfo(np.float32).eps * (np.abs(a64) @ np.abs(b64).T) + 1e-30
+    return float(np.max(np.abs(c.astype(np.float64) - ref) / tol))
+
+
+def profile(fk, cfg: TritonFp8Config, arch: str, size: int, iters: int = 4) -> dict:
+    """``asmgen profile --json``-shaped figures of the ``size``^3 problem (sustained clock
+    figures too, as ``asmgen profile`` adds them)."""
+    from asmgen.profiling import foreign
+    from asmgen.profiling.common import sustained_clock, sustained_tflops
+
+    def values(trips: int) -> dict:
+        return _values(*_inputs(arch, cfg.bm, cfg.bn, trips * cfg.bk, 0))
+
+    n_wg = math.ceil(size / cfg.bm) * math.ceil(size / cfg.bn)
+    hbm = min(1.0, (2 * size * size) / (n_wg * (cfg.bm + cfg.bn) * size))   # unique share
+    out = foreign.profile_foreign(fk, values, flops=2.0 * size ** 3, n_wg=n_wg,
+                                  loop_iters=math.ceil(size / cfg.bk), emulated_iters=iters,
+                                  hbm_fraction=hbm)
+    out["sustained_clock_mhz"] = sustained_clock(out)
+    out["tflops_sustained"] = sustained_tflops(out)
+    return out
