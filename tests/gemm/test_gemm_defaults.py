@@ -54,3 +54,22 @@ def test_cli_without_tuning_flags_prints_the_default(tmp_path, capsys):
     assert "default configuration: tile=64x64x32 waves=2x2 schedule=pgr1" in capsys.readouterr().out
     meta = json.loads(next(tmp_path.glob("*.json")).read_text())
     assert meta["schedule"] == "pgr1" and meta["config"]["tile"] == [64, 64, 32]
+
+
+@pytest.mark.parametrize("arch,dtype", [("gfx942", "fp8_e4m3fnuz"), ("gfx950", "fp8_e4m3"),
+                                        ("gfx942", "i8")])
+@pytest.mark.parametrize("layout", ["NN", "TN", "TT"])
+def test_8bit_other_layouts_get_the_padded_pingpong(arch, dtype, layout):
+    """An 8-bit GEMM with an MN-contiguous operand: the 8-wave ping-pong over padded LDS rows
+    (no LDS-DMA, which TN has no K-contiguous operand for), and it builds at 8192^3 (before,
+    TN fell through to the 64x64 class); NT keeps the LDS-DMA + swizzle ping-pong."""
+    from asmgen.api import gemm
+    first = candidates(8192, 8192, arch, layout, dtype)[0]
+    assert first["schedule"] == "pingpong" and first["waves"] == (2, 4)
+    assert "direct_to_lds" not in first and "lds_swizzle" not in first
+    assert first.get("lds_pad") == (None if arch == "gfx942" else 32)
+    kern, cfg = build_default(gemm, 8192, 8192, 8192, arch, dtype=dtype, layout=layout,
+                              assemble=False)
+    assert cfg == first and kern.config.tile[:2] == (256, 256)
+    nt = candidates(8192, 8192, arch, "NT", dtype)[0]
+    assert nt["direct_to_lds"] and nt["lds_swizzle"]

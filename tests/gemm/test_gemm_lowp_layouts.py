@@ -37,6 +37,11 @@ CASES = [
     ("gfx942", "bf8_e5m2fnuz", "bf16", "TN", TENSOR, "pgr1", (64, 64, 128),
      MED + (("arrangement", "interleave"),)),
     ("gfx950", "fp8_e4m3", "bf16", "TT", TENSOR, "pgr1", (64, 40, 96), SMALL + (("frag_buffers", 1),)),
+    # the 8-wave ping-pong over padded rows (the default of these layouts, kinds.gemm.defaults)
+    ("gfx950", "fp8_e4m3", "f32", "TN", VECTORS, "pingpong", (130, 140, 200),
+     (("tile", (128, 128, 64)), ("waves", (2, 4)), ("prefetch", 1), ("lds_pad", 32))),
+    ("gfx942", "i8", "i32", "NN", TENSOR, "pingpong", (130, 140, 100),
+     (("tile", (128, 128, 32)), ("waves", (2, 4)), ("prefetch", 1))),
 ]
 
 

@@ -12,6 +12,9 @@ in the cycle-model notes of issue 14). Not a search: the first entry the generat
   tiles over 304 CUs = 4 rounds, the last one at a higher clock), all of them on gfx950.
 * Other layouts: the 4-wave ``interleave`` at 256x256 (the ping-pong's operand staging costs it
   registers and LDS time when an operand is not K-contiguous).
+* 8-bit inputs (fp8/bf8/i8) in the other layouts (an MN-contiguous operand, byte-transposed in
+  registers): the ping-pong too, with padded LDS rows (DepthU 32 and the auto pad on gfx942, 32
+  bytes of pad on gfx950) and no LDS-DMA, which TN cannot use at all (``LOWP_OTHER``).
 * Enough 128x128 tiles to fill the CUs: the 4-wave recipe the model ranks best at that tile.
 * Smaller problems: 64x64x32 ``pgr1`` with 2x2 waves (more workgroups than CUs sooner).
 """
@@ -58,6 +61,16 @@ TABLE = {
                      ((128, 128, DEPTH[arch]), (2, 2), "pgr1", DMA_SWZ))
               for arch in CUS},
 }
+# 8-bit inputs, layouts other than NT. Ranked by the model at 8192^3 fp8 (asmgen profile, TF at
+# the peak clock, 2026-12-03, issue 15 notes): gfx942 256x256x32 pingpong padded 1604 (NN and TN)
+# = with LDS-DMA + swizzle 1601 (NN) > interleave padded 1596 (NN) / 1593 (TN) > swizzled 1591
+# (TN); gfx950 256x256x64 pingpong with 32 bytes of pad 3495 (TN) > DMA + swizzle 3260 (NN) >
+# swizzle 3215 (TN) > the auto 8-byte pad 2592 (TN) > interleave 2515 (TN, swizzle). 128x128 was
+# not ranked: pgr1, padded.
+LOWP_OTHER = {arch: (((256, 256, DEPTH[arch]), (2, 4), "pingpong",
+                      {"prefetch": 1, **({} if arch == CDNA3 else {"lds_pad": 32})}),
+                     ((128, 128, DEPTH[arch]), (2, 2), "pgr1", {}))
+              for arch in CUS}
 SMALL = ((64, 64, 32), (2, 2), "pgr1", {})
 # MX types (block scales, default loop arrangement only): DepthU 128. Ranked by the model at 8192^3
 # mxfp8 (asmgen profile, TF at 1704 MHz): 256x256x128 ck_v4 32x32x64 2602 > ck_v4 16x16x128 2370
@@ -75,8 +88,12 @@ def candidates(m: int, n: int, arch: str, layout: str = "NT", dtype: str = "f16"
     if arch not in CUS:
         raise ConfigError(f"no GEMM defaults for arch {arch!r} (know {sorted(CUS)})")
     mx = dtype_of(dtype).scale is not None
-    rows = (MX4 if dtype_of(dtype).bits < 8 else MX) if mx else \
-        TABLE["NT" if layout == "NT" else "other"][arch]
+    if mx:
+        rows = MX4 if dtype_of(dtype).bits < 8 else MX
+    elif layout != "NT" and dtype_of(dtype).bits == 8:
+        rows = LOWP_OTHER[arch]
+    else:
+        rows = TABLE["NT" if layout == "NT" else "other"][arch]
     out = []
     for tile, waves, schedule, extra in rows:
         if math.ceil(m / tile[0]) * math.ceil(n / tile[1]) >= CUS[arch]:
