@@ -40,6 +40,8 @@ CASES = [
     # the 8-wave ping-pong over padded rows (the default of these layouts, kinds.gemm.defaults)
     ("gfx950", "fp8_e4m3", "f32", "TN", VECTORS, "pingpong", (130, 140, 200),
      (("tile", (128, 128, 64)), ("waves", (2, 4)), ("prefetch", 1), ("lds_pad", 32))),
+    ("gfx950", "bf8_e5m2", "bf16", "NT", TENSOR, "pingpong", (130, 140, 200),
+     (("tile", (128, 128, 64)), ("waves", (2, 4)), ("prefetch", 1), ("lds_pad", 32))),
     ("gfx942", "i8", "i32", "NN", TENSOR, "pingpong", (130, 140, 100),
      (("tile", (128, 128, 32)), ("waves", (2, 4)), ("prefetch", 1))),
 ]

@@ -13,8 +13,11 @@ in the cycle-model notes of issue 14). Not a search: the first entry the generat
 * Other layouts: the 4-wave ``interleave`` at 256x256 (the ping-pong's operand staging costs it
   registers and LDS time when an operand is not K-contiguous).
 * 8-bit inputs (fp8/bf8/i8) in the other layouts (an MN-contiguous operand, byte-transposed in
-  registers): the ping-pong too, with padded LDS rows (DepthU 32 and the auto pad on gfx942, 32
-  bytes of pad on gfx950) and no LDS-DMA, which TN cannot use at all (``LOWP_OTHER``).
+  registers), and in NT on gfx950: the ping-pong too, with padded LDS rows (DepthU 32 and the auto
+  pad on gfx942, 32 bytes of pad on gfx950) and no LDS-DMA, which TN cannot use at all
+  (``LOWP_PADDED``). On gfx950 a 64-byte fp8 row has only two 32-byte swizzle units, and the
+  padded rows model 1.21-1.24x faster than LDS-DMA + swizzle in NT too; on gfx942 NT keeps the
+  LDS-DMA + swizzle ping-pong (1597 vs 1603 TF padded: a tie).
 * Enough 128x128 tiles to fill the CUs: the 4-wave recipe the model ranks best at that tile.
 * Smaller problems: 64x64x32 ``pgr1`` with 2x2 waves (more workgroups than CUs sooner).
 """
@@ -61,13 +64,14 @@ TABLE = {
                      ((128, 128, DEPTH[arch]), (2, 2), "pgr1", DMA_SWZ))
               for arch in CUS},
 }
-# 8-bit inputs, layouts other than NT. Ranked by the model at 8192^3 fp8 (asmgen profile, TF at
-# the peak clock, 2026-12-03, issue 15 notes): gfx942 256x256x32 pingpong padded 1604 (NN and TN)
-# = with LDS-DMA + swizzle 1601 (NN) > interleave padded 1596 (NN) / 1593 (TN) > swizzled 1591
-# (TN); gfx950 256x256x64 pingpong with 32 bytes of pad 3495 (TN) > DMA + swizzle 3260 (NN) >
-# swizzle 3215 (TN) > the auto 8-byte pad 2592 (TN) > interleave 2515 (TN, swizzle). 128x128 was
-# not ranked: pgr1, padded.
-LOWP_OTHER = {arch: (((256, 256, DEPTH[arch]), (2, 4), "pingpong",
+# 8-bit inputs, layouts other than NT (and NT on gfx950). Ranked by the model at 8192^3 fp8
+# (asmgen profile, TF at the peak clock, 2026-12-03, issue 15 notes): gfx942 256x256x32 pingpong
+# padded 1604 (NN and TN) = with LDS-DMA + swizzle 1601 (NN) > interleave padded 1596 (NN) / 1593
+# (TN) > swizzled 1591 (TN); NT 1603 padded = 1597 LDS-DMA + swizzle. gfx950 256x256x64 pingpong
+# with 32 bytes of pad: NT 4554, NN 4263, TN 3495 > LDS-DMA + swizzle NT 3674, NN 3260 > swizzle
+# 3215 (TN) > the auto 8-byte pad 2592 (TN) > interleave 2515 (TN, swizzle); i8 NT 4444 padded vs
+# 3741 LDS-DMA + swizzle. 128x128 was not ranked: pgr1, padded.
+LOWP_PADDED = {arch: (((256, 256, DEPTH[arch]), (2, 4), "pingpong",
                       {"prefetch": 1, **({} if arch == CDNA3 else {"lds_pad": 32})}),
                      ((128, 128, DEPTH[arch]), (2, 2), "pgr1", {}))
               for arch in CUS}
@@ -90,8 +94,8 @@ def candidates(m: int, n: int, arch: str, layout: str = "NT", dtype: str = "f16"
     mx = dtype_of(dtype).scale is not None
     if mx:
         rows = MX4 if dtype_of(dtype).bits < 8 else MX
-    elif layout != "NT" and dtype_of(dtype).bits == 8:
-        rows = LOWP_OTHER[arch]
+    elif dtype_of(dtype).bits == 8 and (layout != "NT" or arch != CDNA3):
+        rows = LOWP_PADDED[arch]
     else:
         rows = TABLE["NT" if layout == "NT" else "other"][arch]
     out = []
