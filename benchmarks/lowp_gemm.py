@@ -97,10 +97,10 @@ def _run(args: list[str]) -> str:
     return r.stdout
 
 
-def profile(arch: str, dtype: str, flags: list[str], size: int, layout: str = "NT") -> dict:
+def profile(arch: str, dtype: str, flags: list[str], size: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         _run(["gemm", "--arch", arch, "--m", str(size), "--n", str(size), "--k", str(size),
-              "--dtype", dtype, "--layout", layout, *flags, "-o", tmp])
+              "--dtype", dtype, "--layout", "NT", *flags, "-o", tmp])
         (contract,) = Path(tmp).glob("*.json")
         return json.loads(_run(["profile", str(contract), "--json"]))
 

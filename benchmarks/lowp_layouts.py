@@ -20,14 +20,36 @@ does not build or profile is printed as FAILED with its error.
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
-from lowp_gemm import SHARES, profile
+ROOT = Path(__file__).resolve().parent.parent
+SHARES = ("mfma", "issue", "lds", "vmem", "l2", "waits")
 
 LAYOUTS = ("NT", "NN", "TN", "TT")
 DTYPES = {"fp8": {"gfx942": "fp8_e4m3fnuz", "gfx950": "fp8_e4m3"},
           "bf8": {"gfx942": "bf8_e5m2fnuz", "gfx950": "bf8_e5m2"},
           "i8": {"gfx942": "i8", "gfx950": "i8"}}
+
+
+def _run(args: list[str]) -> str:
+    r = subprocess.run([sys.executable, "-m", "asmgen", *args], cwd=ROOT, capture_output=True,
+                       text=True)
+    if r.returncode:
+        raise RuntimeError((r.stderr or r.stdout).strip().splitlines()[-1])
+    return r.stdout
+
+
+def profile(arch: str, dtype: str, layout: str, size: int) -> dict:
+    """``asmgen gemm`` (no tuning flag) then ``asmgen profile --json`` of its kernel."""
+    with tempfile.TemporaryDirectory() as tmp:
+        _run(["gemm", "--arch", arch, "--m", str(size), "--n", str(size), "--k", str(size),
+              "--dtype", dtype, "--layout", layout, "-o", tmp])
+        (contract,) = Path(tmp).glob("*.json")
+        return json.loads(_run(["profile", str(contract), "--json"]))
 
 
 def main(argv=None) -> int:
@@ -43,7 +65,7 @@ def main(argv=None) -> int:
         nt = None
         for layout in LAYOUTS:
             try:
-                d = profile(arch, dtype, [], ns.size, layout)
+                d = profile(arch, dtype, layout, ns.size)
             except RuntimeError as exc:
                 print(f"{arch:7} {layout:6} FAILED: {exc}")
                 continue

@@ -140,7 +140,7 @@ def test_mn_vector_widths_are_checked():
 
 
 @pytest.mark.parametrize("layout", ["NN", "TN", "TT"])
-def test_mx_operands_stay_k_contiguous(layout):
+def test_mxfp4_operands_stay_k_contiguous(layout):
     with pytest.raises(ConfigError, match="K-contiguous"):
-        gemm(64, 64, 128, dtype="mxfp8", arch="gfx950", layout=layout, tile=(64, 64, 64),
+        gemm(64, 64, 128, dtype="mxfp4", arch="gfx950", layout=layout, tile=(64, 64, 64),
              assemble=False)
