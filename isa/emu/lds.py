@@ -11,6 +11,20 @@ random landing times were. Atomics (``ds_add_*`` ...) of different waves do not 
 other; they race with plain accesses. Reads of LDS bytes written by an LDS-DMA of the same wave
 not yet covered by ``s_waitcnt vmcnt`` are ``PendingReadError`` (cdna-facts section 4: LDS-DMA
 data needs vmcnt before ds_read).
+
+Bounds (AMD CDNA4 ISA guide section 3.6.1 "Out-of-Range behavior", the same section in the Vega
+and CDNA guides; section 3.6.5 "LDS Allocation and Clamping"): LDS is allocated to a workgroup in
+blocks (512 bytes on CDNA3, 1280 bytes on CDNA4), so ``limit`` is the requested size rounded up to
+the block. A plain LDS read or write at an address >= the limit is not an error: "Writes
+out-of-range are discarded ... Reads return the value zero" (``clamp``); an LDS-DMA lane whose LDS
+address is out of range is masked off (section 3.11 "Memory Violations": "Memory Buffer to LDS does
+NOT return a memory violation if the LDS address is out of range, but masks off EXEC bits of
+threads that would go out of range"). The guide's clamp is MIN(lds_size, M0); on gfx9 and later M0
+does not bound DS accesses (LLVM's ``ldsRequiresM0Init`` is false from GFX9 on and LLVM-compiled
+kernels leave M0 arbitrary around ds ops), so only the allocation bounds them here. What the guide
+leaves undefined stays ``LdsOutOfBoundsError``: an element partly inside and partly outside ("it is
+undefined if SIZE is not a multiple of write-data-size"), and atomics (the guide speaks of reads and
+writes only), via ``check_bounds``.
 """
 from __future__ import annotations
 
@@ -26,11 +40,28 @@ def dwords_of(idx: np.ndarray) -> np.ndarray:
     return (idx >> 2).ravel()
 
 
+# LDS allocation block and the CU's LDS size, per arch: CDNA3 ISA section 3.6.5 ("contiguous blocks of
+# 512 bytes on 512-byte alignment", 64 kB per CU), CDNA4 ISA sections 3.6.5 (1280-byte blocks) and 2.2.1
+# (160 kB per CU)
+BLOCK = {"gfx942": 512, "gfx950": 1280}
+CU_LDS = {"gfx942": 64 * 1024, "gfx950": 160 * 1024}
+
+
+def allocation(size: int, arch: str) -> int:
+    """Bytes of LDS a workgroup that asks for ``size`` really gets: whole blocks, at most the CU's."""
+    block = BLOCK.get(arch, 512)
+    return max(size, min(-(-size // block) * block, CU_LDS.get(arch, 64 * 1024)))
+
+
 class Lds:
-    def __init__(self, size: int, n_waves: int) -> None:
-        self.size = size
-        self.data = np.zeros(max(size, 4), dtype=np.uint8)
-        n_dw = max((size + 3) // 4, 1)
+    def __init__(self, size: int, n_waves: int, arch: str = "gfx942") -> None:
+        self.size = size                      # what the kernel asked for
+        self.limit = limit = allocation(size, arch)   # what it got: accesses at >= limit are out of range
+        # two spare dwords past the allocation: ``zero`` (out-of-range reads read it; never written)
+        # and ``sink`` (out-of-range writes land there; never read)
+        self.data = np.zeros(limit + 8, dtype=np.uint8)
+        self.zero, self.sink = limit, limit + 4
+        n_dw = max((limit + 3) // 4, 1)
         self.w_wave = np.full(n_dw, -1, dtype=np.int8)
         self.w_atomic = np.zeros(n_dw, dtype=bool)
         self.r_mask = np.zeros(n_dw, dtype=np.uint16)
@@ -44,17 +75,49 @@ class Lds:
         self._lut = [np.array([x not in (w,) for x in range(16)] + [False]) for w in range(16)]
 
     # bounds ---------------------------------------------------------------------------------
-    def check_bounds(self, m, w, idx: np.ndarray, what: str) -> None:
-        """``idx``: int64 byte addresses (any shape). Raises when any is outside the allocation."""
+    def _where(self) -> str:
+        if self.limit == self.size:
+            return f"the workgroup's LDS allocation of {self.limit} bytes (0..{self.limit - 1})"
+        return (f"the workgroup's LDS allocation of {self.limit} bytes (0..{self.limit - 1}; "
+                f"{self.size} requested, rounded up to whole blocks)")
+
+    def check_bounds(self, m, w, idx: np.ndarray, what: str, why: str = "") -> None:
+        """``idx``: int64 byte addresses (any shape). Raises when any is outside the allocation:
+        for the accesses whose out-of-range behaviour AMD's guide does not define (``why``)."""
         if idx.size == 0:
             return
         lo = int(idx.min())
         hi = int(idx.max())
-        if lo < 0 or hi >= self.size:
+        if lo < 0 or hi >= self.limit:
             bad = lo if lo < 0 else hi
             raise m.error(LdsOutOfBoundsError,
-                          f"LDS {what} at byte {bad} is outside the workgroup's LDS allocation of "
-                          f"{self.size} bytes (0..{self.size - 1})", w)
+                          f"LDS {what} at byte {bad} is outside {self._where()}{why}", w)
+
+    def clamp(self, m, w, idx: np.ndarray, elem: int, what: str, write: bool):
+        """Out-of-range LDS reads return 0 and writes are discarded (module docstring).
+
+        ``idx``: int64 byte addresses [lanes, k], each row whole elements of ``elem`` bytes. Returns
+        (idx, None) when all are in range, else (idx with out-of-range bytes sent to the ``zero``
+        dword (reads) or the ``sink`` dword (writes), bool [lanes, k] in range). An element partly
+        in range is LdsOutOfBoundsError (undefined by the guide)."""
+        if idx.size == 0 or int(idx.max()) < self.limit:
+            return idx, None
+        oob = idx >= self.limit
+        per = oob.reshape(len(idx), -1, elem)
+        part = per.any(axis=2) & ~per.all(axis=2)
+        if part.any():
+            lane, e = (int(x[0]) for x in np.nonzero(part))
+            first = int(idx.reshape(len(idx), -1, elem)[lane, e, 0])
+            raise m.error(LdsOutOfBoundsError,
+                          f"LDS {what} at byte {first} runs past the end of {self._where()}: an "
+                          f"element partly out of range is undefined in the ISA guide (section 3.6.1)", w)
+        base = self.sink if write else self.zero
+        return np.where(oob, base + (idx & 3), idx), ~oob
+
+    def dma_lanes(self, idx: np.ndarray) -> np.ndarray:
+        """bool [lanes]: LDS-DMA lanes whose LDS bytes ``idx`` [lanes, k] are all in range (the
+        others are masked off, module docstring)."""
+        return (idx < self.limit).all(axis=1) if idx.size else np.ones(len(idx), dtype=bool)
 
     # race detector --------------------------------------------------------------------------
     def new_epoch(self) -> None:

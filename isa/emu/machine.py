@@ -40,7 +40,7 @@ class Machine:
         self.entries = program.entries
         self.waves = waves
         self.mem = memory
-        self.lds = Lds(lds_bytes, len(waves))
+        self.lds = Lds(lds_bytes, len(waves), self.arch)
         self.rng = rng
         self.wg_id = wg_id
         self.step_limit = step_limit

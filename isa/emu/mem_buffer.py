@@ -88,13 +88,16 @@ def _bind_load(ins, nbytes, signed):
 
     def fn(m, w):
         lanes = w.exec_lanes()
+        if lds:
+            base = (w.m0 & 0x3FFFF) + sh.inst_off
+            idx = (base + LANES64[lanes] * lds_stride)[:, None] + byte_range(nbytes)
+            keep = m.lds.dma_lanes(idx)
+            if not keep.all():      # lanes whose LDS address is out of range are masked off (ISA 3.11)
+                lanes, idx = LANES64[lanes][keep], idx[keep]
         addr, in_range = _addresses(w, sh, lanes)
         loc, mask_b, rows = _locate(m, w, addr, in_range, nbytes, "buffer load")
         mem, n = m.mem, len(addr)
         if lds:
-            base = (w.m0 & 0x3FFFF) + sh.inst_off
-            idx = (base + LANES64[lanes] * lds_stride)[:, None] + byte_range(nbytes)
-            m.lds.check_bounds(m, w, idx, f"LDS-DMA write of {nbytes} bytes")
             lds_data = m.lds.data
 
             def apply():

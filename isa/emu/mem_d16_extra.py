@@ -109,7 +109,7 @@ def _bind_flat_load_d16(ins, nb, signed, hi):
     def fn(m, w):
         lanes = np.flatnonzero(w.exec_mask())
         addr = mem_global._addr(w, vaddr, None, offset, lanes)
-        lds, idx = mem_flat._split(m, w, ins, addr, lanes, nb)
+        lds, idx, ldw = mem_flat._split(m, w, ins, addr, lanes, nb)
         gl, ll = lanes[~lds], lanes[lds]
         gloc = mem_global._locate(m, w, addr[~lds], nb, ins.op) if len(gl) else None
         f, mem, data = regfile(w, vdst), m.mem, m.lds.data
@@ -119,7 +119,7 @@ def _bind_flat_load_d16(ins, nb, signed, hi):
                 _merge(f, d, gl, mem.gather(gloc, len(gl), nb), signed, hi)
             if len(ll):
                 _merge(f, d, ll, data[idx], signed, hi)
-        kw = {"lds_dw": dwords_of(idx), "lds_write": False} if len(ll) else {}
+        kw = {"lds_dw": ldw, "lds_write": False} if len(ll) else {}
         m.issue(w, AsyncOp(w, VM, regs, apply, w.pc, ins, **kw))
     return fn
 
@@ -131,7 +131,7 @@ def _bind_flat_store_hi(ins, nb):
     def fn(m, w):
         lanes = np.flatnonzero(w.exec_mask())
         addr = mem_global._addr(w, vaddr, None, offset, lanes)
-        lds, idx = mem_flat._split(m, w, ins, addr, lanes, nb)
+        lds, idx, ldw = mem_flat._split(m, w, ins, addr, lanes, nb, write=True)
         payload = lanes_to_bytes(regfile(w, vdata)[vdata.index:vdata.index + 1] >> np.uint32(16),
                                  lanes, nb)
         gpay, lpay = payload[~lds], payload[lds]
@@ -145,7 +145,7 @@ def _bind_flat_store_hi(ins, nb):
                 mem.scatter(gloc, gpay)
             if len(lpay):
                 data[idx] = lpay
-        kw = {"lds_dw": dwords_of(idx), "lds_write": True} if lds.any() else {}
+        kw = {"lds_dw": ldw, "lds_write": True} if lds.any() else {}
         m.issue(w, AsyncOp(w, VM, (), apply, w.pc, ins, **kw))
     return fn
 
@@ -192,9 +192,11 @@ def _bind_scratch_lds(ins, nb):
 
     def fn(m, w):
         lanes = np.flatnonzero(w.exec_mask())
-        src = mem_scratch._offsets(m, w, ins, vaddr, saddr, offset, lanes, nb)
         idx = ((w.m0 & 0x3FFFF) + offset + lanes.astype(np.int64) * 4)[:, None] + byte_range(nb)
-        m.lds.check_bounds(m, w, idx, f"LDS-DMA write of {nb} bytes")
+        keep = m.lds.dma_lanes(idx)
+        if not keep.all():          # lanes whose LDS address is out of range are masked off (ISA 3.11)
+            lanes, idx = lanes[keep], idx[keep]
+        src = mem_scratch._offsets(m, w, ins, vaddr, saddr, offset, lanes, nb)
         buf, lds_data = mem_scratch._buffer(m, w), m.lds.data
 
         def apply():

@@ -280,6 +280,13 @@ def _addtid_addr(m, w, ins, offset: int):
     return lanes, addr
 
 
+def _addtid_clamp(m, w, ins, addr, write: bool):
+    """(dwords the lanes access, with out-of-range ones sent to the zero / sink dword; dwords in
+    range) - out-of-range reads return 0, writes are dropped (ISA 3.6.1, isa.emu.lds)."""
+    idx, ok = m.lds.clamp(m, w, addr[:, None] + byte_range(4), 4, f"{ins.op} of 4 bytes", write)
+    return idx[:, 0] >> 2, (addr >> 2) if ok is None else (addr[ok[:, 0]] >> 2)
+
+
 def bind_read_addtid(ins):
     vdst = ins.operands[0]
     offset = mod_int(ins, "offset")
@@ -287,14 +294,13 @@ def bind_read_addtid(ins):
 
     def fn(m, w):
         lanes, addr = _addtid_addr(m, w, ins, offset)
-        _check(m, w, addr, 4, "ds_read_addtid_b32 of 4 bytes")
-        dw = addr >> 2
+        src, dw = _addtid_clamp(m, w, ins, addr, False)
         if m.lds.dma_owner is not None:
             m.lds.check_dma_pending(m, w, dw)
         f, u32 = regfile(w, vdst), m.lds.u32
 
         def apply():
-            f[vdst.index, lanes] = u32[dw]
+            f[vdst.index, lanes] = u32[src]
         m.issue(w, AsyncOp(w, LDS, regs, apply, w.pc, ins, lds_dw=dw))
     return fn
 
@@ -307,15 +313,14 @@ def bind_write_addtid(ins):
 
     def fn(m, w):
         lanes, addr = _addtid_addr(m, w, ins, offset)
-        _check(m, w, addr, 4, "ds_write_addtid_b32 of 4 bytes")
-        dw = addr >> 2
+        dst, dw = _addtid_clamp(m, w, ins, addr, True)
         vals = regfile(w, vdata)[vdata.index][lanes].copy()
         if m.lds.dma_owner is not None:
             m.lds.check_dma_pending(m, w, dw, write=True)
         u32 = m.lds.u32
 
         def apply():
-            u32[dw] = vals
+            u32[dst] = vals
         m.issue(w, AsyncOp(w, LDS, (), apply, w.pc, ins, lds_dw=dw, lds_write=True))
     return fn
 

@@ -39,16 +39,18 @@ _HI_SHARED = np.uint64(SHARED_APERTURE_BASE >> 32)
 _HI_PRIVATE = np.uint64(PRIVATE_APERTURE_BASE >> 32)
 
 
-def _split(m, w, ins, addr, lanes, nbytes):
-    """(lds lane mask, int64 LDS byte indices [n_lds, nbytes]) of a flat access."""
+def _split(m, w, ins, addr, lanes, nbytes, write=False):
+    """(lds lane mask, int64 LDS byte indices [n_lds, nbytes], LDS dwords in range) of a flat
+    access; LDS-aperture bytes beyond the allocation read 0 / are dropped (isa.emu.lds clamp)."""
     hi = addr >> np.uint64(32)
     if (hi == _HI_PRIVATE).any():
         raise m.error(EmulatorError, f"{ins.op}: a lane addresses the private (scratch) aperture "
                       "through a generic pointer; scratch is not modelled", w)
     lds = hi == _HI_SHARED
     idx = (addr[lds] & np.uint64(0xFFFFFFFF)).astype(np.int64)[:, None] + byte_range(nbytes)
-    m.lds.check_bounds(m, w, idx, f"flat access of {nbytes} bytes through the LDS aperture")
-    return lds, idx
+    mapped, ok = m.lds.clamp(m, w, idx, nbytes, f"flat access of {nbytes} bytes through the LDS "
+                             "aperture", write)
+    return lds, mapped, dwords_of(idx) if ok is None else idx[ok] >> 2
 
 
 def _bind_flat_load(ins, nbytes, signed):
@@ -63,7 +65,7 @@ def _bind_flat_load(ins, nbytes, signed):
         addr = _addr(w, vaddr, None, offset, lanes)
         if not ((addr >> np.uint64(32)) >= _HI_SHARED).any():
             return global_only(m, w)
-        lds, idx = _split(m, w, ins, addr, lanes, nbytes)
+        lds, idx, ldw = _split(m, w, ins, addr, lanes, nbytes)
         gl, ll = lanes[~lds], lanes[lds]
         gloc = _locate(m, w, addr[~lds], nbytes, ins.op) if len(gl) else None
         f, mem, data = regfile(w, vdst), m.mem, m.lds.data
@@ -72,7 +74,7 @@ def _bind_flat_load(ins, nbytes, signed):
             if len(gl):
                 f[d:d + ndw, gl] = bytes_to_dwords(mem.gather(gloc, len(gl), nbytes), signed).T
             f[d:d + ndw, ll] = bytes_to_dwords(data[idx], signed).T
-        m.issue(w, AsyncOp(w, VM, regs, apply, w.pc, ins, lds_dw=dwords_of(idx), lds_write=False))
+        m.issue(w, AsyncOp(w, VM, regs, apply, w.pc, ins, lds_dw=ldw, lds_write=False))
     return fn
 
 
@@ -87,7 +89,7 @@ def _bind_flat_store(ins, nbytes):
         addr = _addr(w, vaddr, None, offset, lanes)
         if not ((addr >> np.uint64(32)) >= _HI_SHARED).any():
             return global_only(m, w)
-        lds, idx = _split(m, w, ins, addr, lanes, nbytes)
+        lds, idx, ldw = _split(m, w, ins, addr, lanes, nbytes, write=True)
         payload = lanes_to_bytes(regfile(w, vdata)[vdata.index:vdata.index + ndw], lanes, nbytes)
         gpay, lpay = payload[~lds], payload[lds]
         gloc = _locate(m, w, addr[~lds], nbytes, ins.op) if (~lds).any() else None
@@ -99,7 +101,7 @@ def _bind_flat_store(ins, nbytes):
             if gloc is not None:
                 mem.scatter(gloc, gpay)
             data[idx] = lpay
-        m.issue(w, AsyncOp(w, VM, (), apply, w.pc, ins, lds_dw=dwords_of(idx), lds_write=True))
+        m.issue(w, AsyncOp(w, VM, (), apply, w.pc, ins, lds_dw=ldw, lds_write=True))
     return fn
 
 

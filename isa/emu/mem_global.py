@@ -101,11 +101,13 @@ def _bind_lds_dma(ins, nbytes):
 
     def fn(m, w):
         lanes = np.flatnonzero(w.exec_mask())
-        addr = _addr(w, vaddr, saddr, offset, lanes)
-        _locate(m, w, addr, nbytes, what)
         # cdna-facts section 6: the inst offset applies to both the global and the LDS address
         idx = ((w.m0 & 0x3FFFF) + offset + lanes.astype(np.int64) * stride)[:, None] + byte_range(nbytes)
-        m.lds.check_bounds(m, w, idx, f"LDS-DMA write of {nbytes} bytes")
+        keep = m.lds.dma_lanes(idx)
+        if not keep.all():          # lanes whose LDS address is out of range are masked off (ISA 3.11)
+            lanes, idx = lanes[keep], idx[keep]
+        addr = _addr(w, vaddr, saddr, offset, lanes)
+        _locate(m, w, addr, nbytes, what)
         mem, lds_data = m.mem, m.lds.data
 
         def apply():

@@ -5,7 +5,9 @@ and the LDS-crossbar lane ops ds_swizzle_b32 / ds_bpermute_b32 / ds_permute_b32.
 All count in lgkmcnt and land in issue order per wave (cdna-facts section 4). Addresses and store
 data are read at issue; reads take LDS bytes when they land (isa.emu.pending). Address = VGPR +
 offset (16-bit unsigned); read2/write2 use offset0/offset1 in units of the element size (x64 for
-st64). Out-of-allocation addresses are LdsOutOfBoundsError. Inactive lanes do nothing.
+st64). Reads beyond the workgroup's LDS allocation return 0 and writes there are dropped (AMD
+ISA guide section 3.6.1; isa.emu.lds ``clamp``); out-of-range atomics and elements partly out of range
+are LdsOutOfBoundsError (the guide leaves them undefined). Inactive lanes do nothing.
 The gfx950 transpose reads ds_read_*_tr_* live in isa.emu.mem_lds_tr (imported at the end of
 this module so they register with it). Not implemented: addtid.
 """
@@ -70,10 +72,25 @@ def _lanes_addr(w, vaddr, offset: int):
     return lanes, w.vgpr[vaddr.index][lanes] + np.uint32(offset)
 
 
+NO_OOB_RULE = " (the ISA guide defines out-of-range LDS reads and writes, not atomics)"
+
+
 def _check(m, w, addr: np.ndarray, span: int, what: str) -> None:
-    """Bounds of accesses [addr, addr + span) (DS offsets are unsigned, so addr >= 0)."""
-    if addr.size and int(addr.max()) + span > m.lds.size:
-        m.lds.check_bounds(m, w, addr[:, None].astype(np.int64) + np.arange(span), what)
+    """Bounds of accesses [addr, addr + span) whose out-of-range behaviour is undefined (atomics)."""
+    if addr.size and int(addr.max()) + span > m.lds.limit:
+        m.lds.check_bounds(m, w, addr[:, None].astype(np.int64) + np.arange(span), what, NO_OOB_RULE)
+
+
+def _out_of_range(m, addr: np.ndarray, span: int) -> bool:
+    return bool(addr.size) and int(addr.max()) + span > m.lds.limit
+
+
+def _clamped(m, w, addr: np.ndarray, acc, what: str, write: bool):
+    """(byte indices with out-of-range bytes redirected, dwords in range) of an access that reaches
+    past the allocation (isa.emu.lds ``clamp``)."""
+    idx = addr.astype(np.int64)[:, None] + acc.byte_offs
+    mapped, ok = m.lds.clamp(m, w, idx, acc.size, what, write)
+    return mapped, idx[ok] >> 2
 
 
 def _trace_banks(m, addr: np.ndarray, nbytes: int) -> None:
@@ -122,9 +139,12 @@ class _Access:
         return dwords_of(idx), idx
 
 
-def _read_op(m, w, ins, regs, vdst, lanes, addr, acc: _Access, signed=False):
+def _read_op(m, w, ins, regs, vdst, lanes, addr, acc: _Access, signed=False, what=""):
     lds = m.lds
-    dw, idx = acc.locate(addr)
+    if _out_of_range(m, addr, acc.span):
+        idx, dw = _clamped(m, w, addr, acc, what, False)
+    else:
+        dw, idx = acc.locate(addr)
     f = regfile(w, vdst)
     d, n = vdst.index, acc.nreg
     if idx is None:
@@ -142,10 +162,13 @@ def _read_op(m, w, ins, regs, vdst, lanes, addr, acc: _Access, signed=False):
     m.issue(w, AsyncOp(w, LDS, regs, apply, w.pc, ins, lds_dw=dw))
 
 
-def _write_op(m, w, ins, lanes, addr, acc: _Access, rows: np.ndarray):
+def _write_op(m, w, ins, lanes, addr, acc: _Access, rows: np.ndarray, what=""):
     """rows: uint32[acc.nreg (or 1 for sub-dword), 64] data registers, element after element."""
     lds = m.lds
-    dw, idx = acc.locate(addr)
+    if _out_of_range(m, addr, acc.span):
+        idx, dw = _clamped(m, w, addr, acc, what, True)
+    else:
+        dw, idx = acc.locate(addr)
     if idx is None:
         vals = rows[0][lanes].copy() if acc.nreg == 1 else rows[:, lanes].T.ravel()
         u32 = lds.u32
@@ -177,8 +200,7 @@ def bind_read(ins):
     def fn(m, w):
         lanes = w.exec_lanes()
         addr = w.vgpr[r][lanes] + off
-        _check(m, w, addr, acc.span, what)
-        _read_op(m, w, ins, regs, vdst, lanes, addr, acc, signed)
+        _read_op(m, w, ins, regs, vdst, lanes, addr, acc, signed, what)
         if m.trace is not None:
             _trace_banks(m, addr, nbytes)
     return fn
@@ -204,9 +226,11 @@ def bind_read_d16(ins):
     def fn(m, w):
         lanes = w.exec_lanes()
         addr = w.vgpr[r][lanes] + off
-        _check(m, w, addr, nbytes, f"read of {nbytes} bytes")
         idx = addr.astype(np.int64)[:, None] + byte_range(nbytes)
         dw = dwords_of(idx)
+        if _out_of_range(m, addr, nbytes):
+            mapped, ok = m.lds.clamp(m, w, idx, nbytes, f"read of {nbytes} bytes", False)
+            idx, dw = mapped, idx[ok] >> 2
         f, data = regfile(w, vdst), m.lds.data
 
         def apply():
@@ -228,9 +252,8 @@ def bind_write_d16_hi(ins):
     def fn(m, w):
         lanes = w.exec_lanes()
         addr = w.vgpr[vaddr.index][lanes] + off
-        _check(m, w, addr, acc.span, f"write of {nbytes} bytes")
         rows = regfile(w, vdata)[vdata.index:vdata.index + 1] >> np.uint32(16)
-        _write_op(m, w, ins, lanes, addr, acc, rows)
+        _write_op(m, w, ins, lanes, addr, acc, rows, f"write of {nbytes} bytes")
     return fn
 
 
@@ -245,8 +268,7 @@ def bind_read2(ins):
     def fn(m, w):
         lanes = w.exec_lanes()
         addr = w.vgpr[r][lanes]
-        _check(m, w, addr, acc.span, what)
-        _read_op(m, w, ins, regs, vdst, lanes, addr, acc)
+        _read_op(m, w, ins, regs, vdst, lanes, addr, acc, what=what)
         if m.trace is not None:
             _trace_banks(m, addr + np.uint32(acc.byte_offs[0]), size)
     return fn
@@ -264,8 +286,7 @@ def bind_write(ins):
     def fn(m, w):
         lanes = w.exec_lanes()
         addr = w.vgpr[r][lanes] + off
-        _check(m, w, addr, acc.span, what)
-        _write_op(m, w, ins, lanes, addr, acc, regfile(w, vdata)[s:s + ndw])
+        _write_op(m, w, ins, lanes, addr, acc, regfile(w, vdata)[s:s + ndw], what)
         if m.trace is not None:
             _trace_banks(m, addr, nbytes)
     return fn
@@ -282,10 +303,9 @@ def bind_write2(ins):
     def fn(m, w):
         lanes = w.exec_lanes()
         addr = w.vgpr[r][lanes]
-        _check(m, w, addr, acc.span, what)
         rows = np.concatenate([regfile(w, d0)[d0.index:d0.index + ndw],
                                regfile(w, d1)[d1.index:d1.index + ndw]])
-        _write_op(m, w, ins, lanes, addr, acc, rows)
+        _write_op(m, w, ins, lanes, addr, acc, rows, what)
         if m.trace is not None:
             _trace_banks(m, addr + np.uint32(acc.byte_offs[0]), size)
     return fn

@@ -47,7 +47,7 @@ import numpy as np
 from .errors import EmulatorError, UnknownInstructionError
 from .lds import dwords_of
 from .mem_common import mod_int, regfile
-from .mem_lds import _check, _trace_banks
+from .mem_lds import _out_of_range, _trace_banks
 from .pending import LDS, AsyncOp
 from .registry import binder
 from .regkeys import reg_keys
@@ -127,7 +127,6 @@ def bind_read_tr(ins):
                           f"(active lanes may need chunks addressed by inactive lanes)", w)
         lanes = w.exec_lanes()
         addr = w.vgpr[r][lanes] + off
-        _check(m, w, addr, nbytes, what)
         bad = (addr % np.uint32(align)) != 0
         if bad.any():
             raise m.error(UnverifiedTransposeError,
@@ -136,6 +135,9 @@ def bind_read_tr(ins):
         idx = addr.astype(np.int64)[:, None] + span
         dw = dwords_of(idx)
         lds = m.lds
+        if _out_of_range(m, addr, nbytes):      # chunks beyond the allocation read as 0 (ISA 3.6.1)
+            mapped, ok = lds.clamp(m, w, idx, nbytes, what, False)
+            idx, dw = mapped, idx[ok] >> 2
         data, f = lds.data, regfile(w, vdst)
 
         def apply():
