@@ -232,9 +232,15 @@ RULES: tuple[HazardRule, ...] = (
                Wait(1, 1, _GFX950_PLUS1), "RR XDLWrite94x; LLVM"),
     HazardRule("xdl_write_nonxdl_srcc_overlap", "xdl", "vgpr", "nonxdl_mfma", "srcc", "overlap_not_same",
                Wait(1, 1, _GFX950_PLUS1, (("gfx950", 2, 3),)), "RR XDLWrite94x; LLVM"),
-    # RR XDLWrite94x: "v_mfma_*f32 write | v_mfma* read SrcC overlapped | P" for any consumer MFMA
-    HazardRule("nonxdl_write_mfma_srcc_overlap", "nonxdl_mfma", "vgpr", "mfma", "srcc",
-               "overlap_not_same", Wait(0, 1), "RR XDLWrite94x; LLVM (SMFMA N-pass overlapped SrcC)"),
+    # RR XDLWrite94x: "v_mfma_*f32 write | v_mfma* read SrcC overlapped | P" for any consumer MFMA;
+    # the CDNA3 ISA guide agrees (Table 37: SGEMM write -> XDL / S/DGEMM SrcC overlapped, 2/4/8/16);
+    # the CDNA4 guide (Table 38) asks 0 for an XDL consumer ("XDL 2x opcodes read SRCC Faster"), so
+    # the judge asks 0 there on gfx950 and the generator keeps P
+    HazardRule("nonxdl_write_xdl_srcc_overlap", "nonxdl_mfma", "vgpr", "xdl", "srcc",
+               "overlap_not_same", Wait(0, 1), "ISA; RR XDLWrite94x; LLVM (SMFMA N-pass overlapped SrcC)",
+               emu=Wait(0, 1, (), tuple(("gfx950", p, 0) for p in (2, 4, 8, 16)))),
+    HazardRule("nonxdl_write_nonxdl_srcc_overlap", "nonxdl_mfma", "vgpr", "nonxdl_mfma", "srcc",
+               "overlap_not_same", Wait(0, 1), "ISA; RR XDLWrite94x; LLVM (SMFMA N-pass overlapped SrcC)"),
     HazardRule("nonxdl_write_mfma_srcab", "nonxdl_mfma", "vgpr", "mfma", "srcab", "overlap", Wait(2, 1),
                "RR XDLWrite94x; LLVM"),
     # LLVM (GFX940_SMFMA_N_PassWriteVgprVALU*) asks P+2 for an f32 MFMA's result read by
@@ -248,8 +254,10 @@ RULES: tuple[HazardRule, ...] = (
     *(HazardRule(f"dgemm_write_{c}_{slot}", "dgemm", "vgpr", c, slot, "overlap",
                  by_passes(p16=(11, 19), p4=(6, 6)), "RR DGEMM*Write; LLVM (DMFMA), llc 22")
       for c, slot in (("mfma", "srcab"), ("valu", "reads"))),
+    # CDNA4 ISA Table 38: V_MFMA_16x16x4_F64 -> "VALU read/write VGPR (RAW + WAW)" 19 on gfx950,
+    # where LLVM 22 asks 11 for the WAW: both views follow the guide
     HazardRule("dgemm_write_valu_waw", "dgemm", "vgpr", "valu", "vgpr_writes", "overlap",
-               by_passes(p16=(11, 11), p4=(6, 6)), "RR DGEMM*Write; LLVM (DMFMA), llc 22"),
+               by_passes(p16=(11, 19), p4=(6, 6)), "ISA (CDNA4 19); RR DGEMM*Write; LLVM (DMFMA 11), llc 22"),
     HazardRule("dgemm_write_vmem_ds", "dgemm", "vgpr", "vmem_ds", "reads", "overlap",
                by_passes(p16=(18, 18), p4=(9, 9)), "RR DGEMM*Write; LLVM (DMFMA), llc 22"),
     HazardRule("dgemm_write_dgemm_srcc_same", "dgemm", "vgpr", "dgemm", "srcc", "same",
@@ -264,7 +272,10 @@ RULES: tuple[HazardRule, ...] = (
                  "RR VALUWrite; LLVM")
       for slot in ("srcab", "srcc")),
     # --- DOT results (v_dot*): RR DLWrite; LLVM's DotWrite* wait states, measured with llc 22 ------
-    *(HazardRule(f"dot_write_mfma_{slot}", "dot", "vgpr", "mfma", slot, "overlap", const(1), _LLC)
+    # CDNA3 Table 37 / CDNA4 Table 38: "DL ops Write VGPR -> Any opcode read/write VGPR that is not
+    # exactly the same as 1st DLops opcode (RAW + WAW): 3" - an MFMA included; LLVM asks 1
+    *(HazardRule(f"dot_write_mfma_{slot}", "dot", "vgpr", "mfma", slot, "overlap", const(3),
+                 "ISA (3); " + _LLC + " (1)")
       for slot in ("srcab", "srcc")),
     HazardRule("dot_write_valu_read", "dot", "vgpr", "valu", "reads", "overlap", const(3),
                "RR DLWrite; " + _LLC, same_op=False),

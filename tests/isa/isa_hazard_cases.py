@@ -211,7 +211,8 @@ def f8f6f4(dst_a: int, a_regs: int, b_regs: int, cbsz: int, blgp: int, fa: str, 
 
 CASES += [
     Case("dgemm16_valu_read", D16[0], ACC_READ[0], D16[1], ACC_READ[1], (11, 19), "llvm"),
-    Case("dgemm16_valu_waw", D16[0], ACC_WRITE_A1[0], D16[1], ACC_WRITE_A1[1], (11, 11), "llvm"),
+    # gfx950: CDNA4 ISA Table 38 asks 19 for the WAW, LLVM 11
+    Case("dgemm16_valu_waw", D16[0], ACC_WRITE_A1[0], D16[1], ACC_WRITE_A1[1], (11, 19), "isa"),
     Case("dgemm16_store", D16[0], GLOBAL_STORE_A1[0], D16[1], GLOBAL_STORE_A1[1], (18, 18), "llvm"),
     Case("dgemm16_srcc_overlap", D16[0], D16_OVL[0], D16[1], D16_OVL[1], (9, 17), "llvm"),
     Case("dgemm4_valu_read", D4[0], ACC_READ[0], D4[1], ACC_READ[1], (6, 6), "llvm"),
@@ -251,8 +252,9 @@ X4_SRCC_V10 = mfma("v_mfma_f32_16x16x16_f16", "V_MFMA_F32_16X16X16F16_vgprcd", "
 PERM16 = ("v_permlane16_swap_b32 v0, v2",
           "$vgpr0, $vgpr2 = V_PERMLANE16_SWAP_B32_e64 $vgpr0, $vgpr2, 0, 0, implicit $exec")
 CASES += [
-    pair("dot_mfma_srca", DOT, X4, (1, 1)),
-    pair("dot_mfma_srcc", DOT, X4_SRCC_V10, (1, 1)),
+    # AMD's ISA guides ask 3 (CDNA3 Table 37, CDNA4 Table 38: DLops -> any other opcode), LLVM 1
+    Case("dot_mfma_srca", DOT[0], X4[0], DOT[1], X4[1], (3, 3), "isa"),
+    Case("dot_mfma_srcc", DOT[0], X4_SRCC_V10[0], DOT[1], X4_SRCC_V10[1], (3, 3), "isa"),
     pair("dot_valu_read", DOT, ("v_add_u32_e32 v3, v10, v5",
                                 "$vgpr3 = V_ADD_U32_e32 $vgpr10, $vgpr5, implicit $exec"), (3, 3)),
     pair("dot_valu_waw", DOT, ("v_add_u32_e32 v10, v4, v5",

@@ -1,6 +1,7 @@
 """docs/hazard-audit.md against isa.hazards: the audit table cannot drift from the code, the
-emulator's view follows AMD's figures, and the generator's view is never weaker than the judge's
-(nor than LLVM's) for any rule, arch or pass count."""
+emulator's view follows AMD's figures in the brief's order (the ISA guide's table for the arch:
+CDNA3 for gfx942, CDNA4 for gfx950; else rocRoller; else LLVM), and the generator's view is never
+weaker than the judge's (nor than LLVM's) for any rule, arch or pass count."""
 from __future__ import annotations
 
 import re
@@ -12,7 +13,8 @@ from isa.hazards import RULES
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "hazard-audit.md"
 PASSES = (0, 1, 2, 4, 8, 16)
-COLS = ("rule", "archs", "observer", "rocroller", "llvm", "emulator", "generator", "note")
+COLS = ("rule", "archs", "observer", "isa3", "isa4", "rocroller", "llvm", "emulator", "generator", "note")
+ISA_COL = {"gfx942": "isa3", "gfx950": "isa4"}
 
 
 def _rows() -> dict[str, dict[str, str]]:
@@ -58,17 +60,27 @@ def test_row_matches_the_code(name):
     assert row["archs"] == " ".join(rule.archs)
     assert row["emulator"] == str(rule.wait_for("emu"))
     assert row["generator"] == str(rule.wait_for("gen"))
-    arch = rule.archs[0]
+    first = rule.archs[0]                 # the rocRoller / LLVM columns are this arch's figures
     rr, llvm = _figures(row["rocroller"]), _figures(row["llvm"])
-    amd = rr if rr is not None else llvm       # the judge follows AMD; LLVM where AMD is silent
-    for figs, view, exact in ((amd, "emu", True), (llvm, "gen", False)):
-        for p, n in figs or ():
-            for passes in (PASSES if p is None else (p,)):
-                got = rule.wait_for(view)(arch, passes)
-                if exact:
-                    assert max(got, 0) == n, (name, view, passes, got, n)
-                else:
-                    assert got >= n, (name, view, passes, got, n)
+    for arch in rule.archs:
+        isa = _figures(row[ISA_COL[arch]])
+        amd = isa if isa is not None else (rr if rr is not None else llvm) if arch == first else None
+        checks = [(amd, "emu", True), (isa, "gen", False)] + ([(llvm, "gen", False)] if arch == first else [])
+        for figs, view, exact in checks:
+            for p, n in figs or ():
+                for passes in (PASSES if p is None else (p,)):
+                    got = rule.wait_for(view)(arch, passes)
+                    if exact:
+                        assert max(got, 0) == n, (name, arch, view, passes, got, n)
+                    else:
+                        assert got >= n, (name, arch, view, passes, got, n)
+
+
+def test_every_rule_has_an_isa_cell_or_says_why():
+    """The guides' column is filled for every rule: a figure, '—' (no such arch), or a remark."""
+    for name, row in ROWS.items():
+        for arch in BY_NAME[name].archs:
+            assert row[ISA_COL[arch]] not in ("", "—"), (name, arch)
 
 
 @pytest.mark.parametrize("rule", RULES, ids=[r.name for r in RULES])
