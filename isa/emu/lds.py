@@ -57,9 +57,11 @@ class Lds:
     def __init__(self, size: int, n_waves: int, arch: str = "gfx942") -> None:
         self.size = size                      # what the kernel asked for
         self.limit = limit = allocation(size, arch)   # what it got: accesses at >= limit are out of range
-        # two spare dwords past the allocation: ``zero`` (out-of-range reads read it; never written)
-        # and ``sink`` (out-of-range writes land there; never read)
-        self.data = np.zeros(limit + 8, dtype=np.uint8)
+        # ``buf`` (what the instructions index) has two spare dwords past the allocation: ``zero``
+        # (out-of-range reads read it; never written) and ``sink`` (out-of-range writes land there;
+        # never read); ``data`` / ``u32`` are the allocation itself (what a caller inspects)
+        self.buf = np.zeros(limit + 8, dtype=np.uint8)
+        self.data = self.buf[:limit]
         self.zero, self.sink = limit, limit + 4
         n_dw = max((limit + 3) // 4, 1)
         self.w_wave = np.full(n_dw, -1, dtype=np.int8)
@@ -70,7 +72,8 @@ class Lds:
         self.writers: set[int] = set()  # waves that wrote in this barrier epoch
         self.readers: set[int] = set()  # waves that read in this barrier epoch
         self.read_log: list = []        # (wave, dwords) reads not yet folded into r_mask
-        self.u32 = self.data[: len(self.data) // 4 * 4].view(np.uint32)
+        self.buf32 = self.buf.view(np.uint32)
+        self.u32 = self.buf32[: limit // 4]
         # _lut[w][x]: is a last-writer value x (-1 = none, at index 16) another wave than w?
         self._lut = [np.array([x not in (w,) for x in range(16)] + [False]) for w in range(16)]
 

@@ -98,7 +98,7 @@ def _bind_load(ins, nbytes, signed):
         loc, mask_b, rows = _locate(m, w, addr, in_range, nbytes, "buffer load")
         mem, n = m.mem, len(addr)
         if lds:
-            lds_data = m.lds.data
+            lds_data = m.lds.buf
 
             def apply():
                 lds_data[idx] = _gather(mem, loc, mask_b, rows, n, nbytes)

@@ -112,7 +112,7 @@ def _bind_flat_load_d16(ins, nb, signed, hi):
         lds, idx, ldw = mem_flat._split(m, w, ins, addr, lanes, nb)
         gl, ll = lanes[~lds], lanes[lds]
         gloc = mem_global._locate(m, w, addr[~lds], nb, ins.op) if len(gl) else None
-        f, mem, data = regfile(w, vdst), m.mem, m.lds.data
+        f, mem, data = regfile(w, vdst), m.mem, m.lds.buf
 
         def apply():
             if len(gl):
@@ -138,7 +138,7 @@ def _bind_flat_store_hi(ins, nb):
         gloc = mem_global._locate(m, w, addr[~lds], nb, ins.op) if (~lds).any() else None
         if gloc is not None:
             m.claim_global_writes(w, gloc, nb)
-        mem, data = m.mem, m.lds.data
+        mem, data = m.mem, m.lds.buf
 
         def apply():
             if gloc is not None:
@@ -197,7 +197,7 @@ def _bind_scratch_lds(ins, nb):
         if not keep.all():          # lanes whose LDS address is out of range are masked off (ISA 3.11)
             lanes, idx = lanes[keep], idx[keep]
         src = mem_scratch._offsets(m, w, ins, vaddr, saddr, offset, lanes, nb)
-        buf, lds_data = mem_scratch._buffer(m, w), m.lds.data
+        buf, lds_data = mem_scratch._buffer(m, w), m.lds.buf
 
         def apply():
             lds_data[idx] = buf[lanes[:, None], src]

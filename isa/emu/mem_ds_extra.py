@@ -182,7 +182,7 @@ def _bind_rmw(name: str, rtn: bool):
             lanes, addr = _lanes_addr(w, vaddr, offset)
             _check(m, w, addr, nb, f"{ins.op} of {nb} bytes")
             vals = [_qwords(regfile(w, d), d.index, lanes, nb) for d in datas]
-            buf = m.lds.data
+            buf = m.lds.buf
 
             def apply():
                 old = np.empty(len(addr), ut)
@@ -240,7 +240,7 @@ def _bind_wrxchg2(size: int, scale: int):
             v1 = _qwords(regfile(w, d1), d1.index, lanes, size)
             a0 = addr.astype(np.int64) + o0
             a1 = addr.astype(np.int64) + o1
-            buf = m.lds.data
+            buf = m.lds.buf
 
             def apply():
                 old = np.empty((len(addr), 2), ut)
@@ -297,7 +297,7 @@ def bind_read_addtid(ins):
         src, dw = _addtid_clamp(m, w, ins, addr, False)
         if m.lds.dma_owner is not None:
             m.lds.check_dma_pending(m, w, dw)
-        f, u32 = regfile(w, vdst), m.lds.u32
+        f, u32 = regfile(w, vdst), m.lds.buf32
 
         def apply():
             f[vdst.index, lanes] = u32[src]
@@ -317,7 +317,7 @@ def bind_write_addtid(ins):
         vals = regfile(w, vdata)[vdata.index][lanes].copy()
         if m.lds.dma_owner is not None:
             m.lds.check_dma_pending(m, w, dw, write=True)
-        u32 = m.lds.u32
+        u32 = m.lds.buf32
 
         def apply():
             u32[dst] = vals

@@ -68,7 +68,7 @@ def _bind_flat_load(ins, nbytes, signed):
         lds, idx, ldw = _split(m, w, ins, addr, lanes, nbytes)
         gl, ll = lanes[~lds], lanes[lds]
         gloc = _locate(m, w, addr[~lds], nbytes, ins.op) if len(gl) else None
-        f, mem, data = regfile(w, vdst), m.mem, m.lds.data
+        f, mem, data = regfile(w, vdst), m.mem, m.lds.buf
 
         def apply():
             if len(gl):
@@ -95,7 +95,7 @@ def _bind_flat_store(ins, nbytes):
         gloc = _locate(m, w, addr[~lds], nbytes, ins.op) if (~lds).any() else None
         if gloc is not None:
             m.claim_global_writes(w, gloc, nbytes)
-        mem, data = m.mem, m.lds.data
+        mem, data = m.mem, m.lds.buf
 
         def apply():
             if gloc is not None:

@@ -108,7 +108,7 @@ def _bind_lds_dma(ins, nbytes):
             lanes, idx = lanes[keep], idx[keep]
         addr = _addr(w, vaddr, saddr, offset, lanes)
         _locate(m, w, addr, nbytes, what)
-        mem, lds_data = m.mem, m.lds.data
+        mem, lds_data = m.mem, m.lds.buf
 
         def apply():
             lds_data[idx] = mem.read_lanes(addr, nbytes, what)

@@ -148,12 +148,12 @@ def _read_op(m, w, ins, regs, vdst, lanes, addr, acc: _Access, signed=False, wha
     f = regfile(w, vdst)
     d, n = vdst.index, acc.nreg
     if idx is None:
-        u32 = lds.u32
+        u32 = lds.buf32
 
         def apply():
             f[d:d + n, lanes] = u32[dw].reshape(-1, n).T
     else:
-        data = lds.data
+        data = lds.buf
 
         def apply():
             f[d:d + n, lanes] = bytes_to_dwords(data[idx], signed).T
@@ -171,7 +171,7 @@ def _write_op(m, w, ins, lanes, addr, acc: _Access, rows: np.ndarray, what=""):
         dw, idx = acc.locate(addr)
     if idx is None:
         vals = rows[0][lanes].copy() if acc.nreg == 1 else rows[:, lanes].T.ravel()
-        u32 = lds.u32
+        u32 = lds.buf32
 
         def apply():
             u32[dw] = vals
@@ -179,7 +179,7 @@ def _write_op(m, w, ins, lanes, addr, acc: _Access, rows: np.ndarray, what=""):
         data = np.array(rows[:, lanes].T, dtype=np.uint32, order="C", copy=True).view(np.uint8)
         if acc.size < 4:
             data = data[:, :acc.size]
-        buf = lds.data
+        buf = lds.buf
 
         def apply():
             buf[idx] = data
@@ -231,7 +231,7 @@ def bind_read_d16(ins):
         if _out_of_range(m, addr, nbytes):
             mapped, ok = m.lds.clamp(m, w, idx, nbytes, f"read of {nbytes} bytes", False)
             idx, dw = mapped, idx[ok] >> 2
-        f, data = regfile(w, vdst), m.lds.data
+        f, data = regfile(w, vdst), m.lds.buf
 
         def apply():
             v = bytes_to_dwords(data[idx], signed)[:, 0] & np.uint32(0xFFFF)
@@ -329,7 +329,7 @@ def _bind_atomic(name: str, rtn: bool):
             lanes, addr = _lanes_addr(w, vaddr, offset)
             _check(m, w, addr, nb, f"atomic of {nb} bytes")
             vals = _qwords(regfile(w, vdata), vdata.index, lanes, nb)
-            buf = m.lds.data
+            buf = m.lds.buf
 
             def apply():
                 old = np.empty(len(addr), ut)
@@ -378,7 +378,7 @@ def _bind_cmpst(rtn: bool, nb: int):
             _check(m, w, addr, nb, f"compare-store of {nb} bytes")
             cmp = _qwords(regfile(w, d_cmp), d_cmp.index, lanes, nb)
             new = _qwords(regfile(w, d_new), d_new.index, lanes, nb)
-            buf = m.lds.data
+            buf = m.lds.buf
 
             def apply():
                 old = np.empty(len(addr), ut)

@@ -138,7 +138,7 @@ def bind_read_tr(ins):
         if _out_of_range(m, addr, nbytes):      # chunks beyond the allocation read as 0 (ISA 3.6.1)
             mapped, ok = lds.clamp(m, w, idx, nbytes, what, False)
             idx, dw = mapped, idx[ok] >> 2
-        data, f = lds.data, regfile(w, vdst)
+        data, f = lds.buf, regfile(w, vdst)
 
         def apply():
             chunks = np.zeros((64, nbytes), np.uint8)

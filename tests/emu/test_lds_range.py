@@ -74,7 +74,7 @@ def test_reads_past_the_block_return_zero_writes_are_dropped(arch, alloc):
       s_waitcnt lgkmcnt(0)
       s_endpgm""", lds=256, arch=arch, vgprs={0: alloc - 128 + LANES * 4, 1: LANES + 100,
                                               2: 0xDEAD, 4: 0xDEAD, 5: 0xDEAD})
-    assert m.lds.limit == alloc and len(m.lds.data) == alloc + 8
+    assert m.lds.limit == alloc and len(m.lds.data) == alloc and len(m.lds.buf) == alloc + 8
     v = m.waves[0].vgpr
     assert np.array_equal(v[2][:32], LANES[:32] + 100) and (v[2][32:] == 0).all()
     assert np.array_equal(v[4][:32], LANES[:32] + 100) and (v[4][32:] == 0).all()
@@ -119,4 +119,4 @@ def test_lds_dma_masks_out_of_range_lanes():
       s_waitcnt vmcnt(0)
       s_endpgm""", emu=emu, lds=512, sgprs={0: srd(ps, src.nbytes)}, vgprs={1: LANES * 4})
     assert np.array_equal(m.lds.data[384:512].view(np.uint32), src[:32])
-    assert not m.lds.data[:384].any() and not m.lds.data[512:].any()
+    assert not m.lds.data[:384].any() and not m.lds.buf[512:].any()
