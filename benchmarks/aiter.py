@@ -55,7 +55,8 @@ def gemm_table(snapshot: str) -> list[dict]:
     return list(csv.DictReader(io.StringIO(text)))
 
 
-def run_gemm(snapshot: str, row: dict, size, seed: int, allow, out_b16: bool, split: int = 1):
+def run_gemm(snapshot: str, row: dict, size, seed: int, allow, out_b16: bool, split: int = 1,
+             races: bool = True):
     """(worst error / tolerance, Emulator) of one aiter bf16 GEMM on an MxNxK problem."""
     import ml_dtypes
 
@@ -82,7 +83,17 @@ def run_gemm(snapshot: str, row: dict, size, seed: int, allow, out_b16: bool, sp
     a = rng.uniform(-1, 1, (m, k)).astype(bf16)
     b = rng.uniform(-1, 1, (n, k)).astype(bf16)
     d = np.zeros((m, n), tout)
-    emu = Emulator(arch="gfx942", seed=seed, allow_hazards=allow)
+    # Split-K protocol (read from the kernels' code): workgroup z = 0 of a tile waits for the
+    # semaphore to be 0, zeroes its D tile and stores the split count into the semaphore; every
+    # workgroup's wave 0 then waits for the semaphore to be non-zero before its waves atomically
+    # add their partial sums (global_atomic_add_f32) and wave 0 decrements it (s_atomic_dec). The
+    # emulator runs workgroups one after another, so a z > 0 workgroup that ran before its z = 0
+    # would spin forever: split > 1 runs the workgroups in z-major order (z = 0 first), one of the
+    # orders the hardware may produce. The judge's global race rule (workgroups are not ordered)
+    # does not see the order the polling establishes, so it reports the z = 0 semaphore store and
+    # a z > 0 s_atomic_dec as a race; ``--no-global-races`` (reported on the line) runs without it.
+    emu = Emulator(arch="gfx942", seed=seed, allow_hazards=allow, shuffle_workgroups=split == 1,
+                   check_global_races=races)
     pd, pa, pb = emu.alloc(d, "D"), emu.alloc(a, "A"), emu.alloc(b, "B")
     args = bytearray(ki.kernarg_segment_size)
 
@@ -131,6 +142,8 @@ def main(argv=None) -> int:
     ap.add_argument("--splitk", type=int, default=1, help="split-K factor (grid z), split-K kernels only")
     ap.add_argument("--out-bf16", action="store_true", help="bf16 output (default f32)")
     ap.add_argument("--allow-hazard", action="append", default=[], metavar="RULE")
+    ap.add_argument("--no-global-races", action="store_true",
+                    help="do not check races between workgroups (the split-K semaphore protocol)")
     ns = ap.parse_args(argv)
     if not Path(ns.aiter).exists():
         print(f"error: no aiter snapshot at {ns.aiter}", file=sys.stderr)
@@ -141,11 +154,12 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         try:
             err, emu = run_gemm(ns.aiter, row, ns.size, ns.seed, frozenset(ns.allow_hazard), ns.out_bf16,
-                                ns.splitk)
+                                ns.splitk, not ns.no_global_races)
             res = "PASS" if err <= 1.0 else "FAIL  mismatch"
             allowed = ", ".join(f"{r}/{kind} x{c}" for (r, kind), c in sorted(emu.allowed_hazards.items()))
             print(f"{row['co_name']:55s} {res:5s} err/tol {err:8.3f} {emu.steps} wave-instrs "
-                  f"{time.perf_counter() - t0:6.1f}s" + (f"  allowed: {allowed}" if allowed else ""), flush=True)
+                  f"{time.perf_counter() - t0:6.1f}s" + (f"  allowed: {allowed}" if allowed else "")
+                  + ("  (global races not checked)" if ns.no_global_races else ""), flush=True)
         except Skip as e:
             print(f"{row['co_name']:55s} SKIP  {e}", flush=True)
         except Exception as e:  # noqa: BLE001 (the emulator's verdict, whatever it is, is the line)
