@@ -9,7 +9,6 @@ from core_util import run
 
 from isa.emu import Emulator
 from isa.emu.errors import (
-    LdsOutOfBoundsError,
     LdsRaceError,
     PendingOverwriteError,
     PendingReadError,
