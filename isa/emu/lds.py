@@ -19,7 +19,8 @@ the block. A plain LDS read or write at an address >= the limit is not an error:
 out-of-range are discarded ... Reads return the value zero" (``clamp``); an LDS-DMA lane whose LDS
 address is out of range is masked off (section 3.11 "Memory Violations": "Memory Buffer to LDS does
 NOT return a memory violation if the LDS address is out of range, but masks off EXEC bits of
-threads that would go out of range"). The guide's clamp is MIN(lds_size, M0); on gfx9 and later M0
+threads that would go out of range"; section 9.1.9.1 "Clamping Rules": "Set the active-mask to
+limit buffer reads to those threads that return data to a legal LDS location"). The guide's clamp is MIN(lds_size, M0); on gfx9 and later M0
 does not bound DS accesses (LLVM's ``ldsRequiresM0Init`` is false from GFX9 on and LLVM-compiled
 kernels leave M0 arbitrary around ds ops), so only the allocation bounds them here. What the guide
 leaves undefined stays ``LdsOutOfBoundsError``: an element partly inside and partly outside ("it is
