@@ -21,7 +21,7 @@ address is out of range is masked off (section 3.11 "Memory Violations": "Memory
 NOT return a memory violation if the LDS address is out of range, but masks off EXEC bits of
 threads that would go out of range"; section 9.1.9.1 "Clamping Rules": "Set the active-mask to
 limit buffer reads to those threads that return data to a legal LDS location"). The guide's clamp is MIN(lds_size, M0); on gfx9 and later M0
-does not bound DS accesses (LLVM's ``ldsRequiresM0Init`` is false from GFX9 on and LLVM-compiled
+does not bound DS accesses (LLVM's GCNSubtarget ``ldsRequiresM0Init`` is false from GFX9 on, LLVM-compiled
 kernels leave M0 arbitrary around ds ops), so only the allocation bounds them here. What the guide
 leaves undefined stays ``LdsOutOfBoundsError``: an element partly inside and partly outside ("it is
 undefined if SIZE is not a multiple of write-data-size"), and atomics (the guide speaks of reads and
