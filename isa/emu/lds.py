@@ -12,20 +12,20 @@ other; they race with plain accesses. Reads of LDS bytes written by an LDS-DMA o
 not yet covered by ``s_waitcnt vmcnt`` are ``PendingReadError`` (cdna-facts section 4: LDS-DMA
 data needs vmcnt before ds_read).
 
-Bounds (AMD CDNA4 ISA guide section 3.6.1 "Out-of-Range behavior", the same section in the Vega
-and CDNA guides; section 3.6.5 "LDS Allocation and Clamping"): LDS is allocated to a workgroup in
-blocks (512 bytes on CDNA3, 1280 bytes on CDNA4), so ``limit`` is the requested size rounded up to
-the block. A plain LDS read or write at an address >= the limit is not an error: "Writes
-out-of-range are discarded ... Reads return the value zero" (``clamp``); an LDS-DMA lane whose LDS
-address is out of range is masked off (section 3.11 "Memory Violations": "Memory Buffer to LDS does
-NOT return a memory violation if the LDS address is out of range, but masks off EXEC bits of
-threads that would go out of range"; section 9.1.9.1 "Clamping Rules": "Set the active-mask to
-limit buffer reads to those threads that return data to a legal LDS location"). The guide's clamp is MIN(lds_size, M0); on gfx9 and later M0
-does not bound DS accesses (LLVM's GCNSubtarget ``ldsRequiresM0Init`` is false from GFX9 on, LLVM-compiled
-kernels leave M0 arbitrary around ds ops), so only the allocation bounds them here. What the guide
-leaves undefined stays ``LdsOutOfBoundsError``: an element partly inside and partly outside ("it is
-undefined if SIZE is not a multiple of write-data-size"), and atomics (the guide speaks of reads and
-writes only), via ``check_bounds``.
+Bounds (AMD CDNA4 ISA guide section 3.6.1 "Out-of-Range behavior", the same section in the Vega and
+CDNA guides; section 3.6.5 "LDS Allocation and Clamping"): LDS is allocated to a workgroup in blocks
+(512 bytes on CDNA3, 1280 bytes on CDNA4), so ``limit`` is the requested size rounded up to the
+block. A plain LDS read or write at an address >= the limit is not an error: "Writes out-of-range
+are discarded ... Reads return the value zero" (``clamp``); an LDS-DMA lane whose LDS address is out
+of range is masked off (section 3.11 "Memory Violations": "Memory Buffer to LDS does NOT return a
+memory violation if the LDS address is out of range, but masks off EXEC bits of threads that would
+go out of range"; section 9.1.9.1 "Clamping Rules": "Set the active-mask to limit buffer reads to
+those threads that return data to a legal LDS location"). The guide's clamp is MIN(lds_size, M0); on
+gfx9 and later M0 does not bound DS accesses (LLVM's GCNSubtarget ``ldsRequiresM0Init`` is false
+from GFX9 on, LLVM-compiled kernels leave M0 arbitrary around ds ops), so only the allocation bounds
+them here. What the guide leaves undefined stays ``LdsOutOfBoundsError``: an element partly inside
+and partly outside ("it is undefined if SIZE is not a multiple of write-data-size"), and atomics
+(the guide speaks of reads and writes only), via ``check_bounds``.
 """
 from __future__ import annotations
 
