@@ -106,13 +106,16 @@ def set_scale(ab, st: SoftmaxState, scale_sgpr: VReg) -> None:
 
 
 def online_softmax(ab, body, st: SoftmaxState, S: VReg, rem: VReg, kb: VReg,
-                   bperm: VReg, mask: bool | None = None) -> list[VReg]:
+                   bperm: VReg, mask: bool | None = None, p_scale=None) -> list[VReg]:
     """Append one block's softmax; returns the P^T operand registers per k-step. ``mask``
-    (default ``AttentionConfig.key_mask``): mask the scores per element (``kvloop``)."""
+    (default ``AttentionConfig.key_mask``): mask the scores per element (``kvloop``).
+    ``p_scale``: 16 f32 factors in the scores' order multiplying P after the row sum, before
+    the pack (decode's per-token v_scale): ``(one(r), pair(r))`` giving register r and the
+    pair r, r + 1."""
     cfg = ab.cfg
     vcc = Special("vcc")
     if not (cfg.key_mask if mask is None else mask):    # every key of this block is visible
-        return _softmax_tail(ab, body, st, S, bperm, guard=False)
+        return _softmax_tail(ab, body, st, S, bperm, guard=False, p_scale=p_scale)
     # mask limit relative to this block: key offset c_r is visible iff c_r < rem - kb
     rb = ab.vreg(name="krem_blk")
     body.add(Instr("v_subrev_u32", (rb, kb, rem)), ("softmax", "mask"))
@@ -122,10 +125,11 @@ def online_softmax(ab, body, st: SoftmaxState, S: VReg, rem: VReg, kb: VReg,
         c_r = (r // 4) * 8 + r % 4
         body.add(Instr("v_cmp_lt_i32", (vcc, Imm(c_r), rb)), ("softmax", "mask"))
         body.add(Instr("v_cndmask_b32", (xs.sub(r), st.ninf, S.sub(r), vcc)), ("softmax", "mask"))
-    return _softmax_tail(ab, body, st, xs, bperm, guard=True)
+    return _softmax_tail(ab, body, st, xs, bperm, guard=True, p_scale=p_scale)
 
 
-def _softmax_tail(ab, body, st: SoftmaxState, xs: VReg, bperm: VReg, guard: bool) -> list[VReg]:
+def _softmax_tail(ab, body, st: SoftmaxState, xs: VReg, bperm: VReg, guard: bool,
+                  p_scale=None) -> list[VReg]:
     """Everything after the mask: row max, exponentials, running sum, O rescale, P packing.
     ``xs``: the 16 (masked) raw scores as one tuple (pairs feed v_pk_fma_f32). ``guard``: a row
     may have seen no key yet (masked blocks), so its max can be -inf."""
@@ -183,6 +187,8 @@ def _softmax_tail(ab, body, st: SoftmaxState, xs: VReg, bperm: VReg, guard: bool
         for r in range(0, 16, 2):
             body.add(Instr("v_pk_mul_f32", (o.sub(r, 2), alpha2, o.sub(r, 2))),
                      ("softmax", "rescale"))
+    if p_scale is not None:
+        _scale_p(body, ps, p_scale, guard)
     # P^T operands
     pf = []
     # k-step s of the x8 MFMA takes p_4s..p_4s+3 (2 registers); of the gfx950 x16 MFMA
@@ -206,6 +212,20 @@ def _softmax_tail(ab, body, st: SoftmaxState, xs: VReg, bperm: VReg, guard: bool
             _pack(ab, body, f.sub(w), lo, hi, cfg.dtype)
         pf.append(f)
     return pf
+
+
+def _scale_p(body, ps: VReg, f, guard: bool) -> None:
+    """p_r *= f_r in f32. Masked bodies (``guard``): a masked key's p is 0 and its factor may be
+    a stale NaN, so v_mul_legacy_f32 (0 x anything = 0, the ISA guide's DX9 rule); else two per
+    v_pk_mul_f32."""
+    if guard:
+        for r in range(16):
+            body.add(Instr("v_mul_legacy_f32", (ps.sub(r), ps.sub(r), f[0](r))),
+                     ("softmax", "vscale"))
+        return
+    for r in range(0, 16, 2):
+        body.add(Instr("v_pk_mul_f32", (ps.sub(r, 2), ps.sub(r, 2), f[1](r))),
+                 ("softmax", "vscale"))
 
 
 def combine_halves(ab, block, x: VReg, op: str, bperm: VReg, tags, consume: bool = False) -> VReg:

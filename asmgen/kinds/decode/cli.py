@@ -28,10 +28,16 @@ def add_arguments(a: argparse.ArgumentParser) -> None:
     a.add_argument("--num-blocks", type=int, default=None,
                    help="pages in the pool (default batch x max_blocks_per_seq)")
     a.add_argument("--scale", type=float, default=None, help="default 1/sqrt(head_dim)")
-    a.add_argument("--prefetch", type=int, default=1, choices=(0, 1))
+    a.add_argument("--prefetch", type=int, default=None, choices=(0, 1),
+                   help="load key blocks one iteration ahead (default 1; 0 with --kv-scale "
+                        "token at head_dim 128)")
     a.add_argument("--kv-dtype", default=None, choices=("f16", "bf16", "fp8_e4m3fnuz", "fp8_e4m3"),
                    help="K/V cache dtype (default --dtype; fp8: the arch's E4M3, FNUZ on CDNA3, "
                         "OCP on CDNA4, with k_scale / v_scale)")
+    a.add_argument("--kv-scale", default="tensor", choices=("tensor", "token"),
+                   help="fp8 KV: k_scale / v_scale per tensor (f32 scalars) or per token and KV "
+                        "head (f32 buffers, AITER's layout: paged [num_blocks, kv_heads, "
+                        "page_size], dense [batch, kv_heads, max_context])")
 
 
 def cli_kwargs(args: argparse.Namespace) -> dict:
@@ -40,7 +46,7 @@ def cli_kwargs(args: argparse.Namespace) -> dict:
                 max_context=args.max_context, context_len=args.context_len,
                 num_splits=args.num_splits, paged=args.paged, page_size=args.page_size,
                 num_blocks=args.num_blocks, scale=args.scale, prefetch=args.prefetch,
-                kv_dtype=args.kv_dtype)
+                kv_dtype=args.kv_dtype, kv_scale=args.kv_scale)
 
 
 def add_combine_arguments(a: argparse.ArgumentParser) -> None:

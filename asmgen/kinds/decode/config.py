@@ -20,7 +20,9 @@ KV caches: dense ``[batch, max_context, kv_heads, head_dim]`` (FlashAttention's 
 or paged ``[num_blocks, page_size, kv_heads, head_dim]`` (vLLM's) with ``block_table [batch,
 max_blocks_per_seq]`` int32 page numbers. ``kv_dtype`` (default ``dtype``) may be the arch's fp8
 (``KV_FP8``: E4M3FNUZ on gfx942, OCP E4M3 on gfx950): the caches hold one byte per element,
-dequantised to ``dtype`` in registers, with per-tensor f32 ``k_scale`` / ``v_scale``. Every limit
+dequantised to ``dtype`` in registers, with f32 ``k_scale`` / ``v_scale``: per tensor (``kv_scale``
+"tensor", two scalars) or per token and KV head (``kv_scale`` "token", AITER's per-token layout:
+paged ``[num_blocks, kv_heads, page_size]``, dense ``[batch, kv_heads, max_context]``). Every limit
 raises ``ConfigError`` naming the value and the limit.
 """
 from __future__ import annotations
@@ -41,6 +43,7 @@ SPLITS_MAX = 256
 PAGE_SIZES = (16, 32, 64, 128, 256)
 BUFFER_BYTES_MAX = (1 << 32) - 1     # num_records is 32 bits (cdna-facts section 5)
 KV_FP8 = ("fp8_e4m3fnuz", "fp8_e4m3")  # fp8 KV caches (the arch's row of asmgen.dtypes decides)
+KV_SCALES = ("tensor", "token")        # fp8 K/V scale granularity (``kv_scale``)
 
 
 def _int(name: str, value, lo: int, hi: int) -> int:
@@ -68,8 +71,11 @@ class DecodeConfig:
     page_size: int = 16              # paged only
     num_blocks: int | None = None    # paged: pages in the pool (default: batch x pages per seq)
     mfma_k: int | None = None        # K of the 32x32xK MFMA; default: the arch's native
-    prefetch: int = 1                # key blocks loaded one iteration ahead (0 or 1)
+    prefetch: int | None = None      # key blocks loaded one iteration ahead (0 or 1); default
+    #                                  1, but 0 with per-token scales at head_dim 128 (their
+    #                                  32 prefetched VGPRs do not fit beside D = 128's)
     kv_dtype: str | None = None      # K/V cache element type; default dtype; or an fp8 (KV_FP8)
+    kv_scale: str = "tensor"         # fp8 KV: k_scale/v_scale per tensor or per (token, kv head)
 
     def __post_init__(self) -> None:
         st = object.__setattr__
@@ -87,6 +93,11 @@ class DecodeConfig:
                 have = tuple(n for n in KV_FP8 if self.arch in DTYPES[n].arches)
                 raise ConfigError(f"decode kv_dtype={self.kv_dtype!r} is not available on "
                                   f"{self.arch} (its fp8 KV dtypes: {have})")
+        if self.kv_scale not in KV_SCALES:
+            raise ConfigError(f"decode kv_scale={self.kv_scale!r} is not one of {KV_SCALES}")
+        if self.kv_scale != "tensor" and self.kv_dtype == self.dtype:
+            raise ConfigError(f"decode kv_scale={self.kv_scale!r} applies to an fp8 kv_dtype "
+                              f"{KV_FP8} only (kv_dtype={self.kv_dtype!r})")
         if self.head_dim not in HEAD_DIMS:
             raise ConfigError(f"decode head_dim={self.head_dim!r} is not one of {HEAD_DIMS}")
         _int("batch", self.batch, 1, BATCH_MAX)
@@ -125,6 +136,8 @@ class DecodeConfig:
         if self.mfma_k not in mfma_ks(self.arch, self.dtype):
             raise ConfigError(f"decode mfma_k={self.mfma_k!r} is not available on {self.arch} "
                               f"(32x32xK with K in {mfma_ks(self.arch, self.dtype)})")
+        if self.prefetch is None:
+            st(self, "prefetch", 0 if self.token_scales and self.head_dim == 128 else 1)
         _int("prefetch", self.prefetch, 0, 1)
         if self.num_splits is None:
             from .splits import choose_splits
@@ -151,6 +164,11 @@ class DecodeConfig:
     def kv_fp8(self) -> bool:
         """fp8 caches: bytes dequantised in registers, k_scale / v_scale applied."""
         return self.kv_dtype != self.dtype
+
+    @property
+    def token_scales(self) -> bool:
+        """Per-token k_scale / v_scale buffers (applied to the scores and to P per key)."""
+        return self.kv_scale == "token"
 
     @property
     def group(self) -> int:
@@ -215,7 +233,7 @@ class DecodeConfig:
         g = f"_g{self.group}" if self.group > 1 else ""
         kv = f"_paged{self.page_size}" if self.paged else ""
         if self.kv_fp8:
-            kv += f"_kv{self.kv_dtype}"
+            kv += f"_kv{self.kv_dtype}" + ("_tok" if self.token_scales else "")
         return (f"attn_decode_{self.arch}_{self.dtype}_d{self.head_dim}_h{self.heads}{g}"
                 f"_t{self.q_tokens}_c{self.max_context}{kv}_s{self.num_splits}_k{self.mfma_k}"
                 f"{'' if self.prefetch else '_pf0'}")

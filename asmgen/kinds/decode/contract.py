@@ -7,7 +7,10 @@ int32; outputs ``o [batch, q_tokens, heads, head_dim]`` and ``lse [batch, q_toke
 with one split, else ``o_partial [batch, num_splits, q_tokens, heads, head_dim]`` (``dtype``)
 and ``lse_partial [batch, num_splits, q_tokens, heads]`` f32; scalars ``batch`` (u32), paged
 ``num_blocks`` (u32), ``scale`` (f32); with an fp8 ``kv_dtype`` the caches are ``kv_dtype`` and
-``k_scale``, ``v_scale`` (f32, per tensor: K = k_scale x k_cache, V = v_scale x v_cache) follow.
+``k_scale``, ``v_scale`` (f32, per tensor: K = k_scale x k_cache, V = v_scale x v_cache) follow;
+with ``kv_scale`` "token" they are f32 buffers instead, one scale per (key, KV head) in AITER's
+per-token layout (its ``pa_fwd_asm`` K_QScale / V_QScale): paged ``[num_blocks, kv_heads,
+page_size]``, dense ``[batch, kv_heads, max_context]`` (K[j, h] = k_scale[.., h, j] k_cache[j, h]).
 
 ``decode_combine``: ``o_partial``, ``lse_partial`` in, ``o``, ``lse`` out, scalar ``batch``.
 """
@@ -69,7 +72,10 @@ def decode_args(cfg: DecodeConfig) -> list[ArgSpec]:
         args.append(ArgSpec("num_blocks", "scalar", "u32", value=cfg.num_blocks,
                             range=(1, BUFFER_BYTES_MAX // cfg.page_bytes)))
     args.append(ArgSpec("scale", "scalar", "f32", value=cfg.scale, range=(F32_TINY, SCALE_MAX)))
-    if cfg.kv_fp8:
+    if cfg.kv_fp8 and cfg.token_scales:
+        sd = (("num_blocks", hk, cfg.page_size) if cfg.paged else ("batch", hk, cfg.max_context))
+        args += [_buf(n, "f32", sd, sizes) for n in ("k_scale", "v_scale")]
+    elif cfg.kv_fp8:
         for n in ("k_scale", "v_scale"):
             args.append(ArgSpec(n, "scalar", "f32", value=1.0, range=(F32_TINY, SCALE_MAX)))
     return args

@@ -53,13 +53,26 @@ class DenseKV:
         self.off_k = ab.vreg(name="off_k")
         p.add(Instr("v_mad_u32_u24", (self.off_k, col, imm_or_const(ab, rbk), dqb)), TAGS)
         self.v_offs = v_row_offsets(ab, lane, rbk)
+        self.b, self.start, self.left = b, start, left
+        self.sc_offs = None
+
+    def token_scales(self, kvh, half) -> None:
+        """Per-token k_scale / v_scale (``kvscale``): resources at (b, kv_head, start)."""
+        from . import kvscale
+        self.sc_offs, _ = kvscale.dense_setup(self.ab, self.srd, self.b, kvh, self.start,
+                                              self.left, half)
+        self.scales = kvscale.Loader(self.ab, self.srd, dense=True)
 
     def load(self, block, kb, dst=None, ahead: bool = False):
+        """(K operands, V rows, per-token (k, v) scales or None)."""
         kf = load_k(self.ab, block, self.srd["k_cache"], [(self.off_k, 0)],
                     dst[0] if dst else None)
         vrows = load_v(self.ab, block, self.srd["v_cache"], self.v_offs,
                        dst[1] if dst else None)
-        return kf, vrows
+        sc = None
+        if self.sc_offs is not None:
+            sc = self.scales.load(block, self.sc_offs, dst[2] if dst else None, ahead)
+        return kf, vrows, sc
 
     def advance(self, block) -> None:
         ab = self.ab
@@ -70,6 +83,8 @@ class DenseKV:
             block.add(Instr("s_addc_u32", (r.sub(1), r.sub(1), Imm(0))), ("addr", "kv_adv"))
             block.add(Instr("s_sub_i32", (r.sub(2), r.sub(2), step)), ("addr", "kv_adv"))
             block.add(Instr("s_max_i32", (r.sub(2), r.sub(2), Imm(0))), ("addr", "kv_adv"))
+        if self.sc_offs is not None:
+            self.scales.advance(block)
 
 
 def v_items(ab, lane):

@@ -28,7 +28,7 @@ class PagedKV:
 
     def __init__(self, ab, srd, b, ctx, start, kvh_off, nblocks, col, dqb, lane) -> None:
         cfg, p = ab.cfg, ab.k.prologue
-        self.ab, self.srd, self.ctx = ab, srd, ctx
+        self.ab, self.srd, self.ctx, self.nblocks = ab, srd, ctx, nblocks
         P, rbk = cfg.page_size, cfg.kv_row_bytes
         self.two = P < BLOCK_K                       # 16-key pages: two per block
         for n in ("k_cache", "v_cache"):
@@ -76,10 +76,18 @@ class PagedKV:
             p.add(Instr("v_mad_u32_u24", (t1, gp, imm_or_const(ab, 4 * rbk), c16)), TAGS)
             p.add(Instr("v_add_u32", (vb, kvh_off, t1)), TAGS)
             self.items.append((g4, vb, mask))
+        self.kvh_sc = None
+
+    def token_scales(self, kvh, half) -> None:
+        """Per-token k_scale / v_scale (``kvscale``): resources over the pool."""
+        from . import kvscale
+        self.kvh_sc = kvscale.paged_setup(self.ab, self.srd, kvh, self.nblocks, half)
+        self.scales = kvscale.Loader(ab=self.ab, srd=self.srd)
 
     def _pages(self, block):
-        """(page byte base SGPR or None, per-lane selector) of the block at ``kabs``: one SGPR
-        (one page), or two VGPR copies to pick per lane (two pages)."""
+        """(page byte base SGPR or None, per-lane selector, page numbers, key in page) of the
+        block at ``kabs``: one SGPR (one page), or two VGPR copies to pick per lane (two pages);
+        the page number SGPRs and the block's first key in its page (SGPR, pages over 32 keys)."""
         ab, cfg = self.ab, self.ab.cfg
         P = cfg.page_size
         tg = ("addr", "page")
@@ -92,12 +100,14 @@ class PagedKV:
                       ("addr", "page", "gr_bt"))
             base = ab.sreg(name="page_b")
             block.add(Instr("s_mul_i32", (base, ph, Imm(cfg.page_bytes))), tg)
+            kin = None
             if P > BLOCK_K:
-                kin = ab.sreg(name="page_kin")
+                kin = ab.sreg(name="page_kin")       # kept for the per-token scales' offsets
+                kb_ = kin if self.kvh_sc is None else ab.sreg(name="page_kin_b")
                 block.add(Instr("s_and_b32", (kin, self.kabs, Imm(P - 1))), tg)
-                block.add(Instr("s_mul_i32", (kin, kin, Imm(cfg.kv_row_bytes))), tg)
-                block.add(Instr("s_add_u32", (base, base, kin)), tg)
-            return base, None
+                block.add(Instr("s_mul_i32", (kb_, kin, Imm(cfg.kv_row_bytes))), tg)
+                block.add(Instr("s_add_u32", (base, base, kb_)), tg)
+            return base, None, (ph,), kin
         ph = ab.k.vreg("s", 2, align=2, name="pages")
         block.add(Instr("s_buffer_load_dwordx2", (ph, self.srd["block_table"], idx)),
                   ("addr", "page", "gr_bt"))
@@ -107,7 +117,7 @@ class PagedKV:
             block.add(Instr("s_mul_i32", (sb, ph.sub(i), Imm(cfg.page_bytes))), tg)
             block.add(Instr("v_mov_b32", (vb, sb)), tg)
             pair.append(vb)
-        return None, pair
+        return None, pair, (ph.sub(0), ph.sub(1)), None
 
     def _select(self, block, pair, mask):
         """The page base of each lane: ``pair[1]`` where ``mask`` (keys of the second page)."""
@@ -133,7 +143,7 @@ class PagedKV:
         tg = ("addr", "page")
         left = ab.sreg(name="keys_left")
         block.add(Instr("s_sub_i32", (left, self.ctx, self.kabs)), tg)
-        base, pair = self._pages(block)
+        base, pair, pages, kin = self._pages(block)
         kbase = base if pair is None else self._select(block, pair, self.kmask)
         ko = self._offset(block, kbase, self.koff, self.col, left)
         kf = load_k(ab, block, self.srd["k_cache"], [(ko, 0)], dst[0] if dst else None)
@@ -151,7 +161,12 @@ class PagedKV:
                 rows.append((self._offset(block, vbase, lo, g4, li), 0))
             voffs.append(rows)
         vrows = load_v(ab, block, self.srd["v_cache"], voffs, dst[1] if dst else None)
-        return kf, vrows
+        sc = None
+        if self.kvh_sc is not None:
+            from . import kvscale
+            offs = kvscale.paged_offsets(ab, block, pages, *self.kvh_sc, kin=kin)
+            sc = self.scales.load(block, offs, dst[2] if dst else None, ahead)
+        return kf, vrows, sc
 
     def advance(self, block) -> None:
         block.add(Instr("s_add_u32", (self.kabs, self.kabs, Imm(BLOCK_K))), ("addr", "kv_adv"))

@@ -7,7 +7,8 @@ LSE = -inf. Split s of ``num_splits`` covers keys [s c, (s + 1) c) with c = 32 c
 / num_splits) (the kernel's ranges); its partial O is normalised over its own keys and its LSE is
 the log-sum-exp of its own scores. fp8 caches (``kv_dtype``) are decoded exactly by ml_dtypes and
 scaled: K = k_scale x k_cache, V = v_scale x v_cache (``k_scale`` / ``v_scale`` from the inputs,
-1.0 when absent). The random inputs fill every cache entry no sequence may read
+1.0 when absent; per-token scales, arrays ``[num_blocks, kv_heads, page_size]`` paged or
+``[batch, kv_heads, max_context]`` dense, are gathered per key like the caches). The random inputs fill every cache entry no sequence may read
 (past a context, or pages no table names) with NaN: a kernel reading one fails the comparison.
 """
 from __future__ import annotations
@@ -27,6 +28,18 @@ def gather_kv(cache, b: int, length: int, block_table=None, page_size: int = 0):
         return c[b, :length]
     pages = np.asarray(block_table)[b, :-(-length // page_size)]
     return c[pages].reshape(-1, c.shape[2], c.shape[3])[:length]
+
+
+def gather_scale(scale, b: int, length: int, block_table=None, page_size: int = 0):
+    """Per-token scales of keys 0..length-1 of sequence b: [length, kv_heads] (a per-tensor
+    scale, a number, is returned as is)."""
+    if np.ndim(scale) == 0:
+        return float(scale)
+    c = np.asarray(scale)
+    if block_table is None:
+        return c[b, :, :length].T
+    pages = np.asarray(block_table)[b, :-(-length // page_size)]
+    return c[pages].transpose(0, 2, 1).reshape(-1, c.shape[1])[:length]
 
 
 def split_ranges(length: int, num_splits: int) -> list[tuple[int, int]]:
@@ -54,6 +67,11 @@ def _attend(q, k, v, lim, scale):
     return np.where(empty[:, None], 0.0, o), np.where(empty, -np.inf, lse)
 
 
+def _per_key(scale):
+    """A gathered scale broadcast over head_dim: a number, or [L, kv_heads, 1]."""
+    return scale if np.ndim(scale) == 0 else np.asarray(scale, np.float64)[:, :, None]
+
+
 def decode_reference(cfg, inp: dict, split: bool = False):
     """(O, LSE): [B, T, H, D], [B, T, H]; with ``split`` the per-split partials
     [B, S, T, H, D], [B, S, T, H]."""
@@ -62,13 +80,15 @@ def decode_reference(cfg, inp: dict, split: bool = False):
     G, S = cfg.group, cfg.num_splits if split else 1
     bt = inp.get("block_table") if cfg.paged else None
     lens = np.clip(np.asarray(inp["context_lens"]).astype(np.int64), 0, cfg.max_context)
-    ks, vs = (float(inp.get(n, 1.0)) for n in ("k_scale", "v_scale"))
+    ks, vs = (inp.get(n, 1.0) for n in ("k_scale", "v_scale"))
     o = np.zeros((B, S, T, H, D))
     lse = np.full((B, S, T, H), -np.inf)
     for b in range(B):
         L = int(lens[b])
-        k = gather_kv(inp["k_cache"], b, L, bt, cfg.page_size).astype(np.float64) * ks
-        v = gather_kv(inp["v_cache"], b, L, bt, cfg.page_size).astype(np.float64) * vs
+        k = gather_kv(inp["k_cache"], b, L, bt, cfg.page_size).astype(np.float64)
+        v = gather_kv(inp["v_cache"], b, L, bt, cfg.page_size).astype(np.float64)
+        k = k * _per_key(gather_scale(ks, b, L, bt, cfg.page_size))
+        v = v * _per_key(gather_scale(vs, b, L, bt, cfg.page_size))
         ranges = split_ranges(L, S) if split else [(0, L)]
         for s, (k0, k1) in enumerate(ranges):
             for kvh in range(cfg.kv_heads):
@@ -102,7 +122,9 @@ def decode_random_inputs(cfg, seed: int, context_lens=None) -> dict:
     """Seeded q, caches (unreadable entries NaN), lengths (default: random in 1..context_len,
     the last one context_len) and, paged, a block table naming shuffled pages. fp8 caches hold
     values in [-4, 4) (fp8 steps of 1/32 .. 1/4 there) and ``k_scale`` / ``v_scale`` are drawn
-    in [0.25, 1) and [1, 2): the scaled K and V are O(1), and dropping either changes O."""
+    in [0.25, 1) and [1, 2): the scaled K and V are O(1), and dropping either changes O. Per-token
+    scales (``kv_scale`` "token") are drawn per (key, KV head) in the same ranges, NaN where the
+    cache entry is unreadable."""
     rng = np.random.default_rng(seed)
     dt = np_dtype(cfg.dtype)
     B, T, H, HK, D = cfg.batch, cfg.q_tokens, cfg.heads, cfg.kv_heads, cfg.head_dim
@@ -131,7 +153,12 @@ def decode_random_inputs(cfg, seed: int, context_lens=None) -> dict:
         c = rng.uniform(-4, 4, shape) if fp8 else rng.uniform(-1, 1, shape)
         c[~readable] = np.nan
         out[n] = c.astype(np_dtype(cfg.kv_dtype))
-    if fp8:
+    if fp8 and getattr(cfg, "token_scales", False):
+        for n, (lo, hi) in (("k_scale", (0.25, 1.0)), ("v_scale", (1.0, 2.0))):
+            sc = rng.uniform(lo, hi, (shape[0], HK, shape[1]))   # [pages or batch, HK, keys]
+            sc[np.broadcast_to(~readable[:, None, :], sc.shape)] = np.nan
+            out[n] = sc.astype(np.float32)
+    elif fp8:
         out["k_scale"] = float(np.float32(rng.uniform(0.25, 1.0)))
         out["v_scale"] = float(np.float32(rng.uniform(1.0, 2.0)))
     return out

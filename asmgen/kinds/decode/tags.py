@@ -17,6 +17,8 @@ class DecodeTag(TagEnum):
     GR_LSE = "gr_lse"             # the combine's partial LSE loads
     GR_O = "gr_o"                 # the combine's partial O loads
     DEQUANT = "dequant"           # fp8 KV bytes widened to the compute dtype
+    KSCALE = "kscale"             # per-token k_scale times the scores
+    VSCALE = "vscale"             # per-token v_scale times P (and its copy past the prefetch)
 
 
 DECODE_TAGS = TagVocabulary("decode", CommonTag, AttnTag, DecodeTag)

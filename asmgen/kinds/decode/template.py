@@ -23,7 +23,10 @@ fp8 KV (``kv_dtype``): the loads fetch the cache's bytes and ``kvload.dequant`` 
 ``dtype`` at the top of each block (so the prefetch keeps loading raw bytes); K = k_scale x
 k_cache and V = v_scale x v_cache are applied in f32, never to the cache values: k_scale is
 folded into the softmax scale (S = Q (k_scale K8)^T scale) and v_scale into the final
-normalisation (O = v_scale / l x P V8), so the MFMAs see the cache values exactly.
+normalisation (O = v_scale / l x P V8), so the MFMAs see the cache values exactly. Per-token
+scales (``kv_scale`` "token", ``asmgen.kinds.decode.kvscale``) are loaded with each block's K and
+V and applied in f32 to the scores (S_j k_scale_j, before the row max) and to P (P_j v_scale_j,
+after the row sum, before the pack).
 
 With ``prefetch`` = 1 the next block's K operands and V rows are loaded right after this block's
 QK MFMAs, into the same registers, overlapping the softmax and the PV MFMAs.
@@ -44,6 +47,7 @@ from ..common.buffers import OOB_OFFSET, log2
 from .arith import imm_or_const, sdiv, vdiv
 from .config import BLOCK_K, BLOCK_Q, DecodeConfig
 from .contract import decode_args
+from . import kvscale
 from .kvload import TAGS, DenseKV, dequant, srd_base
 from .paged import PagedKV
 from .tags import DECODE_TAGS
@@ -80,7 +84,7 @@ def build_decode(cfg: DecodeConfig) -> object:
         p.add(Instr("s_load_dword", (nblocks_arg, ab.kernarg, Imm(offs["num_blocks"]))),
               ("addr", "karg"))
     kv_sc = {}
-    if cfg.kv_fp8:
+    if cfg.kv_fp8 and not cfg.token_scales:
         for n in ("k_scale", "v_scale"):
             kv_sc[n] = ab.sreg(name=n)
             p.add(Instr("s_load_dword", (kv_sc[n], ab.kernarg, Imm(offs[n]))), ("addr", "karg"))
@@ -217,6 +221,8 @@ def build_decode(cfg: DecodeConfig) -> object:
         kv = PagedKV(ab, srd, b, ctx, start, kvh_off, nblocks_arg, col, dqb, lane)
     else:
         kv = DenseKV(ab, srd, b, ctx, start, kvh_off, col, dqb, lane)
+    if cfg.token_scales:
+        kv.token_scales(kvh, half)
 
     # ---- bperm (gfx942 cross-half exchange), Q into registers
     bperm = None
@@ -229,7 +235,7 @@ def build_decode(cfg: DecodeConfig) -> object:
 
     st_ = sm.init_state(ab, D)
     v_post = None
-    if cfg.kv_fp8:
+    if cfg.kv_fp8 and not cfg.token_scales:
         # k_scale folded into the softmax scale (scale x k_scale, f32); v_scale into the final
         # normalisation (the epilogue's 1 / l times v_scale, f32)
         ks, v_post = ab.vreg(name="kscale"), ab.vreg(name="v_scale")
@@ -246,15 +252,15 @@ def build_decode(cfg: DecodeConfig) -> object:
 
     kb = ab.sreg(name="kbase")                                   # keys from start, this block
     p.add(Instr("s_mov_b32", (kb, Imm(0))), TAGS)
-    kf0 = vrows0 = None
+    pre = None
     if cfg.prefetch:
-        kf0, vrows0 = kv.load(p, kb)
+        pre = kv.load(p, kb)
         kv.advance(p)
 
     def emit(body, mask: bool) -> None:
-        kf, vrows = kf0, vrows0
-        if not cfg.prefetch:
-            kf, vrows = kv.load(body, kb)
+        # prefetch: the next block's scales overwrite these after their last reads (apply_k;
+        # the P scaling: ``kvscale.Loader``)
+        kf, vrows, sc = pre if cfg.prefetch else kv.load(body, kb)
         if cfg.kv_fp8:
             kf, vrows = dequant(ab, body, kf, vrows)
         vtile.store_rows(ab, body, vt, vrows)
@@ -262,10 +268,15 @@ def build_decode(cfg: DecodeConfig) -> object:
         Sr = k.vreg("v", 16, align=4, name="sT")
         for st in range(ksteps):
             body.add(Instr(cfg.mfma, (Sr, kf[st], qf[st], Sr if st else Imm(0))), ("mfma", "mfma_qk"))
+        if sc is not None:
+            kvscale.apply_k(ab, body, Sr, sc[0])
         if cfg.prefetch:
-            kv.load(body, kb, dst=(kf0, vrows0), ahead=True)
+            kv.load(body, kb, dst=pre, ahead=True)
             kv.advance(body)
-        pf = sm.online_softmax(ab, body, st_, Sr, rem, kb, bperm, mask)
+        vsc = None if sc is None else kvscale.factors(sc[1])
+        pf = sm.online_softmax(ab, body, st_, Sr, rem, kb, bperm, mask, p_scale=vsc)
+        if vsc is not None and cfg.prefetch:
+            kv.scales.flush(body)               # the next block's v scales, after P read these
         vf = vtile.read_operands(ab, body, vt)
         for st in range(BLOCK_K // cfg.mfma_k):
             for db in range(D // 32):
