@@ -152,8 +152,12 @@ def profile(src, iters: int = DEFAULT_ITERS, device: str | None = None,
         with_profile = [k.name for k in registry.all_kinds() if k.profile is not None]
         raise ConfigError(f"kernel kind {kind.name!r} has no profile hook (kinds with one: "
                           f"{with_profile})")
+    extra = {}
+    if hasattr(kind, "profile_companions"):     # other launches of the same step (decode_combine)
+        from ..api import generate
+        extra = kind.profile_companions(meta, generate)
     out = kind.profile(meta, hsaco, iters=iters, device=device, wgs_per_cu=wgs_per_cu,
-                       clock_mhz=clock_mhz, seed=seed, keep_result=keep_result, loop=loop)
+                       clock_mhz=clock_mhz, seed=seed, keep_result=keep_result, loop=loop, **extra)
     out["sustained_clock_mhz"] = sustained_clock(out)
     out["tflops_sustained"] = sustained_tflops(out)
     return out

@@ -62,6 +62,16 @@ class DecodeKind(KernelKind):
         from .profile import profile_decode
         return profile_decode(meta, hsaco, **kw)
 
+    def profile_companions(self, meta: dict, generate) -> dict:
+        """What ``profile`` needs beside the contract: a split kernel's ``decode_combine``
+        (compiled by ``generate``, ``asmgen.api.generate``: the CLI layer's)."""
+        cfg = DecodeConfig(**{k: v for k, v in meta["config"].items() if k != "kind"})
+        if cfg.num_splits == 1:
+            return {}
+        comb = self.combine_config(cfg)
+        ck = generate("decode_combine", **comb.to_dict())
+        return {"combine": (ck.meta, ck.hsaco)}
+
     def fuzz_configs(self, small: bool, arches):
         from .fuzz import decode_configs
         return decode_configs(small, arches)

@@ -13,8 +13,10 @@ dealt to the ``cus x wgs_per_cu`` slots (``attention.profile.makespan``), and th
 to the HBM floor: the bytes the problem must move (K and V of every sequence's context, Q, the
 outputs) at the device's achieved HBM bandwidth (``isa.cycle.params`` ``hbm_achieved_tbps``).
 The CU model has no DRAM queue, so this floor is what bounds a long decode; the report says
-which of the two set the time. The combine kernel (several splits) is not included: its bytes
-(B H T splits (D + 2) values) are listed beside.
+which of the two set the time. With several splits the ``decode_combine`` launch follows
+(``combine=(meta, hsaco)``, which ``asmgen profile`` compiles: ``DecodeKind.profile_companions``),
+modeled the same way (``combine/profile.py``) and added: ``cycles``, TB/s and tokens/s are the
+whole step's (both launches, both kernels' bytes), ``cycles_decode`` the first launch's.
 """
 from __future__ import annotations
 
@@ -47,6 +49,8 @@ def decode_bytes(cfg: DecodeConfig, batch: int, ctx: int) -> dict:
     """Bytes the problem must move: K/V of every context, Q, the outputs (and the partials)."""
     el = dtype_of(cfg.dtype).nbytes(1)
     kv = len(("k_cache", "v_cache")) * batch * ctx * cfg.kv_row_bytes
+    if cfg.token_scales:            # one f32 per key and KV head, for K and for V
+        kv += 2 * batch * ctx * cfg.kv_heads * 4
     rows = batch * cfg.q_tokens * cfg.heads
     q = rows * cfg.head_dim * el
     out = rows * (cfg.head_dim * el + 4) * (cfg.num_splits if cfg.num_splits > 1 else 1)
@@ -61,6 +65,7 @@ def _values(cfg: DecodeConfig, ctx: int, seed: int) -> dict:
     """Inputs of a one-sequence problem of ``ctx`` keys (buffers at batch 1)."""
     rng = np.random.default_rng(seed)
     dt = np_dtype(cfg.dtype)
+    kt = np_dtype(cfg.kv_dtype)
     T, H, HK, D, S = cfg.q_tokens, cfg.heads, cfg.kv_heads, cfg.head_dim, cfg.num_splits
     vals = {"batch": 1, "q": rng.uniform(-1, 1, (1, T, H, D)).astype(dt),
             "context_lens": np.array([ctx], np.int32)}
@@ -72,8 +77,11 @@ def _values(cfg: DecodeConfig, ctx: int, seed: int) -> dict:
         vals.update(block_table=table, num_blocks=pages)
     else:
         shape = (1, cfg.max_context, HK, D)
-    vals["k_cache"] = rng.uniform(-1, 1, shape).astype(dt)
-    vals["v_cache"] = rng.uniform(-1, 1, shape).astype(dt)
+    vals["k_cache"] = rng.uniform(-1, 1, shape).astype(kt)
+    vals["v_cache"] = rng.uniform(-1, 1, shape).astype(kt)
+    if cfg.token_scales:            # [pages or 1, kv_heads, keys]
+        for n in ("k_scale", "v_scale"):
+            vals[n] = rng.uniform(0.5, 1.0, (shape[0], HK, shape[1])).astype(np.float32)
     if S > 1:
         vals["o_partial"] = np.zeros((1, S, T, H, D), dt)
         vals["lse_partial"] = np.zeros((1, S, T, H), np.float32)
@@ -85,7 +93,8 @@ def _values(cfg: DecodeConfig, ctx: int, seed: int) -> dict:
 
 def profile_decode(meta: dict, hsaco: bytes, iters: int, device: str | None,
                    wgs_per_cu: int | None, clock_mhz: float | None, seed: int,
-                   keep_result: bool, loop: tuple[int, int] | None) -> dict:
+                   keep_result: bool, loop: tuple[int, int] | None,
+                   combine: tuple[dict, bytes] | None = None) -> dict:
     """Modeled performance of a decode contract; see the module doc."""
     from isa.cycle.problem import tbps_to_bytes_per_clk
     from isa.cycle.report import problem_tflops
@@ -123,24 +132,34 @@ def profile_decode(meta: dict, hsaco: bytes, iters: int, device: str | None,
     clock = clock_mhz or params.clock_mhz
     moved = decode_bytes(cfg, batch, ctx)
     hbm_floor = moved["total"] / tbps_to_bytes_per_clk(params.hbm_achieved_tbps, clock)
-    total = max(cu_total, hbm_floor)
+    decode_cycles = max(cu_total, hbm_floor)
+    comb = None
+    if S > 1:
+        if combine is None:
+            raise ProfileError(f"profile: a {S}-split decode contract needs its decode_combine "
+                               f"kernel (combine=(meta, hsaco); asmgen profile compiles it)")
+        from .combine.profile import profile_combine
+        comb = profile_combine(*combine, params, batch, clock, seed)
+    total = decode_cycles + (comb["cycles"] if comb else 0.0)
+    all_bytes = moved["total"] + (comb["bytes"] if comb else 0)
     seconds = total / (clock * 1e6)
     rounds = math.ceil(n_wg / slots)
     flops = 4.0 * batch * cfg.q_tokens * cfg.heads * ctx * cfg.head_dim
     perf = problem_tflops(params, flops, n_wg, total / rounds, copies, clock_mhz)
-    tbps = moved["total"] / seconds / 1e12
+    tbps = all_bytes / seconds / 1e12
     _, bound = trip_and_bound(params, res, summ, cpi, None, clock)
     return {"kernel": meta["kernel"], "arch": meta["arch"], "device": params.device,
             "schedule": meta.get("schedule"), "kind": "decode", "iter_name": "KV block",
             "bound": bound, "uncertainty": uncertainty(meta["arch"]),
-            "cycles": total, "cycles_cu_model": cu_total, "cycles_hbm_floor": hbm_floor,
+            "cycles": total, "cycles_decode": decode_cycles, "combine": comb,
+            "cycles_cu_model": cu_total, "cycles_hbm_floor": hbm_floor,
             "time_set_by": "hbm" if hbm_floor > cu_total else "cu",
             "cycles_per_iter": cpi, "cycles_per_round": total / rounds,
             "cycles_per_iter_wave": cpi_wave, "extrapolation": extrapolation,
             "mfma_busy": summ["mfma_busy"], "mfma_busy_per_simd": summ["mfma_busy_per_simd"],
             "tflops": perf["tflops"], "stalls": summ["stalls"], "perf": perf,
             "wgs_per_cu": copies, "hbm_fraction": 1.0,
-            "bytes": moved, "seconds": seconds, "achieved_tbps": tbps,
+            "bytes": moved, "bytes_step": all_bytes, "seconds": seconds, "achieved_tbps": tbps,
             "fraction_of_hbm_peak": tbps / params.hbm_tbps,
             "fraction_of_hbm_achievable": tbps / params.hbm_achieved_tbps,
             "tokens_per_second": batch * cfg.q_tokens / seconds,
