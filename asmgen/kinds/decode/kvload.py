@@ -1,5 +1,5 @@
-"""K and V loads of the decode template shared by the dense and paged caches: the buffer-resource
-base move, the V tile's work items, the K-operand and V-row loads (``kv_dtype`` bytes: an fp8
+"""K and V loads of the decode template shared by the dense and paged caches: the V tile's work
+items, the K-operand and V-row loads (``kv_dtype`` bytes: an fp8
 cache loads half the bytes and ``dequant`` widens them to ``dtype`` in registers), and ``DenseKV``
 (the dense cache's resources, advanced one key block per iteration)."""
 from __future__ import annotations
@@ -9,27 +9,13 @@ from isa.operands import Imm
 
 from ...ir import VReg
 from ..attention.ktile import OFFEN
-from ..common.buffers import SRD_DWORD3, log2
+from ..common.buffers import log2
 from .arith import imm_or_const
 from .config import BLOCK_K
+from .resource import TAGS, srd_base
 
-TAGS = ("addr",)
 LOADS = {4: "buffer_load_dword", 8: "buffer_load_dwordx2", 16: "buffer_load_dwordx4"}
 V_ROW = 8                # elements of one V row load (dims 8 c .. 8 c + 7, ``v_items``)
-
-
-def srd_base(ab, block, srd: VReg, row: VReg, row_bytes: int, extra: VReg | None = None) -> None:
-    """srd base += row x row_bytes (+ extra bytes), 64-bit; word 1 keeps the 16 address bits."""
-    lo, hi = ab.sreg(name="b_lo"), ab.sreg(name="b_hi")
-    block.add(Instr("s_mul_i32", (lo, row, Imm(row_bytes))), TAGS)
-    block.add(Instr("s_mul_hi_u32", (hi, row, Imm(row_bytes))), TAGS)
-    block.add(Instr("s_add_u32", (srd.sub(0), srd.sub(0), lo)), TAGS)
-    block.add(Instr("s_addc_u32", (srd.sub(1), srd.sub(1), hi)), TAGS)
-    if extra is not None:
-        block.add(Instr("s_add_u32", (srd.sub(0), srd.sub(0), extra)), TAGS)
-        block.add(Instr("s_addc_u32", (srd.sub(1), srd.sub(1), Imm(0))), TAGS)
-    block.add(Instr("s_and_b32", (srd.sub(1), srd.sub(1), Imm(0xFFFF))), TAGS)
-    block.add(Instr("s_mov_b32", (srd.sub(3), Imm(SRD_DWORD3))), TAGS)
 
 
 class DenseKV:

@@ -28,7 +28,7 @@ from isa.operands import Imm
 from ..attention.ktile import OFFEN
 from ..common.buffers import SRD_DWORD3
 from .config import BLOCK_K
-from .kvload import TAGS, srd_base
+from .resource import TAGS, srd_base
 
 NAMES = ("k_scale", "v_scale")
 GROUPS = 4               # dwordx4 loads per scale per block: keys 8 j + 4 h .. + 3

@@ -28,7 +28,7 @@ from ..common.buffers import OOB_OFFSET, log2
 from .arith import imm_or_const
 from .config import BATCH_MAX, HEADS_MAX, Q_TOKENS_MAX, SPLITS_MAX, _int
 from .contract import combine_args
-from .kvload import TAGS, srd_base
+from .resource import TAGS, srd_base
 from .tags import DECODE_TAGS
 
 ELEMS = 8           # head-dim elements per lane (one 16-byte load of f16/bf16)

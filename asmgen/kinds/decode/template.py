@@ -48,7 +48,8 @@ from .arith import imm_or_const, sdiv, vdiv
 from .config import BLOCK_K, BLOCK_Q, DecodeConfig
 from .contract import decode_args
 from . import kvscale
-from .kvload import TAGS, DenseKV, dequant, srd_base
+from .kvload import DenseKV, dequant
+from .resource import TAGS, srd_base
 from .paged import PagedKV
 from .tags import DECODE_TAGS
 
