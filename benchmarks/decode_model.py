@@ -98,7 +98,8 @@ def main() -> None:
                     print(f"{arch:7} {out['device']:7} {ctx:>7} {name:13} "
                           f"{out['problem']['num_splits']:>6} {out['cycles_cu_model']:>9.0f} "
                           f"{out['cycles_hbm_floor']:>9.0f} {out['time_set_by']:6} {comb:>8.0f} "
-                          f"{out['achieved_tbps']:>5.2f} {100 * out['fraction_of_hbm_peak']:>5.1f}% "
+                          f"{out['achieved_tbps']:>5.2f} "
+                          f"{100 * out['fraction_of_hbm_peak']:>5.1f}% "
                           f"{out['tokens_per_second']:>8.0f}  median {100 * u['median']:.1f} %, "
                           f"worst {100 * u['worst']:.1f} %", flush=True)
     for arch, u in errs.items():

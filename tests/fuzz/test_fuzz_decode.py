@@ -112,3 +112,20 @@ def test_combine_campaign_and_mutation_proof(tmp_path):
     assert rc == 0, text
     rows = json.loads((tmp_path / "mut" / "mutations.json").read_text())
     assert {"delete_waitcnt", "reuse_inflight"} <= {r["class"] for r in rows}, text
+
+
+def test_decode_fuzz_draws_per_token_scales_and_shrinks_them_away():
+    """fp8 configs draw per-tensor and per-token scales; a shrink step drops per-token scales
+    to per-tensor, and dropping the fp8 cache drops them too (kv_scale needs fp8); a proof
+    kernel has per-token scales."""
+    from hypothesis import find
+
+    from asmgen.kinds.decode.fuzz import PROOF_KERNELS, candidates, decode_configs, to_raw
+    cfg = find(decode_configs(), lambda c: c.kv_scale == "token")
+    assert cfg.kv_fp8
+    cands = list(candidates(to_raw(cfg)))
+    assert any(c["kv_scale"] == "tensor" and c["kv_dtype"] is not None for c in cands)
+    assert all(c["kv_scale"] == "tensor" for c in cands if c["kv_dtype"] is None)
+    for c in cands:                               # every candidate is a legal config
+        DecodeConfig(**{k: v for k, v in c.items() if k != "kind"})
+    assert any(k.get("kv_scale") == "token" for k in PROOF_KERNELS)

@@ -34,11 +34,12 @@ def fp8_of(arch: str) -> str:
 CASES = {
     "dense_gqa2_t1_d64_pf1": (dict(heads=4, kv_heads=2, q_tokens=1, head_dim=64, dtype="bf16",
                                    max_context=96), [1, 45, 96]),
-    "dense_mha_t3_d128_split2": (dict(heads=2, q_tokens=3, head_dim=128, dtype="f16",
-                                      max_context=192, num_splits=2), [3, 100, 192]),
-    "paged16_gqa4_t3_d128_split2": (dict(heads=8, kv_heads=2, q_tokens=3, head_dim=128,
-                                         dtype="bf16", max_context=160, paged=True,
-                                         page_size=16, num_splits=2), [3, 50, 160]),
+    "dense_mha_t3_d128_split2_pf0": (dict(heads=2, q_tokens=3, head_dim=128, dtype="f16",
+                                          max_context=192, num_splits=2, prefetch=0),
+                                     [3, 100, 192]),
+    "paged16_gqa4_t3_d128_split2_pf1": (dict(heads=8, kv_heads=2, q_tokens=3, head_dim=128,
+                                             dtype="bf16", max_context=160, paged=True,
+                                             page_size=16, num_splits=2), [3, 50, 160]),
     "paged16_gqa2_t2_d64_pf1_split3": (dict(heads=4, kv_heads=2, q_tokens=2, head_dim=64,
                                             dtype="f16", max_context=224, paged=True,
                                             page_size=16, num_splits=3), [2, 33, 224]),
@@ -77,8 +78,8 @@ def test_token_scales_match_reference_and_the_mean_does_not(case, arch, seed):
         assert not bad, f"reference with the mean {n} still matches: {msg}"
     if cfg.num_splits > 1:
         fin = run_combine(cfg, out, seed)
-        ok, msg = compare_combine(DECODE.combine_config(cfg), fin,
-                                  {"o_partial": out["o_partial"], "lse_partial": out["lse_partial"]})
+        parts = {n: out[n] for n in ("o_partial", "lse_partial")}
+        ok, msg = compare_combine(DECODE.combine_config(cfg), fin, parts)
         assert ok, msg
         o_ref, lse_ref = decode_reference(cfg, inp)
         err = float(np.abs(np.asarray(fin["o"], np.float64) - o_ref).max())
@@ -101,7 +102,6 @@ def test_token_scale_kernels_are_llvm_code_objects_with_scale_buffers(arch):
             assert args[n].kind == "buffer" and args[n].dtype == "f32"
             assert args[n].dims == (("num_blocks", cfg.kv_heads, cfg.page_size) if cfg.paged
                                     else ("batch", cfg.kv_heads, cfg.max_context))
-        assert cfg.prefetch == (0 if cfg.head_dim == 128 else 1)    # the default
 
 
 def test_kv_scale_needs_an_fp8_cache_and_a_known_name():
@@ -111,6 +111,12 @@ def test_kv_scale_needs_an_fp8_cache_and_a_known_name():
         DecodeConfig(kv_dtype="fp8_e4m3fnuz", kv_scale="row")
     cfg = DecodeConfig(kv_dtype="fp8_e4m3fnuz")
     assert cfg.kv_scale == "tensor" and "_tok" not in cfg.name and cfg.prefetch == 1
+    # default prefetch: 0 only where the prefetched scales do not fit (D128, pages of 32+)
+    tok = dict(kv_dtype="fp8_e4m3fnuz", kv_scale="token", head_dim=128, max_context=256)
+    assert DecodeConfig(**tok).prefetch == 1
+    assert DecodeConfig(**tok, paged=True, page_size=16).prefetch == 1
+    assert DecodeConfig(**tok, paged=True, page_size=64).prefetch == 0
+    assert DecodeConfig(**{**tok, "head_dim": 64}, paged=True, page_size=64).prefetch == 1
     assert {a.name: a.kind for a in decode_args(cfg)}["k_scale"] == "scalar"
 
 

@@ -46,6 +46,15 @@ KV_FP8 = ("fp8_e4m3fnuz", "fp8_e4m3")  # fp8 KV caches (the arch's row of asmgen
 KV_SCALES = ("tensor", "token")        # fp8 K/V scale granularity (``kv_scale``)
 
 
+def prefetch_default(cfg) -> int:
+    """1, except per-token scales at head_dim 128 on pages of 32 keys or more: their 32
+    prefetched scale VGPRs do not fit in 256 beside D = 128's there (the allocator finds no
+    aligned range at a 250-register peak; dense and 16-key pages fit: 248 and 256, measured
+    on both arches with the default recipe)."""
+    big_pages = cfg.paged and cfg.page_size > 16
+    return 0 if cfg.token_scales and cfg.head_dim == 128 and big_pages else 1
+
+
 def _int(name: str, value, lo: int, hi: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
         raise ConfigError(f"decode {name}={value!r} is outside {lo}..{hi}")
@@ -72,8 +81,8 @@ class DecodeConfig:
     num_blocks: int | None = None    # paged: pages in the pool (default: batch x pages per seq)
     mfma_k: int | None = None        # K of the 32x32xK MFMA; default: the arch's native
     prefetch: int | None = None      # key blocks loaded one iteration ahead (0 or 1); default
-    #                                  1, but 0 with per-token scales at head_dim 128 (their
-    #                                  32 prefetched VGPRs do not fit beside D = 128's)
+    #                                  1, but 0 with per-token scales at head_dim 128 on pages
+    #                                  of 32+ keys (``prefetch_default``)
     kv_dtype: str | None = None      # K/V cache element type; default dtype; or an fp8 (KV_FP8)
     kv_scale: str = "tensor"         # fp8 KV: k_scale/v_scale per tensor or per (token, kv head)
 
@@ -137,7 +146,7 @@ class DecodeConfig:
             raise ConfigError(f"decode mfma_k={self.mfma_k!r} is not available on {self.arch} "
                               f"(32x32xK with K in {mfma_ks(self.arch, self.dtype)})")
         if self.prefetch is None:
-            st(self, "prefetch", 0 if self.token_scales and self.head_dim == 128 else 1)
+            st(self, "prefetch", prefetch_default(self))
         _int("prefetch", self.prefetch, 0, 1)
         if self.num_splits is None:
             from .splits import choose_splits

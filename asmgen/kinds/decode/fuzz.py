@@ -1,7 +1,7 @@
 """Fuzzing the decode kind: the hypothesis strategy of valid ``DecodeConfig``s (contexts 1..130
 or 260 aligned to the 32-key block, one off, or any; dense or paged with pages of 16, 32, 64;
 MHA/GQA, 1..16 query tokens, 1..4 splits, both dtypes, head dims and arches, prefetch 0/1, KV
-caches in ``dtype`` or the arch's fp8), the
+caches in ``dtype`` or the arch's fp8 with per-tensor or per-token scales), the
 shrink moves of a failing config and the kernels of the mutation proof (``proof_kernels``)."""
 from __future__ import annotations
 
@@ -40,6 +40,8 @@ def decode_configs(draw, small: bool = True, arches=ARCHES) -> DecodeConfig:
     blocks = -(-maxc // BLOCK_K)
     fp8 = [n for n in KV_FP8 if arch in DTYPES[n].arches]
     extra["kv_dtype"] = draw(st.sampled_from([None, *fp8]))
+    if extra["kv_dtype"] is not None:
+        extra["kv_scale"] = draw(st.sampled_from(("tensor", "token")))
     try:
         return DecodeConfig(
             batch=draw(st.integers(1, 2)), heads=heads, kv_heads=kv_heads,
@@ -76,9 +78,11 @@ def candidates(raw: dict):
                    "num_splits": min(raw["num_splits"], -(-maxc // BLOCK_K)),
                    "num_blocks": None}
     for key, val in (("num_splits", 1), ("q_tokens", 1), ("batch", 1), ("head_dim", 64),
-                     ("prefetch", 1), ("dtype", "f16"), ("kv_dtype", None)):
-        if raw[key] != val:
-            yield {**raw, key: val, "mfma_k": None}
+                     ("prefetch", 1), ("dtype", "f16"), ("kv_scale", "tensor"),
+                     ("kv_dtype", None)):
+        if raw.get(key, "tensor") != val:
+            yield {**raw, key: val, "mfma_k": None,
+                   **({"kv_scale": "tensor"} if key == "kv_dtype" else {})}
     if raw["heads"] > 1:
         yield {**raw, "heads": 1, "kv_heads": 1}
         if raw["kv_heads"] < raw["heads"]:
@@ -86,7 +90,8 @@ def candidates(raw: dict):
     if raw["paged"]:
         yield {**raw, "paged": False, "num_blocks": None}
     if raw["arch"] != DEFAULT_ARCH:
-        yield {**raw, "arch": DEFAULT_ARCH, "mfma_k": None, "kv_dtype": None}
+        yield {**raw, "arch": DEFAULT_ARCH, "mfma_k": None, "kv_dtype": None,
+               "kv_scale": "tensor"}
 
 
 # Decode proof kernels: both arches, dense and paged (16-key pages: two pages per block and the
@@ -95,7 +100,8 @@ def candidates(raw: dict):
 # at least 3 key blocks with a partial last one. bf16 only on CDNA4: gfx942's bf16 rounding
 # (v_bfe_u32 + v_add3_u32) swapped with its neighbour reads the other half's rounding bit, a
 # sub-ulp change no tolerance-based check can see (the attention proof kernels avoid it too).
-# The last one reads an fp8 KV cache (the dequant's converts and packs, k_scale / v_scale).
+# The fourth reads an fp8 KV cache (the dequant's converts and packs, k_scale / v_scale); the
+# fifth per-token scales (their loads, the deferred v-scale prefetch, the score and P products).
 PROOF_KERNELS = (
     {"heads": 4, "kv_heads": 2, "q_tokens": 3, "head_dim": 64, "max_context": 112,
      "context_len": 100, "paged": True, "page_size": 16, "num_splits": 1, "dtype": "f16",
@@ -109,6 +115,9 @@ PROOF_KERNELS = (
     {"heads": 4, "kv_heads": 1, "q_tokens": 2, "head_dim": 64, "max_context": 112,
      "context_len": 100, "paged": True, "page_size": 16, "num_splits": 1, "dtype": "f16",
      "kv_dtype": "fp8_e4m3fnuz", "schedule": "attn_basic"},
+    {"heads": 2, "kv_heads": 1, "q_tokens": 2, "head_dim": 64, "max_context": 112,
+     "context_len": 100, "paged": True, "page_size": 16, "num_splits": 1, "dtype": "f16",
+     "kv_dtype": "fp8_e4m3fnuz", "kv_scale": "token", "prefetch": 1, "schedule": "attn_basic"},
 )
 
 

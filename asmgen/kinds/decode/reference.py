@@ -8,8 +8,9 @@ LSE = -inf. Split s of ``num_splits`` covers keys [s c, (s + 1) c) with c = 32 c
 the log-sum-exp of its own scores. fp8 caches (``kv_dtype``) are decoded exactly by ml_dtypes and
 scaled: K = k_scale x k_cache, V = v_scale x v_cache (``k_scale`` / ``v_scale`` from the inputs,
 1.0 when absent; per-token scales, arrays ``[num_blocks, kv_heads, page_size]`` paged or
-``[batch, kv_heads, max_context]`` dense, are gathered per key like the caches). The random inputs fill every cache entry no sequence may read
-(past a context, or pages no table names) with NaN: a kernel reading one fails the comparison.
+``[batch, kv_heads, max_context]`` dense, are gathered per key like the caches). The random
+inputs fill every cache entry no sequence may read (past a context, or pages no table names)
+with NaN: a kernel reading one fails the comparison.
 """
 from __future__ import annotations
 
