@@ -107,6 +107,9 @@ def test_token_scale_kernels_are_llvm_code_objects_with_scale_buffers(arch):
 def test_kv_scale_needs_an_fp8_cache_and_a_known_name():
     with pytest.raises(ConfigError, match="kv_scale='token' applies to an fp8 kv_dtype"):
         DecodeConfig(kv_scale="token")
+    with pytest.raises(ConfigError, match="max_context=63 is not a multiple of 4"):
+        DecodeConfig(kv_dtype="fp8_e4m3fnuz", kv_scale="token", max_context=63)
+    DecodeConfig(kv_dtype="fp8_e4m3fnuz", kv_scale="token", max_context=64)
     with pytest.raises(ConfigError, match="kv_scale='row' is not one of"):
         DecodeConfig(kv_dtype="fp8_e4m3fnuz", kv_scale="row")
     cfg = DecodeConfig(kv_dtype="fp8_e4m3fnuz")
