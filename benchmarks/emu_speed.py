@@ -172,6 +172,7 @@ def make_dsmfma(iters: int = 200, n_waves: int = 4):
         emu = Emulator(seed=0)
         # LDS contents go in through a first "program" that is just the machine's LDS object
         from isa.emu.machine import Machine
+        from isa.emu.pool import Pool
         from isa.emu.state import Wave
         waves = []
         for i in range(n_waves):
@@ -181,7 +182,7 @@ def make_dsmfma(iters: int = 200, n_waves: int = 4):
             waves.append(w)
         m = Machine(prog, waves, emu.mem, 2048, rng=emu.rng)
         m.lds.data[:] = lds_bytes
-        m.run()
+        Pool.single(m).run()
         for w in waves:
             d = unpack_d(name, w.agpr[0:16])
             if not np.array_equal(d, want):

@@ -104,7 +104,7 @@ class Emulator:
             waves.append(w)
         m = self._machine(prog, waves, lds_bytes, (0, 0, 0))
         m.scratch_bytes = scratch_bytes     # per-lane private segment (isa.emu.mem_scratch)
-        m.run()
+        Pool.single(m).run()    # this workgroup alone (isa.emu.pool steps several together)
         self.steps += m.steps
         return m
 

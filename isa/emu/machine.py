@@ -152,11 +152,6 @@ class Machine:
             self.sched._dirty = True
 
     # stepping -----------------------------------------------------------------------------
-    def run(self) -> None:
-        """Run this workgroup alone to the end (isa.emu.pool steps several together)."""
-        from .pool import Pool
-        Pool.single(self).run()
-
     def _over_budget(self) -> list[bool]:
         """Per pc: does the instruction touch registers beyond the budget (same for all waves of a
         launch; waves with different budgets get the strictest)."""

@@ -20,8 +20,8 @@ def add_arguments(a: argparse.ArgumentParser) -> None:
     a.add_argument("--seqlen-k", type=int, required=True)
     a.add_argument("--head-dim", type=int, required=True, help="64 or 128")
     a.add_argument("--dtype", default="f16", choices=("f16", "bf16") + FP8_DTYPES,
-                   help="Q/K/V type; fp8 (the arch's E4M3: fp8_e4m3fnuz on gfx942, fp8_e4m3 on "
-                        "gfx950) adds q_scale/k_scale/v_scale arguments")
+                   help="Q/K/V type; fp8 (the arch's E4M3: FNUZ on CDNA3, OCP on CDNA4) adds "
+                        "q_scale/k_scale/v_scale arguments")
     a.add_argument("--out-dtype", default=None, choices=FP8_OUT,
                    help="O's type of an fp8 kernel (default bf16)")
     a.add_argument("--causal", action="store_true", help="bottom-right aligned causal mask")

@@ -143,7 +143,8 @@ def _pack_bytes(gb, block, rows: tuple, mn_vec: int, name: str, tags: tuple) -> 
         block.add(Instr("v_lshl_or_b32", (data, hi, Imm(16), lo)), tags)
         return [data]
     out = []
-    for half, sel in enumerate((_ILV_LO, _ILV_HI)[:mn_vec // 2]):
+    halves = {2: (_ILV_LO,), 4: (_ILV_LO, _ILV_HI)}[mn_vec]   # dword pairs to interleave
+    for half, sel in enumerate(halves):
         p01, p23 = (gb.vreg(name=f"pk_{name}_{n}{half}") for n in ("p01_", "p23_"))
         block.add(Instr("v_perm_b32", (p01, k1, k0, gb.const(sel))), tags)
         block.add(Instr("v_perm_b32", (p23, k3, k2, gb.const(sel))), tags)
