@@ -1,6 +1,7 @@
 """fp8 prefill attention (``AttentionConfig`` dtype fp8_e4m3fnuz on gfx942, fp8_e4m3 on gfx950):
 emulator runs against the NumPy reference that models P's quantisation (``fp8ref``), two seeds,
-both arches, causal and not, D 64 and 128, unaligned lengths, GQA, bf16 and f32 O; dropping any
+both arches, causal and not, D 64 and 128, unaligned lengths, GQA, one wave (K in registers) and
+2 / 4 waves sharing K/V through LDS (every V-tile split: 4, 2 and 1 keys per item), bf16 and f32 O; dropping any
 scale or the P offset from the reference fails; the contract, the refusals and the CLI."""
 from __future__ import annotations
 
@@ -26,10 +27,16 @@ CASES = [
     ("gfx942", 64, True, {"seqlen_q": 33, "seqlen_k": 65}),
     ("gfx942", 128, False, {"seqlen_q": 31, "seqlen_k": 97}),
     ("gfx942", 128, True, {"heads": 4, "kv_heads": 2, "seqlen_q": 45, "seqlen_k": 40}),
+    ("gfx942", 128, False, {"seqlen_q": 70, "seqlen_k": 100, "waves": 4, "kv_buffers": 2}),
+    ("gfx942", 64, True, {"heads": 2, "kv_heads": 1, "seqlen_q": 50, "seqlen_k": 130, "waves": 2,
+                          "kv_buffers": 3}),
     ("gfx950", 64, False, {"seqlen_q": 33, "seqlen_k": 100}),
     ("gfx950", 64, True, {"heads": 2, "kv_heads": 1, "seqlen_q": 64, "seqlen_k": 70}),
     ("gfx950", 128, False, {"heads": 3, "kv_heads": 1, "seqlen_q": 20, "seqlen_k": 66}),
     ("gfx950", 128, True, {"seqlen_q": 40, "seqlen_k": 70}),
+    ("gfx950", 128, True, {"heads": 2, "kv_heads": 1, "seqlen_q": 70, "seqlen_k": 100,
+                           "waves": 2, "kv_buffers": 2}),
+    ("gfx950", 64, False, {"seqlen_q": 70, "seqlen_k": 97, "waves": 4, "kv_buffers": 3}),
 ]
 
 
@@ -56,11 +63,13 @@ def test_fp8_matches_reference(arch, d, causal, extra):
         assert ok, msg
 
 
-@pytest.mark.parametrize("arch,causal", [("gfx942", True), ("gfx950", False)])
-def test_fp8_f32_out_and_schedules(arch, causal):
-    """f32 O (tolerance 2^-16 relative), with the interleaving recipe and prefetch 0."""
+@pytest.mark.parametrize("arch,causal,extra", [
+    ("gfx942", True, {"prefetch": 0}), ("gfx950", False, {"waves": 2, "kv_buffers": 2})])
+def test_fp8_f32_out_and_schedules(arch, causal, extra):
+    """f32 O (tolerance 2^-16 relative), with the interleaving recipes, prefetch 0 and two
+    waves."""
     cfg = _cfg(arch, 64, causal, {"heads": 2, "kv_heads": 1, "seqlen_q": 37, "seqlen_k": 75},
-               out_dtype="f32", prefetch=0)
+               out_dtype="f32", **extra)
     for seed, sch in ((0, "attn_interleave"), (1, "attn_prio_interleave")):
         inp, out = _run(cfg, seed, sch)
         assert np.asarray(out["O"]).dtype == np.float32
@@ -122,7 +131,6 @@ def test_kernel_uses_fp8_mfma_and_converts():
                                               "f16, bf16, fp8_e4m3fnuz)"),
     ({"arch": "gfx950", "dtype": "fp8_e4m3fnuz"}, "not available on gfx950 (its attention "
                                                   "dtypes: f16, bf16, fp8_e4m3)"),
-    ({"arch": "gfx942", "dtype": "fp8_e4m3fnuz", "waves": 4}, "kv_buffers=1"),
     ({"arch": "gfx942", "dtype": "fp8_e4m3fnuz", "out_dtype": "f16"}, "out_dtype='f16'"),
     ({"arch": "gfx942", "dtype": "bf16", "out_dtype": "f32"}, "out_dtype='f32'"),
     ({"arch": "gfx950", "dtype": "fp8_e4m3", "mfma_k": 64}, "mfma_k=64"),

@@ -9,7 +9,7 @@ each K/V block once into one of ``kv_buffers`` LDS buffers (``kinds.attention.pi
 fp8 (``FP8_DTYPES``, the arch's own: FNUZ on gfx942, OCP on gfx950): Q, K, V are fp8 with
 per-tensor f32 ``q_scale`` / ``k_scale`` / ``v_scale`` (kernel arguments), both matmuls run on
 the 32x32x16 fp8 MFMA, P is quantised to fp8 as P x ``max_finite`` and O is ``out_dtype``
-(bf16 or f32; ``kinds.attention.softmax``); one wave, K in registers (``kv_buffers`` = 1).
+(bf16 or f32; ``kinds.attention.softmax``).
 Sizes are kernel arguments too: the compiled kernel is correct for any runtime ``seqlen_q`` /
 ``seqlen_k`` >= 1 within the limits below (the grid in the contract is the one for the config's
 ``seqlen_q``).
@@ -146,10 +146,6 @@ class AttentionConfig:
             st(self, "kv_buffers", 1 if self.waves == 1 else 2)
         if self.kv_buffers not in KV_BUFFERS:
             raise ConfigError(f"attention kv_buffers={self.kv_buffers!r} is not one of {KV_BUFFERS}")
-        if fp8 and self.kv_buffers != 1:
-            raise ConfigError(f"attention dtype={self.dtype!r} is built for kv_buffers=1 (one "
-                              f"wave, K in registers), got waves={self.waves} "
-                              f"kv_buffers={self.kv_buffers}")
         if self.kv_buffers == 1 and self.waves > 1:
             raise ConfigError(f"attention kv_buffers=1 needs waves=1 (got waves={self.waves}): "
                               f"shared K/V blocks need >= 2 LDS buffers")

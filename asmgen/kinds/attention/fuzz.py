@@ -1,7 +1,6 @@
 """Fuzzing the attention kind: the hypothesis strategy of valid ``AttentionConfig``s
 (``attention_configs``: seqlens 1..130 aligned to the 32-row blocks, one off, or any; GQA/MQA
-head counts, D 64/128, causal, f16/bf16 and the arch's fp8 (one in four: one wave, bf16 or f32
-O), both arches, every ``mfma_k`` and ``prefetch`` the config takes, multi-wave workgroups), the shrink moves of a failing config (``to_raw`` /
+head counts, D 64/128, causal, f16/bf16 and the arch's fp8 (one in four, bf16 or f32 O), both arches, every ``mfma_k`` and ``prefetch`` the config takes, multi-wave workgroups), the shrink moves of a failing config (``to_raw`` /
 ``candidates``) and the kernels of the mutation proof (``proof_kernels``).
 """
 from __future__ import annotations
@@ -36,8 +35,8 @@ def attention_configs(draw, small: bool = True, arches=ARCHES) -> AttentionConfi
     hi = 130 if small else 260
     seq_q = _seqlen(draw, BLOCK_Q, hi)
     seq_k = _seqlen(draw, BLOCK_K, hi)
-    fp8 = draw(st.integers(0, 3)) == 0        # one case in four: the arch's fp8, one wave
-    waves = 1 if fp8 else draw(st.sampled_from((1, 2, 4)))
+    fp8 = draw(st.integers(0, 3)) == 0        # one case in four: the arch's fp8
+    waves = draw(st.sampled_from((1, 2, 4)))
     extras = {} if waves == 1 else {"waves": waves, "kv_buffers": draw(st.sampled_from((2, 3)))}
     if fp8:
         extras["out_dtype"] = draw(st.sampled_from(FP8_OUT))
@@ -119,6 +118,10 @@ SINGLE_WAVE_ATTENTION = (
     {"seqlen_q": 40, "seqlen_k": 130, "heads": 2, "kv_heads": 1, "dtype": "fp8_e4m3fnuz",
      "causal": True, "schedule": "attn_interleave"},
 )
+# fp8 with K/V shared through LDS (OCP on gfx950, two waves: the paired K layout by DMA, the
+# V tile's 2-key items and ds_write_b16s)
+MULTI_WAVE_FP8 = ({"seqlen_q": 64, "seqlen_k": 130, "waves": 2, "kv_buffers": 2, "arch": CDNA4,
+                   "dtype": "fp8_e4m3", "head_dim": 64, "schedule": "attn_prio_interleave"},)
 # Workgroups of several waves sharing K/V through LDS (s_barrier between LDS phases: the
 # delete_barrier and publication sites), with 2 and 3 LDS buffers; used when the attention
 # config has those fields (``waves``, ``kv_buffers``). The first one leads the list, so
@@ -137,4 +140,5 @@ def proof_kernels() -> tuple[dict, ...]:
                   if {"waves", "kv_buffers"} & set(spec) <= fields)
     if not multi:
         return SINGLE_WAVE_ATTENTION
-    return multi[:1] + SINGLE_WAVE_ATTENTION[:2] + multi[1:] + SINGLE_WAVE_ATTENTION[2:]
+    return (multi[:1] + SINGLE_WAVE_ATTENTION[:2] + multi[1:] + SINGLE_WAVE_ATTENTION[2:]
+            + MULTI_WAVE_FP8)

@@ -26,6 +26,9 @@ XOR by (j R) & M of the unit bits), G0 computed once per lane (the x8 pairing is
 permutation, so it needs 4-byte DMA: gfx950 uses dwordx4 only with the x16 MFMA); the chunk's ``j * chunk`` goes in the instruction offset (both addresses), 4096-byte
 steps past the 12-bit field (cdna-facts section 5) into a second offset VGPR and M0 (not into
 soffset: soffset is not range-checked, so keys past seqlen_k would not read 0).
+fp8 (the 32x32x16 fp8 MFMA) reads 8 bytes per lane and k-step (elements 16 st + 8 h .. + 7),
+byte for byte the x8 layout's pieces, so it takes the paired layout and 4-byte DMA (``paired``)
+with rows of D bytes.
 """
 from __future__ import annotations
 
@@ -44,10 +47,17 @@ from .lds import BLOCK_K, k_region_bytes, kv_buffer_bytes  # noqa: F401  (re-exp
 DMA_OP = {4: "buffer_load_dword", 16: "buffer_load_dwordx4"}
 
 
+def paired(cfg) -> bool:
+    """8 bytes per lane and k-step (the 16-bit x8 MFMA, or fp8's 32x32x16): two k-steps' pieces
+    of one lane half pair up in a 16-byte unit (the module docstring's x8 layout, which is a
+    byte layout, so fp8 takes it as is)."""
+    return cfg.in_type.nbytes(cfg.k_per_lane) == 8
+
+
 def lane_bytes(cfg) -> int:
-    """16 (dwordx4) on gfx950 with the x16 MFMA; 4 otherwise (gfx942 has no dwordx4 DMA, and
-    the x8 layout pairs 8-byte pieces that are not contiguous in global memory)."""
-    return max(cfg.target.lds_dma_bytes) if cfg.mfma_k == 16 else 4
+    """16 (dwordx4) on gfx950 with the 16-bit x16 MFMA; 4 otherwise (gfx942 has no dwordx4 DMA,
+    and the paired layout pairs 8-byte pieces that are not contiguous in global memory)."""
+    return 4 if paired(cfg) else max(cfg.target.lds_dma_bytes)
 OFFEN = (("offen", True),)
 
 
@@ -111,7 +121,7 @@ def setup(ab, lane: VReg, col: VReg, half: VReg, swave: VReg) -> KTile:
     # unit of the lane's bytes within its row: (lb l % 2 D) / 16
     p.add(Instr("v_bfe_u32", (pu, lane, Imm(4 - lg_lb), Imm(lg_row - 4))), tags)
     p.add(Instr("v_xor_b32", (pux, x0, pu)), tags)                           # logical unit U
-    if cfg.mfma_k == 8:     # paired units: global dword 8 (U / 2) + 4 (q / 2) + 2 (U % 2) + q % 2
+    if paired(cfg):         # paired units: global dword 8 (U / 2) + 4 (q / 2) + 2 (U % 2) + q % 2
         ua, ub, qa, qb, t1, t2, t3, g = (ab.vreg(name=f"k_p{n}") for n in (
             "ua", "ub", "qa", "qb", "t1", "t2", "t3", "g"))
         p.add(Instr("v_lshrrev_b32", (ua, Imm(1), pux)), tags)
@@ -176,7 +186,7 @@ def load_block(ab, block, kt: KTile, srd_k: VReg, buf: VReg,
         k_ = (j * rpc) & kt.mask
         # XOR of the logical unit by k_: bits 4.. of the byte offset, or for paired units
         # (x8) U / 2 at dword bit 3 and U % 2 at dword bit 1
-        key = (((k_ >> 1) << 5) | ((k_ & 1) << 3)) if ab.cfg.mfma_k == 8 else k_ << 4
+        key = (((k_ >> 1) << 5) | ((k_ & 1) << 3)) if paired(ab.cfg) else k_ << 4
         off = kt.goff[seg]
         if key:
             off = ab.vreg(name="k_goff_j")
@@ -194,7 +204,7 @@ def read_operands(ab, body, kt: KTile, base: VReg) -> list[VReg]:
     body.add(Instr("v_add_u32", (addr, base, kt.read_addr)), ("addr", "lr_k_addr"))
     out = []
     # one ds_read_b128 per 32 bytes of the row: x16 k-step a, or x8 k-steps 2a, 2a + 1
-    for a_ in range(cfg.head_dim // 16):
+    for a_ in range(cfg.in_type.nbytes(cfg.head_dim) // 32):
         r = ab.k.vreg("v", 4, align=4, name=f"kf{a_}")
         key = 32 * a_
         a = addr
@@ -203,7 +213,7 @@ def read_operands(ab, body, kt: KTile, base: VReg) -> list[VReg]:
             body.add(Instr("v_xor_b32", (a, Imm(key) if key <= 64 else ab.const(key), addr)),
                      ("addr", "lr_k_addr"))
         body.add(Instr("ds_read_b128", (r, a)), ("lr_k",), lds_read="K_r")
-        if cfg.mfma_k == 8:
+        if paired(cfg):
             out += [r.sub(0, 2), r.sub(2, 2)]
         else:
             out.append(r)

@@ -19,7 +19,10 @@ def k_region_bytes(head_dim: int, dtype) -> int:
 
 
 def kv_buffer_bytes(head_dim: int, dtype) -> int:
-    """One LDS buffer: the K region, then the V^T region (``vtile``, swizzled)."""
+    """One LDS buffer: the K region, then the V^T region (``vtile``: swizzled; 8-bit V keeps
+    the padded rows)."""
+    if dtype.bits == 8:
+        return k_region_bytes(head_dim, dtype) + head_dim * FP8_ROW_BYTES
     return k_region_bytes(head_dim, dtype) + head_dim * SWZ_ROW_BYTES
 
 

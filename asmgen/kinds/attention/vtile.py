@@ -23,11 +23,12 @@ d = 8 c + e of a write has key ``(e / 2) % 4`` (c only moves bits >= 9), so each
 build-time constant; reads XOR 16 for the second unit. Every base (buffer, region) is a multiple
 of 4096, so XOR and add commute with it.
 
-fp8 (one wave, ``kinds.attention.config``): the same positions hold one byte each, rows of
-``FP8_ROW_BYTES`` = 48 (32 + 16 pad). A work item loads its four key rows of dims 8 c .. 8 c + 7
-with ``buffer_load_dwordx2``; per dword (4 dims) eight ``v_perm_b32`` transpose the 4 x 4 bytes
-(keys x dims) into one dword of 4 keys per dim, written by ``ds_write_b32`` at row d, byte
-16 h + 4 s. One ``ds_read_b128`` per 32 dims gives lane (d, h) positions 16 h .. 16 h + 15 =
+fp8 (``kinds.attention.config``): the same positions hold one byte each, rows of
+``FP8_ROW_BYTES`` = 48 (32 + 16 pad; the multi-buffer loop keeps these padded rows, no swizzle).
+A work item loads its ``kpi`` key rows of dims 8 c .. 8 c + 7 with ``buffer_load_dwordx2``; with
+kpi = 4, per dword (4 dims) eight ``v_perm_b32`` transpose the 4 x 4 bytes (keys x dims) into one
+dword of 4 keys per dim, written by ``ds_write_b32`` at row d, byte 16 h + 4 s (kpi = 2: byte
+pairs, ``ds_write_b16``; kpi = 1: ``ds_write_b8``, ``_store_rows8``). One ``ds_read_b128`` per 32 dims gives lane (d, h) positions 16 h .. 16 h + 15 =
 keys 4 h + {0..3, 8..11} (k-step 0 of the 32x32x16 fp8 MFMA, 8 bytes) and 16 + the same (k-step
 1), the key order of the P operand (``attention_softmax``).
 """
@@ -88,9 +89,9 @@ def setup(ab, lane: VReg, col: VReg, half: VReg, tid: VReg | None = None,
     tags = ("addr",)
     items = []
     t = lane if tid is None else tid
-    ng = 32 // kpi                   # key groups per dim chunk
-    swz = tid is not None
     e8 = _is8(ab.cfg)
+    ng = 32 // kpi                   # key groups per dim chunk
+    swz = tid is not None and not e8     # 8-bit V keeps padded rows (module docstring)
     rb_ = SWZ_ROW_BYTES if swz else row_bytes(ab.cfg.in_type)
     for j in range(4 * D // kpi // threads):
         w = t
@@ -120,17 +121,18 @@ def setup(ab, lane: VReg, col: VReg, half: VReg, tid: VReg | None = None,
             p.add(Instr("v_lshrrev_b32", (c, Imm(ng.bit_length() - 1), w)), tags)
             p.add(Instr("v_lshlrev_b32", (kk, Imm(kpi.bit_length() - 1), g)), tags)
             ga, gofs = ab.vreg(name=f"vt_ga{j}"), ab.vreg(name=f"vt_go{j}")
-            p.add(Instr("v_lshlrev_b32", (ga, Imm(4), c)), tags)          # global: kk 2 D + 16 c
+            # global: kk 2 D + 16 c (fp8: kk D + 8 c)
+            p.add(Instr("v_lshlrev_b32", (ga, Imm(3 if e8 else 4), c)), tags)
             p.add(Instr("v_mad_u32_u24", (gofs, kk, ab.const(ab.cfg.in_type.nbytes(D)), ga)), tags)
             ss, hh, ii = (ab.vreg(name=f"vt_{n}{j}") for n in ("s", "h", "i"))
             p.add(Instr("v_lshrrev_b32", (ss, Imm(3), kk)), tags)
             p.add(Instr("v_bfe_u32", (hh, kk, Imm(2), Imm(1))), tags)
             p.add(Instr("v_and_b32", (ii, Imm(3), kk)), tags)
-            # LDS: c * 8 row bytes + 32 h + 8 s + 2 i
+            # LDS: c * 8 row bytes + 32 h + 8 s + 2 i (fp8: 16 h + 4 s + i)
             la, lb, lc, lw = (ab.vreg(name=f"vt_l{n}{j}") for n in ("a", "b", "c", "w"))
             p.add(Instr("v_lshlrev_b32", (la, Imm(ab.cfg.in_type.log2_bytes), ii)), tags)
-            p.add(Instr("v_lshl_add_u32", (lb, ss, Imm(3), la)), tags)
-            p.add(Instr("v_lshl_add_u32", (lc, hh, Imm(5), lb)), tags)
+            p.add(Instr("v_lshl_add_u32", (lb, ss, Imm(2 if e8 else 3), la)), tags)
+            p.add(Instr("v_lshl_add_u32", (lc, hh, Imm(4 if e8 else 5), lb)), tags)
             p.add(Instr("v_mad_u32_u24", (lw, c, ab.const(8 * rb_), lc)), tags)
         if region_base:
             lw2 = ab.vreg(name=f"vt_lr{j}")
@@ -154,7 +156,7 @@ def setup(ab, lane: VReg, col: VReg, half: VReg, tid: VReg | None = None,
         rb = rb2
     if tid is None:
         return VTile(items, rb, fp8=e8)
-    return VTile(items, rb, kpi, "V_w", "V_r", True)
+    return VTile(items, rb, kpi, "V_w", "V_r", swz, fp8=e8)
 
 
 def load_rows(ab, block, vt: VTile, srd_v: VReg, dst: list | None = None) -> list[list[VReg]]:
@@ -216,28 +218,48 @@ def store_rows(ab, block, vt: VTile, rows_by_item: list[list[VReg]], base: VReg 
 
 
 def _store_rows8(ab, block, vt: VTile, lw: VReg, rows: list[VReg]) -> None:
-    """fp8: per dword q of the four key rows, a 4 x 4 byte transpose (eight v_perm_b32: the
-    byte interleaves of rows (0, 1) and (2, 3), then their low / high halves) into dims 4 q + e,
-    each a ds_write_b32 of keys 4 g .. 4 g + 3 at row 4 q + e (module docstring)."""
+    """fp8: per dword q (dims 4 q .. 4 q + 3) of the item's ``kpi`` key rows, their bytes
+    regrouped per dim and written at row 4 q + e, position of key kpi g: kpi = 4 a 4 x 4 byte
+    transpose (eight v_perm_b32: the byte interleaves of rows (0, 1) and (2, 3), then their low /
+    high halves) and ds_write_b32s; kpi = 2 the interleave of rows 0, 1 (two v_perm_b32: dims
+    4 q, 4 q + 1 in the low / high word, then 4 q + 2, 4 q + 3) and ds_write_b16s; kpi = 1 a
+    ds_write_b8 per byte (module docstring)."""
     rb_ = row_bytes(ab.cfg.in_type)
+    tg = ("pack_v",)
+
+    def write(op, data, e):
+        off = e * rb_
+        block.add(Instr(op, (lw, data), (("offset", off),) if off else ()), ("lw_v",),
+                  lds_write=vt.region)
+
+    def shifted(x, bits):
+        if not bits:
+            return x
+        t = ab.vreg(name="vt_sh")
+        block.add(Instr("v_lshrrev_b32", (t, Imm(bits), x)), tg)
+        return t
+
     il = {n: ab.const(x) for n, x in (("lo", SEL_IL_LO), ("hi", SEL_IL_HI))}
-    half = {n: ab.const(x) for n, x in (("lo", SEL_LO), ("hi", SEL_HI))}
     for q in range(2):
+        if vt.kpi == 1:
+            for e in range(4):
+                write("ds_write_b8", shifted(rows[0].sub(q), 8 * e), 4 * q + e)
+            continue
         pair = {}
-        for a in (0, 2):             # rows a, a + 1: {r_a.b, r_a+1.b, ...} interleaved
+        for a in range(0, vt.kpi, 2):    # rows a, a + 1: {r_a.b, r_a+1.b, ...} interleaved
             for n in ("lo", "hi"):
                 t = ab.vreg(name="vt_il")
-                block.add(Instr("v_perm_b32", (t, rows[a + 1].sub(q), rows[a].sub(q), il[n])),
-                          ("pack_v",))
+                block.add(Instr("v_perm_b32", (t, rows[a + 1].sub(q), rows[a].sub(q), il[n])), tg)
                 pair[a, n] = t
-        for e in range(4):           # dim 4 q + e: bytes e of rows 0..3
+        for e in range(4):           # dim 4 q + e: bytes e of the rows
             n = "lo" if e < 2 else "hi"
+            if vt.kpi == 2:          # the word e % 2 of the interleave
+                write("ds_write_b16", shifted(pair[0, n], 16 * (e % 2)), 4 * q + e)
+                continue
             data = ab.vreg(name="vt_t8")
-            block.add(Instr("v_perm_b32", (data, pair[2, n], pair[0, n],
-                                           half["lo" if e % 2 == 0 else "hi"])), ("pack_v",))
-            off = (4 * q + e) * rb_
-            block.add(Instr("ds_write_b32", (lw, data), (("offset", off),) if off else ()),
-                      ("lw_v",), lds_write=vt.region)
+            sel = ab.const(SEL_LO if e % 2 == 0 else SEL_HI)
+            block.add(Instr("v_perm_b32", (data, pair[2, n], pair[0, n], sel)), tg)
+            write("ds_write_b32", data, 4 * q + e)
 
 
 def read_operands(ab, body, vt: VTile, base: VReg | None = None) -> dict[tuple[int, int], VReg]:
