@@ -1,8 +1,9 @@
 """fp8 prefill attention (``AttentionConfig`` dtype fp8_e4m3fnuz on gfx942, fp8_e4m3 on gfx950):
 emulator runs against the NumPy reference that models P's quantisation (``fp8ref``), two seeds,
 both arches, causal and not, D 64 and 128, unaligned lengths, GQA, one wave (K in registers) and
-2 / 4 waves sharing K/V through LDS (every V-tile split: 4, 2 and 1 keys per item), bf16 and f32 O; dropping any
-scale or the P offset from the reference fails; the contract, the refusals and the CLI."""
+2 / 4 waves sharing K/V through LDS (every V-tile split: 4, 2 and 1 keys per item), bf16 and
+f32 O; dropping any scale or the P offset from the reference fails; the contract, the refusals
+and the CLI."""
 from __future__ import annotations
 
 import copy
@@ -127,10 +128,10 @@ def test_kernel_uses_fp8_mfma_and_converts():
 
 
 @pytest.mark.parametrize("kw,needle", [
-    ({"arch": "gfx942", "dtype": "fp8_e4m3"}, "not available on gfx942 (its attention dtypes: "
-                                              "f16, bf16, fp8_e4m3fnuz)"),
-    ({"arch": "gfx950", "dtype": "fp8_e4m3fnuz"}, "not available on gfx950 (its attention "
-                                                  "dtypes: f16, bf16, fp8_e4m3)"),
+    ({"arch": "gfx942", "dtype": "fp8_e4m3"},
+     ("not available on gfx942 (its attention dtypes: f16, bf16, fp8_e4m3fnuz)")),
+    ({"arch": "gfx950", "dtype": "fp8_e4m3fnuz"},
+     ("not available on gfx950 (its attention dtypes: f16, bf16, fp8_e4m3)")),
     ({"arch": "gfx942", "dtype": "fp8_e4m3fnuz", "out_dtype": "f16"}, "out_dtype='f16'"),
     ({"arch": "gfx942", "dtype": "bf16", "out_dtype": "f32"}, "out_dtype='f32'"),
     ({"arch": "gfx950", "dtype": "fp8_e4m3", "mfma_k": 64}, "mfma_k=64"),

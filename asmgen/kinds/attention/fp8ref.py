@@ -95,7 +95,8 @@ def fp8_random_inputs(cfg, seed: int, scalars: dict | None = None) -> dict:
 
 
 def fp8_tolerance(cfg) -> float:
-    """Relative tolerance on O of an fp8 kernel (``reference.TOLERANCE``): unit roundoffs of ``out_dtype``
+    """Relative tolerance on O of an fp8 kernel (``tolerance.TOLERANCE``): unit roundoffs of
+    ``out_dtype``
     (O rounded once) plus ``F32_MATH`` (the f32 accumulation of the exact fp8 products, l, and
     v_exp_f32 / v_rcp_f32 at 1 ulp each); the row's ambiguity allowance comes on top (module
     docstring)."""

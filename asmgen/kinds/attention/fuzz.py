@@ -1,7 +1,9 @@
 """Fuzzing the attention kind: the hypothesis strategy of valid ``AttentionConfig``s
 (``attention_configs``: seqlens 1..130 aligned to the 32-row blocks, one off, or any; GQA/MQA
-head counts, D 64/128, causal, f16/bf16 and the arch's fp8 (one in four, bf16 or f32 O), both arches, every ``mfma_k`` and ``prefetch`` the config takes, multi-wave workgroups), the shrink moves of a failing config (``to_raw`` /
-``candidates``) and the kernels of the mutation proof (``proof_kernels``).
+head counts, D 64/128, causal, f16/bf16 and the arch's fp8 (one in four, bf16 or f32 O), both
+arches, every ``mfma_k`` and ``prefetch`` the config takes, multi-wave workgroups), the shrink
+moves of a failing config (``to_raw`` / ``candidates``) and the kernels of the mutation proof
+(``proof_kernels``).
 """
 from __future__ import annotations
 
