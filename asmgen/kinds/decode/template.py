@@ -41,14 +41,13 @@ from ...ir import VReg
 from ..attention import ktile
 from ..attention import softmax as sm
 from ..attention import vtile
-from ..attention.kvloop import kv_loop
 from ..attention.template import AttnBuild
 from ..common.buffers import OOB_OFFSET, log2
 from .arith import imm_or_const, sdiv, vdiv
 from .config import BLOCK_K, BLOCK_Q, DecodeConfig
 from .contract import decode_args
-from . import kvscale
-from .kvload import DenseKV, dequant
+from .body import cache_loop
+from .kvload import DenseKV
 from .resource import TAGS, srd_base
 from .paged import PagedKV
 from .tags import DECODE_TAGS
@@ -231,7 +230,6 @@ def build_decode(cfg: DecodeConfig) -> object:
         xl, bperm = ab.vreg(name="lane_x32"), ab.vreg(name="bperm")
         p.add(Instr("v_xor_b32", (xl, Imm(32), lane)), TAGS)
         p.add(Instr("v_lshlrev_b32", (bperm, Imm(2), xl)), TAGS)
-    ksteps = D // cfg.mfma_k
     qf = ktile.load_q(p, ab, cfg, off_q, srd["q"])
 
     st_ = sm.init_state(ab, D)
@@ -251,43 +249,6 @@ def build_decode(cfg: DecodeConfig) -> object:
         block.add(Instr("v_add_u32", (rem, dlt, tk)), ("softmax", "mask"))
     ab.mask_limit = mask_limit
 
-    kb = ab.sreg(name="kbase")                                   # keys from start, this block
-    p.add(Instr("s_mov_b32", (kb, Imm(0))), TAGS)
-    pre = None
-    if cfg.prefetch:
-        pre = kv.load(p, kb)
-        kv.advance(p)
-
-    def emit(body, mask: bool) -> None:
-        # prefetch: the next block's scales overwrite these after their last reads (apply_k;
-        # the P scaling: ``kvscale.Loader``)
-        kf, vrows, sc = pre if cfg.prefetch else kv.load(body, kb)
-        if cfg.kv_fp8:
-            kf, vrows = dequant(ab, body, kf, vrows)
-        vtile.store_rows(ab, body, vt, vrows)
-        body.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_hi"))
-        Sr = k.vreg("v", 16, align=4, name="sT")
-        for st in range(ksteps):
-            body.add(Instr(cfg.mfma, (Sr, kf[st], qf[st], Sr if st else Imm(0))), ("mfma", "mfma_qk"))
-        if sc is not None:
-            kvscale.apply_k(ab, body, Sr, sc[0])
-        if cfg.prefetch:
-            kv.load(body, kb, dst=pre, ahead=True)
-            kv.advance(body)
-        vsc = None if sc is None else kvscale.factors(sc[1])
-        pf = sm.online_softmax(ab, body, st_, Sr, rem, kb, bperm, mask, p_scale=vsc)
-        if vsc is not None and cfg.prefetch:
-            kv.scales.flush(body)               # the next block's v scales, after P read these
-        vf = vtile.read_operands(ab, body, vt)
-        for st in range(BLOCK_K // cfg.mfma_k):
-            for db in range(D // 32):
-                o = st_.o[db]
-                body.add(Instr(cfg.mfma, (o, vf[st, db], pf[st], o)), ("mfma", "mfma_pv"))
-        if not cfg.prefetch:
-            kv.advance(body)
-        body.add(Instr("s_add_u32", (kb, kb, Imm(BLOCK_K))), ("addr", "kv_adv"))
-        body.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))
-
-    kv_loop(ab, trips, kb, ab.full_max, emit)
+    cache_loop(ab, kv, vt, qf, st_, trips, rem, bperm)
     sm.epilogue(ab, k.epilogue, st_, bperm, off_o, off_l, srd[n_o], srd[n_l], v_post)
     return k

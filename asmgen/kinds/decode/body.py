@@ -1,0 +1,72 @@
+"""The KV-cache loop of the one-wave cache-reading templates (``decode`` and ``extend``): K/V of
+each 32-key block from a cache source (``kvload.DenseKV`` or ``paged.PagedKV``: ``load`` /
+``advance``; ``load`` gives (K operands, V rows, per-token scales or None)), V transposed through
+the one LDS buffer (``attention.vtile``), S^T = K Q^T, the per-token k scales (``kvscale``), the
+online softmax and O^T += V^T P^T (``attention.softmax``), over ``attention.kvloop`` (the unmasked
+body, and the masked one for blocks past ``ab.full_max``; ``ab.mask_limit`` sets the per-lane
+key limit ``rem`` there).
+
+With ``prefetch`` = 1 block 0 is loaded in the prologue and the next block's K operands, V rows
+(and scales) are loaded right after this block's QK MFMAs, into the same registers, overlapping
+the softmax and the PV MFMAs. fp8 caches (``cfg.kv_fp8``) are widened at the top of each block
+(``kvload.dequant``), so the prefetch keeps loading raw bytes.
+"""
+from __future__ import annotations
+
+from isa.instr import Instr
+from isa.operands import Imm
+
+from ..attention import softmax as sm
+from ..attention import vtile
+from ..attention.kvloop import kv_loop
+from . import kvscale
+from .config import BLOCK_K
+from .kvload import dequant
+from .resource import TAGS
+
+
+def cache_loop(ab, kv, vt, qf, st_, trips, rem, bperm) -> None:
+    """The prologue's block-0 prefetch and the KV loop (see the module docstring); ``qf``: Q's
+    B operands per k-step, ``st_``: the softmax state, ``trips``: key blocks (SGPR, >= 1)."""
+    cfg, k = ab.cfg, ab.k
+    p = k.prologue
+    D = cfg.head_dim
+    ksteps = D // cfg.mfma_k
+    kb = ab.sreg(name="kbase")                                   # keys from start, this block
+    p.add(Instr("s_mov_b32", (kb, Imm(0))), TAGS)
+    pre = None
+    if cfg.prefetch:
+        pre = kv.load(p, kb)
+        kv.advance(p)
+
+    def emit(body, mask: bool) -> None:
+        # prefetch: the next block's scales overwrite these after their last reads (apply_k;
+        # the P scaling: ``kvscale.Loader``)
+        kf, vrows, sc = pre if cfg.prefetch else kv.load(body, kb)
+        if cfg.kv_fp8:
+            kf, vrows = dequant(ab, body, kf, vrows)
+        vtile.store_rows(ab, body, vt, vrows)
+        body.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_hi"))
+        Sr = k.vreg("v", 16, align=4, name="sT")
+        for st in range(ksteps):
+            body.add(Instr(cfg.mfma, (Sr, kf[st], qf[st], Sr if st else Imm(0))), ("mfma", "mfma_qk"))
+        if sc is not None:
+            kvscale.apply_k(ab, body, Sr, sc[0])
+        if cfg.prefetch:
+            kv.load(body, kb, dst=pre, ahead=True)
+            kv.advance(body)
+        vsc = None if sc is None else kvscale.factors(sc[1])
+        pf = sm.online_softmax(ab, body, st_, Sr, rem, kb, bperm, mask, p_scale=vsc)
+        if vsc is not None and cfg.prefetch:
+            kv.scales.flush(body)               # the next block's v scales, after P read these
+        vf = vtile.read_operands(ab, body, vt)
+        for st in range(BLOCK_K // cfg.mfma_k):
+            for db in range(D // 32):
+                o = st_.o[db]
+                body.add(Instr(cfg.mfma, (o, vf[st, db], pf[st], o)), ("mfma", "mfma_pv"))
+        if not cfg.prefetch:
+            kv.advance(body)
+        body.add(Instr("s_add_u32", (kb, kb, Imm(BLOCK_K))), ("addr", "kv_adv"))
+        body.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))
+
+    kv_loop(ab, trips, kb, ab.full_max, emit)
