@@ -15,7 +15,7 @@ from ..errors import ConfigError
 from .base import KernelKind
 
 BUILTIN = ("asmgen.kinds.gemm.kind", "asmgen.kinds.attention.kind", "asmgen.kinds.decode.kind",
-           "asmgen.kinds.decode.combine.kind")
+           "asmgen.kinds.decode.combine.kind", "asmgen.kinds.extend.kind")
 
 _KINDS: dict[str, KernelKind] = {}
 _builtin_loaded = False

@@ -1,0 +1,42 @@
+"""The extend launch contract, in kernarg order (the template reads its offsets from it).
+
+Buffers: ``q`` ``[heads, total_q, head_dim]`` (heads-major packed new tokens, as varlen
+prefill); ``k_cache`` / ``v_cache`` dense ``[batch, max_context, kv_heads, head_dim]`` or paged
+``[num_blocks, page_size, kv_heads, head_dim]``; paged: ``block_table [batch,
+max_blocks_per_seq]`` int32; ``context_lens [batch]`` int32 (keys of each sequence, its new
+tokens included); ``cu_seqlens_q [batch + 1]`` int32; outputs ``o [heads, total_q, head_dim]``
+and ``lse [heads, total_q]`` f32. Scalars: ``batch``, ``total_q``, paged ``num_blocks``,
+``scale`` (f32), ``max_seqlen_q`` (the grid's Q-block dimension)."""
+from __future__ import annotations
+
+from ...kernarg import ArgSpec
+from ..attention.contract import F32_TINY, SCALE_MAX
+from ..decode.contract import _buf, batch_max
+from ..decode.config import BUFFER_BYTES_MAX
+from .config import TOTAL_Q_MAX, ExtendConfig
+
+
+def extend_args(cfg: ExtendConfig) -> list[ArgSpec]:
+    tq = cfg.batch * cfg.seqlen_q
+    sizes = {"batch": cfg.batch, "num_blocks": cfg.num_blocks, "total_q": tq}
+    d, h, hk = cfg.head_dim, cfg.heads, cfg.kv_heads
+    kv = (("num_blocks", cfg.page_size, hk, d) if cfg.paged
+          else ("batch", cfg.max_context, hk, d))
+    args = [_buf("q", cfg.dtype, (h, "total_q", d), sizes),
+            _buf("k_cache", cfg.dtype, kv, sizes), _buf("v_cache", cfg.dtype, kv, sizes)]
+    if cfg.paged:
+        args.append(_buf("block_table", "i32", ("batch", cfg.max_blocks_per_seq), sizes))
+    args += [_buf("context_lens", "i32", ("batch",), sizes),
+             ArgSpec("cu_seqlens_q", "buffer", "i32", (cfg.batch + 1,), (1,), "in",
+                     dims=("batch+1",)),
+             _buf("o", cfg.dtype, (h, "total_q", d), sizes, "out"),
+             _buf("lse", "f32", (h, "total_q"), sizes, "out"),
+             ArgSpec("batch", "scalar", "u32", value=cfg.batch, range=(1, batch_max(cfg))),
+             ArgSpec("total_q", "scalar", "u32", value=tq, range=(1, TOTAL_Q_MAX))]
+    if cfg.paged:
+        args.append(ArgSpec("num_blocks", "scalar", "u32", value=cfg.num_blocks,
+                            range=(1, BUFFER_BYTES_MAX // cfg.page_bytes)))
+    args += [ArgSpec("scale", "scalar", "f32", value=cfg.scale, range=(F32_TINY, SCALE_MAX)),
+             ArgSpec("max_seqlen_q", "scalar", "u32", value=cfg.seqlen_q,
+                     range=(1, cfg.max_context))]
+    return args

@@ -1,0 +1,87 @@
+"""NumPy reference of extend attention in float64, its random inputs and the comparison used by
+tests and ``asmgen check``.
+
+Sequence b: new tokens cu_q[b] .. cu_q[b + 1] - 1 (q_len of them) of ``q [heads, total_q, D]``,
+keys 0 .. L - 1 of its cache (L = context_lens[b] clamped to 0..max_context; paged: through its
+block-table row). New token t sees keys j <= L - q_len + t; head h reads KV head h // group. A row
+that sees no key (L < q_len), and every row of no sequence, has O = 0, LSE = -inf. The random
+inputs fill every cache entry no sequence may read (past a context, pages no table names) with
+NaN: a kernel reading one fails the comparison.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...dtypes import np_dtype
+from ..decode.reference import _attend, _compare, gather_kv
+
+
+def extend_reference(cfg, inp: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(O [heads, total_q, D], LSE [heads, total_q])."""
+    q = np.asarray(inp["q"]).astype(np.float64)
+    H, TQ, D = q.shape
+    G = cfg.group
+    cu = np.asarray(inp["cu_seqlens_q"]).astype(np.int64)
+    lens = np.clip(np.asarray(inp["context_lens"]).astype(np.int64), 0, cfg.max_context)
+    bt = inp.get("block_table") if cfg.paged else None
+    o = np.zeros((H, TQ, D))
+    lse = np.full((H, TQ), -np.inf)
+    for b in range(len(cu) - 1):
+        q0, q1, L = int(cu[b]), int(cu[b + 1]), int(lens[b])
+        n = q1 - q0
+        if n <= 0:
+            continue
+        k = gather_kv(inp["k_cache"], b, L, bt, cfg.page_size).astype(np.float64)
+        v = gather_kv(inp["v_cache"], b, L, bt, cfg.page_size).astype(np.float64)
+        lim = np.minimum(L - n + 1 + np.arange(n), L)
+        for h in range(H):
+            o[h, q0:q1], lse[h, q0:q1] = _attend(q[h, q0:q1], k[:, h // G], v[:, h // G], lim,
+                                                 cfg.scale)
+    return o, lse
+
+
+def extend_random_inputs(cfg, seed: int, q_lens=None, context_lens=None) -> dict:
+    """Seeded inputs and scalars for sequences of ``q_lens`` new tokens over ``context_lens``
+    keys (default: ``batch`` sequences of seqlen_q over context_len), the caches' unreadable
+    entries NaN; paged: a block table naming shuffled pages of the pool."""
+    rng = np.random.default_rng(seed)
+    dt = np_dtype(cfg.dtype)
+    B = cfg.batch if q_lens is None else len(q_lens)
+    ql = np.array([cfg.seqlen_q] * B if q_lens is None else q_lens, np.int64)
+    lens = np.array([cfg.context_len] * B if context_lens is None else context_lens, np.int32)
+    cu = np.concatenate([[0], np.cumsum(ql)]).astype(np.int32)
+    tq = max(int(cu[-1]), 1)
+    H, HK, D = cfg.heads, cfg.kv_heads, cfg.head_dim
+    clip = np.clip(lens, 0, cfg.max_context)
+    out = {"q": rng.uniform(-1, 1, (H, tq, D)).astype(dt), "cu_seqlens_q": cu,
+           "context_lens": lens}
+    if cfg.paged:
+        P, MB = cfg.page_size, cfg.max_blocks_per_seq
+        nb = max(cfg.num_blocks, B * MB) if q_lens is not None else cfg.num_blocks
+        table = np.resize(rng.permutation(nb), B * MB).reshape(B, MB).astype(np.int32)
+        readable = np.zeros((nb, P), bool)
+        for b in range(B):
+            for j in range(-(-int(clip[b]) // P)):
+                readable[table[b, j], :min(P, int(clip[b]) - j * P)] = True
+        out["block_table"] = table
+        shape = (nb, P, HK, D)
+        out["num_blocks"] = nb
+    else:
+        shape = (B, cfg.max_context, HK, D)
+        readable = np.arange(cfg.max_context)[None, :] < clip[:, None]
+    for n in ("k_cache", "v_cache"):
+        c = rng.uniform(-1, 1, shape)
+        c[~readable] = np.nan
+        out[n] = c.astype(dt)
+    out.update(batch=B, total_q=tq, max_seqlen_q=max(int(ql.max(initial=0)), 1))
+    return out
+
+
+SCALARS = ("batch", "total_q", "max_seqlen_q", "num_blocks")
+
+
+def compare_extend(cfg, out: dict, inp: dict) -> tuple[bool, str]:
+    """o / lse against the reference: O within the dtype's tolerance, LSE 1e-4 relative, the
+    same -inf rows, no NaN."""
+    o_ref, lse_ref = extend_reference(cfg, inp)
+    return _compare(cfg.name, out["o"], out["lse"], o_ref, lse_ref, cfg.dtype)

@@ -1,0 +1,183 @@
+"""Extend-attention template: ``ExtendConfig`` -> tagged ``KernelIR``.
+
+The one-wave kernel of varlen causal prefill (``asmgen.kinds.attention.template``) for its query
+side, the decode kind's cache loop for its key side:
+
+* workgroup ids (x, y, z) = (head h, sequence b, reversed Q-block): the causal varlen grid
+  (``attention.grid``: the Q-blocks with the most keys start first). The scalar loads of
+  cu_seqlens_q[b], [b + 1] give the sequence's first packed row and its new tokens
+  q_len = cu_seqlens_q[b + 1] - cu_seqlens_q[b]; context_lens[b] (clamped to 0..max_context)
+  its keys L. The Q-block is ceil(q_len / 32) - 1 - z; one past the sequence's end (negative:
+  max_seqlen_q exceeds q_len) is clamped to start at the end and the workgroup ends after the
+  prologue (``KernelIR.add_early_exit``);
+* rows: lane column c is new token q0 + c of head h, packed row h total_q + cu_seqlens_q[b] +
+  q0 + c; Q, O, LSE buffer resources start at row q0 with num_records ending at q_len, so rows
+  past the end read 0 and store nothing (cdna-facts section 5). Query head h reads KV head
+  h // group (a build-time division, ``decode.arith``);
+* keys: token q0 + c sees keys j < lim = min(L, q0 + c + 1 + L - q_len) (bottom-right causal,
+  the new tokens are the last q_len keys); the loop walks the 32-key blocks up to the
+  workgroup's last row's limit (at least once, fully masked, when no key is visible), blocks
+  wholly below the first row's limit run the unmasked body (``attention.kvloop``);
+* K/V come from the cache through ``decode.kvload.DenseKV`` (dense: resources at (b, 0,
+  kv_head), num_records ending at L) or ``decode.paged.PagedKV`` (page numbers by scalar loads
+  of the block table, per-lane offsets, keys past L out of range: a stale page's NaN is never
+  read), and ``decode.body.cache_loop`` runs the loop (prefetch, V^T through LDS, the MFMAs
+  around the online softmax of ``attention.softmax``).
+"""
+from __future__ import annotations
+
+from isa.instr import Instr
+from isa.operands import Imm, Special
+
+from ... import kernarg
+from ..attention import ktile
+from ..attention import softmax as sm
+from ..attention import vtile
+from ..attention.template import AttnBuild
+from ..common.buffers import OOB_OFFSET, log2
+from ..decode.arith import imm_or_const, sdiv
+from ..decode.body import cache_loop
+from ..decode.kvload import TAGS, DenseKV, srd_base
+from ..decode.paged import PagedKV
+from ..decode.tags import DECODE_TAGS
+from .config import BLOCK_K, BLOCK_Q, ExtendConfig
+from .contract import extend_args
+
+
+def build_extend(cfg: ExtendConfig):
+    """The tagged KernelIR of ``cfg`` (see the module docstring)."""
+    ab = AttnBuild(cfg, DECODE_TAGS)
+    k, p = ab.k, ab.k.prologue
+    D = cfg.head_dim
+    eb = cfg.in_type.nbytes(1)
+    row_bytes = cfg.in_type.nbytes(D)
+    vcc = Special("vcc")
+
+    # ---- arguments
+    args = extend_args(cfg)
+    offs = kernarg.offsets(args)
+    bufs = [a.name for a in args if a.kind == "buffer"]
+    srd = {n: k.vreg("s", 4, name=f"srd_{n}") for n in bufs}
+    for n in bufs:
+        p.add(Instr("s_load_dwordx2", (srd[n].sub(0, 2), ab.kernarg, Imm(offs[n]))),
+              ("addr", "karg"))
+    tq = ab.sreg(name="total_q")
+    p.add(Instr("s_load_dword", (tq, ab.kernarg, Imm(offs["total_q"]))), ("addr", "karg"))
+    scale = ab.sreg(name="scale")
+    p.add(Instr("s_load_dword", (scale, ab.kernarg, Imm(offs["scale"]))), ("addr", "karg"))
+    nblocks_arg = None
+    if cfg.paged:
+        nblocks_arg = ab.sreg(name="num_blocks")
+        p.add(Instr("s_load_dword", (nblocks_arg, ab.kernarg, Imm(offs["num_blocks"]))),
+              ("addr", "karg"))
+    wh, b, wz = ab.wg_x, ab.wg_y, ab.wg_z                        # head, sequence, reversed Q-block
+
+    # ---- sequence b: first packed row, new tokens sq, keys ctx (clamped to 0..max_context)
+    bofs = ab.sreg(name="seq_off")
+    p.add(Instr("s_lshl_b32", (bofs, b, Imm(2))), TAGS)
+    cu = k.vreg("s", 2, align=2, name="cu_q_b")
+    p.add(Instr("s_load_dwordx2", (cu, srd["cu_seqlens_q"].sub(0, 2), bofs)), ("addr", "karg"))
+    ctx = ab.sreg(name="ctx")
+    p.add(Instr("s_load_dword", (ctx, srd["context_lens"].sub(0, 2), bofs)), ("addr", "karg"))
+    p.add(Instr("s_max_i32", (ctx, ctx, Imm(0))), TAGS)
+    p.add(Instr("s_min_i32", (ctx, ctx, Imm(cfg.max_context))), TAGS)
+    sq = ab.sreg(name="q_len")
+    p.add(Instr("s_sub_i32", (sq, cu.sub(1), cu.sub(0))), TAGS)
+    p.add(Instr("s_max_i32", (sq, sq, Imm(0))), TAGS)
+
+    # ---- Q-block ((sq - 1) >> 5) - z (negative past a short sequence: clamped to the end)
+    wq, q0 = ab.sreg(name="qblock"), ab.sreg(name="q0")
+    p.add(Instr("s_add_i32", (wq, sq, Imm(-1))), TAGS)
+    p.add(Instr("s_ashr_i32", (wq, wq, Imm(log2(BLOCK_Q)))), TAGS)
+    p.add(Instr("s_sub_i32", (wq, wq, wz)), TAGS)
+    p.add(Instr("s_lshl_b32", (q0, wq, Imm(log2(BLOCK_Q)))), TAGS)
+    p.add(Instr("s_min_u32", (q0, q0, sq)), TAGS)
+    kvh = sdiv(ab, p, wh, cfg.group, "kv_head")
+    rowq, qrem = ab.sreg(name="rowq"), ab.sreg(name="qrem")      # h total_q + cu_q[b] + q0
+    p.add(Instr("s_mul_i32", (rowq, wh, tq)), TAGS)
+    p.add(Instr("s_add_u32", (rowq, rowq, cu.sub(0))), TAGS)
+    p.add(Instr("s_add_u32", (rowq, rowq, q0)), TAGS)
+    p.add(Instr("s_sub_i32", (qrem, sq, q0)), TAGS)              # >= 0 (q0 <= sq)
+    for n, rb in (("q", row_bytes), ("o", row_bytes), ("lse", 4)):
+        srd_base(ab, p, srd[n], rowq, rb)
+        p.add(Instr("s_mul_i32", (srd[n].sub(2), qrem, Imm(rb))), TAGS)
+
+    # ---- lane coordinates and offsets (as prefill: row col, head-dim elements dq / kq)
+    lane, col, half, kq = (ab.vreg(name=n) for n in ("lane", "col", "half", "kq"))
+    p.add(Instr("v_and_b32", (lane, Imm(63), ab.tid)), TAGS)
+    p.add(Instr("v_and_b32", (col, Imm(31), lane)), TAGS)
+    p.add(Instr("v_lshrrev_b32", (half, Imm(5), lane)), TAGS)
+    p.add(Instr("v_lshlrev_b32", (kq, Imm(2), half)), TAGS)
+    kpl = cfg.k_per_lane
+    dq = kq
+    if kpl != 4:
+        dq = ab.vreg(name="dq")
+        p.add(Instr("v_lshlrev_b32", (dq, Imm(log2(kpl)), half)), TAGS)
+    dconst = imm_or_const(ab, D)
+    eq, off_q = ab.vreg(name="q_e"), ab.vreg(name="off_q")
+    p.add(Instr("v_mad_u32_u24", (eq, col, dconst, dq)), TAGS)
+    p.add(Instr("v_lshlrev_b32", (off_q, Imm(log2(eb)), eq)), TAGS)
+    off_o = off_q
+    if kpl != 4:
+        eo, off_o = ab.vreg(name="o_e"), ab.vreg(name="off_o")
+        p.add(Instr("v_mad_u32_u24", (eo, col, dconst, kq)), TAGS)
+        p.add(Instr("v_lshlrev_b32", (off_o, Imm(log2(eb)), eo)), TAGS)
+    big = ab.oob = ab.vreg(name="oob")
+    p.add(Instr("v_mov_b32", (big, Imm(OOB_OFFSET))), TAGS)
+    tl, off_l = ab.vreg(name="lse_e"), ab.vreg(name="off_lse")
+    p.add(Instr("v_lshlrev_b32", (tl, Imm(2), col)), TAGS)
+    p.add(Instr("v_cmp_eq_u32", (vcc, Imm(0), half)), TAGS)      # lanes 0..31 store LSE
+    p.add(Instr("v_cndmask_b32", (off_l, big, tl, vcc)), TAGS)
+
+    # ---- keys: the causal limit dlt + col, the unmasked blocks, the trip count
+    dlt = ab.sreg(name="causal_d")                               # q0 + 1 + ctx - sq
+    p.add(Instr("s_sub_i32", (dlt, ctx, sq)), TAGS)
+    p.add(Instr("s_add_i32", (dlt, dlt, q0)), TAGS)
+    p.add(Instr("s_add_i32", (dlt, dlt, Imm(1))), TAGS)
+    ab.full_max = ab.sreg(name="full_max")                       # last block start with no mask
+    p.add(Instr("s_min_i32", (ab.full_max, ctx, dlt)), TAGS)
+    p.add(Instr("s_sub_i32", (ab.full_max, ab.full_max, Imm(BLOCK_K))), TAGS)
+    trips, e = ab.sreg(name="kv_iters"), ab.sreg(name="kv_end")
+    p.add(Instr("s_min_i32", (e, qrem, Imm(BLOCK_Q))), TAGS)     # the last row's limit
+    p.add(Instr("s_add_i32", (e, e, dlt)), TAGS)
+    p.add(Instr("s_sub_i32", (e, e, Imm(1))), TAGS)
+    p.add(Instr("s_min_i32", (e, e, ctx)), TAGS)
+    p.add(Instr("s_add_i32", (trips, e, Imm(BLOCK_K - 1))), TAGS)
+    p.add(Instr("s_ashr_i32", (trips, trips, Imm(log2(BLOCK_K)))), TAGS)
+    p.add(Instr("s_max_i32", (trips, trips, Imm(1))), TAGS)
+    lim, rem = ab.vreg(name="klim"), ab.vreg(name="krem_lane")
+
+    def mask_limit(block) -> None:
+        """rem = min(ctx, dlt + col) - kq at the start of each masked body (``kvloop``)."""
+        lc = ab.vreg(name="klim_c")
+        block.add(Instr("v_add_u32", (lc, dlt, col)), ("softmax", "mask"))
+        block.add(Instr("v_min_i32", (lim, ctx, lc)), ("softmax", "mask"))
+        block.add(Instr("v_sub_u32", (rem, lim, kq)), ("softmax", "mask"))
+    ab.mask_limit = mask_limit
+
+    # ---- K/V cache geometry (decode's), the V^T tile, bperm, Q into registers
+    kvh_off = ab.sreg(name="kvh_off")                            # kv_head D bytes into a row
+    p.add(Instr("s_mul_i32", (kvh_off, kvh, Imm(cfg.kv_type.nbytes(D)))), TAGS)
+    dqb = ab.vreg(name="dq_b")
+    p.add(Instr("v_lshlrev_b32", (dqb, Imm(log2(cfg.kv_type.nbytes(1))), dq)), TAGS)
+    vt = vtile.setup(ab, lane, col, half)
+    k.lds_bytes = cfg.lds_bytes
+    start = ab.sreg(name="kv_start")
+    p.add(Instr("s_mov_b32", (start, Imm(0))), TAGS)
+    if cfg.paged:
+        kv = PagedKV(ab, srd, b, ctx, start, kvh_off, nblocks_arg, col, dqb, lane)
+    else:
+        kv = DenseKV(ab, srd, b, ctx, start, kvh_off, col, dqb, lane)
+    bperm = None
+    if not cfg.target.has("v_permlane32_swap_b32"):
+        xl, bperm = ab.vreg(name="lane_x32"), ab.vreg(name="bperm")
+        p.add(Instr("v_xor_b32", (xl, Imm(32), lane)), TAGS)
+        p.add(Instr("v_lshlrev_b32", (bperm, Imm(2), xl)), TAGS)
+    qf = ktile.load_q(p, ab, cfg, off_q, srd["q"])
+    st_ = sm.init_state(ab, D)
+    sm.set_scale(ab, st_, scale)
+    # the Q-block starts at or past its sequence's end: s_endpgm (the loop's prefetch follows)
+    k.add_early_exit(Instr("s_cmp_ge_u32", (q0, sq)))
+    cache_loop(ab, kv, vt, qf, st_, trips, rem, bperm)
+    sm.epilogue(ab, k.epilogue, st_, bperm, off_o, off_l, srd["o"], srd["lse"])
+    return k
