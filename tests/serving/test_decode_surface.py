@@ -90,8 +90,9 @@ def test_decode_subcommand_equals_the_mode_alias(tmp_path):
 
 
 def test_unknown_mode_is_a_user_error(tmp_path, capsys):
-    assert main(["attention", "--mode", "extend", "--batch", "1", "-o", str(tmp_path)]) == 2
-    assert "'extend'" in capsys.readouterr().err
+    assert main(["attention", "--mode", "chunked", "--batch", "1", "-o", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "'chunked'" in err and "extend" in err          # the message lists the modes
     # prefill is the attention kind itself
     assert main(["attention", "--mode", "prefill", "--batch", "1", "--heads", "1", "--seqlen-q",
                  "8", "--seqlen-k", "8", "--head-dim", "64", "-o", str(tmp_path)]) == 0
