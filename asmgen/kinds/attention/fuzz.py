@@ -1,7 +1,8 @@
 """Fuzzing the attention kind: the hypothesis strategy of valid ``AttentionConfig``s
 (``attention_configs``: seqlens 1..130 aligned to the 32-row blocks, one off, or any; GQA/MQA
 head counts, D 64/128, causal, f16/bf16 and the arch's fp8 (one in four, bf16 or f32 O), both
-arches, every ``mfma_k`` and ``prefetch`` the config takes, multi-wave workgroups), the shrink
+arches, every ``mfma_k`` and ``prefetch`` the config takes, multi-wave workgroups, packed varlen
+batches of ragged lengths), the shrink
 moves of a failing config (``to_raw`` / ``candidates``) and the kernels of the mutation proof
 (``proof_kernels``).
 """
@@ -44,14 +45,20 @@ def attention_configs(draw, small: bool = True, arches=ARCHES) -> AttentionConfi
         extras["out_dtype"] = draw(st.sampled_from(FP8_OUT))
     if seq_k % BLOCK_K == 0 and draw(st.booleans()):
         extras["seqlen_k_multiple"] = BLOCK_K     # whole key blocks: no key mask unless causal
+    kw = dict(extras, batch=draw(st.integers(1, 2)), heads=heads, kv_heads=kv_heads,
+              seqlen_q=seq_q, seqlen_k=seq_k, head_dim=draw(st.sampled_from(HEAD_DIMS)),
+              dtype=FP8_OF[arch] if fp8 else draw(st.sampled_from(("f16", "bf16"))),
+              causal=draw(st.booleans()), arch=arch,
+              mfma_k=None if fp8 else draw(st.sampled_from(MFMA_K[arch])),
+              prefetch=draw(st.sampled_from((0, 1))))
+    # drawn last (the draws above, and so the dense cases, are unchanged): a quarter of the
+    # 16-bit cases are packed varlen batches of 1..4 sequences whose ragged lengths (empty, 1,
+    # the maximum, any) the emulator seed draws (``reference.ragged_lengths``); fp8 takes
+    # dense batches only
+    if not fp8 and "seqlen_k_multiple" not in kw and draw(st.integers(0, 3)) == 0:
+        kw.update(varlen=True, batch=draw(st.integers(1, 4)))
     try:
-        return AttentionConfig(**extras,
-            batch=draw(st.integers(1, 2)), heads=heads, kv_heads=kv_heads, seqlen_q=seq_q,
-            seqlen_k=seq_k, head_dim=draw(st.sampled_from(HEAD_DIMS)),
-            dtype=FP8_OF[arch] if fp8 else draw(st.sampled_from(("f16", "bf16"))),
-            causal=draw(st.booleans()), arch=arch,
-            mfma_k=None if fp8 else draw(st.sampled_from(MFMA_K[arch])),
-            prefetch=draw(st.sampled_from((0, 1))))
+        return AttentionConfig(**kw)
     except ConfigError:
         reject()
 
@@ -90,7 +97,7 @@ def candidates(raw: dict):
     fp8 = raw.get("dtype") in FP8_DTYPES
     if fp8 and raw.get("out_dtype") is not None:
         yield {**raw, "out_dtype": None}
-    simpler = (("causal", False), ("kv_heads", raw["heads"]), ("dtype", "f16"),
+    simpler = (("varlen", False), ("causal", False), ("kv_heads", raw["heads"]), ("dtype", "f16"),
                ("mfma_k", None), ("prefetch", 1), ("scale", None))
     for key, val in simpler:
         if raw.get(key) != val:
@@ -108,6 +115,8 @@ def candidates(raw: dict):
 # prefetch 0 and 1, and every attention recipe (critical path, interleaved, fuzzed order).
 # Each walks at least 4 key blocks. The config keys are ``AttentionConfig`` fields; ``schedule``
 # and ``schedule_params`` name the recipe.
+VARLEN_PROOF = {"seqlen_q": 40, "seqlen_k": 130, "batch": 3, "heads": 2, "kv_heads": 1,
+                "causal": True, "varlen": True, "schedule": "attn_basic"}
 SINGLE_WAVE_ATTENTION = (
     {"seqlen_q": 64, "seqlen_k": 150, "causal": True, "schedule": "attn_basic"},
     {"seqlen_q": 40, "seqlen_k": 130, "heads": 2, "kv_heads": 1, "dtype": "bf16",
@@ -119,6 +128,10 @@ SINGLE_WAVE_ATTENTION = (
     # fp8 (gfx942 FNUZ): the byte-transposed V tile, the fp8 MFMAs, P's in-place converts
     {"seqlen_q": 40, "seqlen_k": 130, "heads": 2, "kv_heads": 1, "dtype": "fp8_e4m3fnuz",
      "causal": True, "schedule": "attn_interleave"},
+    # varlen (after the first ones: ``--kernels N`` keeps them): three packed sequences of
+    # ragged lengths (``reference.ragged_lengths``), causal per sequence, the cu_seqlens loads,
+    # the early exit of the Q-blocks past a sequence
+    VARLEN_PROOF,
 )
 # fp8 with K/V shared through LDS (OCP on gfx950, two waves: the paired K layout by DMA, the
 # V tile's 2-key items and ds_write_b16s)

@@ -52,7 +52,8 @@ class AttentionKind(KernelKind):
 
     def check(self, meta: dict, run, seed: int, sizes: dict | None = None) -> tuple[bool, str]:
         """As every kind; a varlen kernel only at its contract's sizes (``batch`` sequences of
-        seqlen_q / seqlen_k tokens: the packed totals and cu_seqlens follow from them)."""
+        ragged lengths up to seqlen_q / seqlen_k drawn from the seed, the last one of exactly
+        those: ``reference.ragged_lengths``; the packed totals and cu_seqlens follow)."""
         if sizes and meta.get("config", {}).get("varlen"):
             raise ConfigError(f"--size {next(iter(sizes))}: a varlen attention kernel is checked "
                               f"at its contract's sizes (cu_seqlens and the packed totals follow "

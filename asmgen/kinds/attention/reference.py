@@ -62,9 +62,25 @@ def varlen_reference(Q, K, V, cu_q, cu_k, scale: float,
     return o, lse
 
 
+def ragged_lengths(cfg, rng) -> tuple[list[int], list[int]]:
+    """``batch`` sequences' (query, key) lengths drawn from ``rng``: the last one is the
+    contract's (seqlen_q, seqlen_k), the others each take 0, 1, the maximum or any length up
+    to it (so packed batches hold empty, length-1 and keyless sequences, and Q-blocks that end
+    mid-sequence)."""
+    def one(hi: int) -> int:
+        return int(rng.choice([0, 1, hi, int(rng.integers(0, hi + 1))]))
+    lq = [one(cfg.seqlen_q) for _ in range(cfg.batch - 1)] + [cfg.seqlen_q]
+    lk = [one(cfg.seqlen_k) for _ in range(cfg.batch - 1)] + [cfg.seqlen_k]
+    return lq, lk
+
+
 def varlen_random_inputs(cfg, seed: int, lens_q=None, lens_k=None) -> dict:
-    """Seeded packed Q, K, V and cu_seqlens for sequence lengths ``lens_q`` / ``lens_k``
-    (default: ``batch`` sequences of seqlen_q / seqlen_k), plus the matching scalars."""
+    """Seeded packed Q, K, V and cu_seqlens for sequence lengths ``lens_q`` / ``lens_k``;
+    with neither given, ``ragged_lengths`` drawn from the seed and the matching scalars
+    (``varlen_scalars``) in the dict, so ``asmgen check`` and the fuzzer run ragged batches."""
+    ragged = lens_q is None and lens_k is None
+    if ragged:
+        lens_q, lens_k = ragged_lengths(cfg, np.random.default_rng([seed, 17]))
     lq = [cfg.seqlen_q] * cfg.batch if lens_q is None else list(lens_q)
     lk = [cfg.seqlen_k] * cfg.batch if lens_k is None else list(lens_k)
     cu_q = np.concatenate([[0], np.cumsum(lq)]).astype(np.int32)
@@ -73,10 +89,11 @@ def varlen_random_inputs(cfg, seed: int, lens_q=None, lens_k=None) -> dict:
     rng = np.random.default_rng(seed)
     dt = np_dtype(cfg.dtype)
     h, hk, d = cfg.heads, cfg.kv_heads, cfg.head_dim
-    return {"Q": rng.uniform(-1, 1, (h, tq, d)).astype(dt),
-            "K": rng.uniform(-1, 1, (hk, tk, d)).astype(dt),
-            "V": rng.uniform(-1, 1, (hk, tk, d)).astype(dt),
-            "cu_seqlens_q": cu_q, "cu_seqlens_k": cu_k}
+    out = {"Q": rng.uniform(-1, 1, (h, tq, d)).astype(dt),
+           "K": rng.uniform(-1, 1, (hk, tk, d)).astype(dt),
+           "V": rng.uniform(-1, 1, (hk, tk, d)).astype(dt),
+           "cu_seqlens_q": cu_q, "cu_seqlens_k": cu_k}
+    return out | varlen_scalars(out) if ragged else out
 
 
 def varlen_scalars(inp: dict) -> dict:

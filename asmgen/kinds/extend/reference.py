@@ -40,13 +40,31 @@ def extend_reference(cfg, inp: dict) -> tuple[np.ndarray, np.ndarray]:
     return o, lse
 
 
+def ragged_lengths(cfg, rng) -> tuple[list[int], list[int]]:
+    """``batch`` sequences' (new tokens, keys) drawn from ``rng``: the last one is the
+    contract's (seqlen_q over context_len), the others take 0, 1, seqlen_q or any new-token
+    count up to seqlen_q over a prefix of 0, 1, a multiple of 32 or any length, within
+    max_context."""
+    ql, cl = [], []
+    for _ in range(cfg.batch - 1):
+        q = int(rng.choice([0, 1, cfg.seqlen_q, int(rng.integers(0, cfg.seqlen_q + 1))]))
+        room = cfg.max_context - q
+        pre = int(rng.choice([0, min(1, room), 32 * int(rng.integers(0, room // 32 + 1)),
+                              int(rng.integers(0, room + 1))]))
+        ql.append(q)
+        cl.append(q + pre)
+    return ql + [cfg.seqlen_q], cl + [cfg.context_len]
+
+
 def extend_random_inputs(cfg, seed: int, q_lens=None, context_lens=None) -> dict:
     """Seeded inputs and scalars for sequences of ``q_lens`` new tokens over ``context_lens``
-    keys (default: ``batch`` sequences of seqlen_q over context_len), the caches' unreadable
-    entries NaN; paged: a block table naming shuffled pages of the pool."""
+    keys (default: ``ragged_lengths`` of ``batch`` sequences), the caches' unreadable entries
+    NaN; paged: a block table naming shuffled pages of the pool."""
     rng = np.random.default_rng(seed)
     dt = np_dtype(cfg.dtype)
     B = cfg.batch if q_lens is None else len(q_lens)
+    if q_lens is None and context_lens is None:
+        q_lens, context_lens = ragged_lengths(cfg, rng)
     ql = np.array([cfg.seqlen_q] * B if q_lens is None else q_lens, np.int64)
     lens = np.array([cfg.context_len] * B if context_lens is None else context_lens, np.int32)
     cu = np.concatenate([[0], np.cumsum(ql)]).astype(np.int32)
@@ -57,7 +75,7 @@ def extend_random_inputs(cfg, seed: int, q_lens=None, context_lens=None) -> dict
            "context_lens": lens}
     if cfg.paged:
         P, MB = cfg.page_size, cfg.max_blocks_per_seq
-        nb = max(cfg.num_blocks, B * MB) if q_lens is not None else cfg.num_blocks
+        nb = cfg.num_blocks              # fewer than B x MB: sequences share pages (read only)
         table = np.resize(rng.permutation(nb), B * MB).reshape(B, MB).astype(np.int32)
         readable = np.zeros((nb, P), bool)
         for b in range(B):
@@ -76,8 +94,6 @@ def extend_random_inputs(cfg, seed: int, q_lens=None, context_lens=None) -> dict
     out.update(batch=B, total_q=tq, max_seqlen_q=max(int(ql.max(initial=0)), 1))
     return out
 
-
-SCALARS = ("batch", "total_q", "max_seqlen_q", "num_blocks")
 
 
 def compare_extend(cfg, out: dict, inp: dict) -> tuple[bool, str]:
