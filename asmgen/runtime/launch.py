@@ -18,6 +18,10 @@ Rules (contract fields of ``asmgen.kernarg.ArgSpec``):
   object arrays are refused for float buffers.
 - buffer without ``dims`` (contracts written before them): the contract's ``shape`` exactly.
   A dim may also be ``NAME/INT`` (a scalar divided by a constant) or ``NAME+INT`` (plus one).
+- an integer buffer with a ``range``: every element of a host array within it (extend's
+  ``context_lens`` in 0..max_context); with a host ``cu_seqlens_q``, ``max_seqlen_q`` at least
+  every sequence's length and (extend) each ``context_lens`` at least its sequence's new
+  tokens (``check_packed``).
 - prefix sums (``PREFIX_SUMS``: varlen attention's ``cu_seqlens_q`` / ``cu_seqlens_k``): a host
   array starts at 0, is non-decreasing and ends at most at its total (``total_q`` / ``total_k``).
 - host inputs: NumPy arrays, anything with ``__array_interface__``, host DLPack tensors
@@ -310,6 +314,46 @@ def check_prefix_sum(name: str, arr: np.ndarray, scalars: Mapping[str, Any]) -> 
                           f"at most {PREFIX_SUMS[name]}")
 
 
+def check_elements(a: ArgSpec, arr: np.ndarray) -> None:
+    """A host integer buffer's elements within its ``range`` (the first one outside named)."""
+    lo, hi = a.range
+    flat = np.asarray(arr).astype(np.int64).ravel()
+    bad = np.flatnonzero(((flat < lo) if lo is not None else False)
+                         | ((flat > hi) if hi is not None else False))
+    if bad.size:
+        i = np.unravel_index(int(bad[0]), np.shape(arr))
+        idx = ", ".join(str(int(x)) for x in i)
+        raise LaunchError(a.name, f"{a.name}[{idx}] = {int(flat[bad[0]])}",
+                          f"every element in [{'-inf' if lo is None else lo}, "
+                          f"{'inf' if hi is None else hi}]")
+
+
+def check_packed(host: Mapping[str, np.ndarray], scalars: Mapping[str, Any]) -> None:
+    """Packed batches (a host ``cu_seqlens_q``): ``max_seqlen_q`` (it sizes the grid) at least
+    every sequence's length, and with ``context_lens`` (extend) sequence b's keys including its
+    new tokens, context_lens[b] >= cu_seqlens_q[b + 1] - cu_seqlens_q[b]."""
+    if "cu_seqlens_q" not in host:
+        return
+    q = np.diff(np.asarray(host["cu_seqlens_q"]).astype(np.int64).ravel())
+    mq = scalars.get("max_seqlen_q")
+    if mq is not None and q.size and int(q.max()) > int(mq):
+        b = int(np.argmax(q))
+        raise LaunchError("max_seqlen_q", f"max_seqlen_q = {mq} below sequence {b}'s "
+                          f"{int(q[b])} tokens (cu_seqlens_q[{b + 1}] - cu_seqlens_q[{b}])",
+                          "max_seqlen_q >= every sequence's length (it sizes the grid)")
+    if "context_lens" not in host:
+        return
+    c = np.asarray(host["context_lens"]).astype(np.int64).ravel()
+    n = min(len(q), len(c))
+    bad = np.flatnonzero(c[:n] < q[:n])
+    if bad.size:
+        b = int(bad[0])
+        raise LaunchError("context_lens", f"context_lens[{b}] = {int(c[b])} below the {int(q[b])} "
+                          f"new tokens of sequence {b} (cu_seqlens_q[{b + 1}] - "
+                          f"cu_seqlens_q[{b}])", "context_lens[b] >= the new tokens of sequence b "
+                          "(their K/V are in the cache)")
+
+
 # -- the plan --------------------------------------------------------------------------------------
 def plan_launch(meta: Mapping[str, Any], values: Mapping[str, Any],
                 device_buffer: Callable[[ArgSpec, Any, int], int | None] | None = None) -> LaunchPlan:
@@ -338,10 +382,13 @@ def plan_launch(meta: Mapping[str, Any], values: Mapping[str, Any],
             plan.host[a.name] = host_buffer(a, v, scalars)
             if a.name in PREFIX_SUMS:
                 check_prefix_sum(a.name, plan.host[a.name], scalars)
+            if a.range is not None:
+                check_elements(a, plan.host[a.name])
         elif a.io == "out" or (a.io == "inout" and (a.dims is not None or a.shape is not None)):
             plan.host[a.name] = zeros_buffer(a, scalars)
         else:
             raise LaunchError(a.name, "not given", f"an input array of shape "
                               f"{_dim_text(a, dims_of(a, scalars))}")
+    check_packed(plan.host, scalars)
     plan.grid = grid_of(meta, scalars)
     return plan

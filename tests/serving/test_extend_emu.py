@@ -83,18 +83,30 @@ def test_prefix_and_causality_matter():
     assert diff > 0.05
 
 
-@pytest.mark.parametrize("paged", [False, True])
-def test_tokens_past_the_context_see_no_key(paged):
-    """context_lens[b] < q_len(b) (fewer keys than new tokens, e.g. a clamped length): the first
-    q_len - L tokens see no key and get O = 0, LSE = -inf, as the reference says."""
-    kw = dict(paged=True, page_size=16) if paged else {}
-    cfg = ExtendConfig(batch=2, heads=2, head_dim=64, seqlen_q=8, max_context=64, **kw)
-    inp, out = run_extend(cfg, 4, [8, 3], [5, 40])
-    ok, msg = compare_extend(cfg, out, inp)
-    assert ok, msg
-    lse = np.asarray(out["lse"])
-    assert np.isneginf(lse[:, :3]).all() and np.isfinite(lse[:, 3:]).all()
-    assert not np.asarray(out["o"][:, :3], np.float64).any()
+def test_launch_checks_name_the_value_and_the_limit():
+    """Every bad length is a typed LaunchError naming it: fewer keys than new tokens (their K/V
+    must be in the cache), a context past max_context or negative, cu_seqlens_q decreasing,
+    max_seqlen_q below a sequence (the grid would miss Q-blocks) or above max_context, a
+    block table of the wrong shape."""
+    from asmgen.runtime.launch import LaunchError, plan_launch
+    cfg = ExtendConfig(batch=2, heads=2, head_dim=64, seqlen_q=8, max_context=64, paged=True,
+                       page_size=16)
+    meta = kernel(cfg).meta
+    from asmgen.kinds.extend.reference import extend_random_inputs
+    inp = extend_random_inputs(cfg, 1, [8, 3], [8, 40])
+    plan_launch(meta, inp)
+    bad = [({"context_lens": np.array([5, 40], np.int32)},
+            r"context_lens\[0\] = 5 below the 8 new tokens"),
+           ({"context_lens": np.array([8, 65], np.int32)}, r"context_lens\[1\] = 65.*\[0, 64\]"),
+           ({"context_lens": np.array([-1, 40], np.int32)}, r"context_lens\[0\] = -1"),
+           ({"cu_seqlens_q": np.array([0, 9, 5], np.int32)}, "non-decreasing"),
+           ({"max_seqlen_q": 4}, "max_seqlen_q = 4 below sequence 0's 8 tokens"),
+           ({"max_seqlen_q": 65}, r"max_seqlen_q in \[1, 64\]"),
+           ({"block_table": np.zeros((2, 3), np.int32)}, "block_table"),
+           ({"num_blocks": 0}, "num_blocks")]
+    for change, msg in bad:
+        with pytest.raises(LaunchError, match=msg):
+            plan_launch(meta, dict(inp, **change))
 
 
 def test_rows_past_the_packed_tokens_are_untouched_and_q_blocks_exit_early():

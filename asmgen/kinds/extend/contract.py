@@ -4,10 +4,12 @@ Buffers: ``q`` ``[heads, total_q, head_dim]`` (heads-major packed new tokens, as
 prefill); ``k_cache`` / ``v_cache`` dense ``[batch, max_context, kv_heads, head_dim]`` or paged
 ``[num_blocks, page_size, kv_heads, head_dim]``; paged: ``block_table [batch,
 max_blocks_per_seq]`` int32; ``context_lens [batch]`` int32 (keys of each sequence, its new
-tokens included); ``cu_seqlens_q [batch + 1]`` int32; outputs ``o [heads, total_q, head_dim]``
+tokens included: q_len(b) <= context_lens[b] <= max_context, checked at launch for host arrays); ``cu_seqlens_q [batch + 1]`` int32; outputs ``o [heads, total_q, head_dim]``
 and ``lse [heads, total_q]`` f32. Scalars: ``batch``, ``total_q``, paged ``num_blocks``,
 ``scale`` (f32), ``max_seqlen_q`` (the grid's Q-block dimension)."""
 from __future__ import annotations
+
+from dataclasses import replace
 
 from ...kernarg import ArgSpec
 from ..attention.contract import F32_TINY, SCALE_MAX
@@ -26,7 +28,8 @@ def extend_args(cfg: ExtendConfig) -> list[ArgSpec]:
             _buf("k_cache", cfg.dtype, kv, sizes), _buf("v_cache", cfg.dtype, kv, sizes)]
     if cfg.paged:
         args.append(_buf("block_table", "i32", ("batch", cfg.max_blocks_per_seq), sizes))
-    args += [_buf("context_lens", "i32", ("batch",), sizes),
+    ctx = _buf("context_lens", "i32", ("batch",), sizes)
+    args += [replace(ctx, range=(0, cfg.max_context)),       # elements checked at launch
              ArgSpec("cu_seqlens_q", "buffer", "i32", (cfg.batch + 1,), (1,), "in",
                      dims=("batch+1",)),
              _buf("o", cfg.dtype, (h, "total_q", d), sizes, "out"),

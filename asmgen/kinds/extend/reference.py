@@ -4,7 +4,8 @@ tests and ``asmgen check``.
 Sequence b: new tokens cu_q[b] .. cu_q[b + 1] - 1 (q_len of them) of ``q [heads, total_q, D]``,
 keys 0 .. L - 1 of its cache (L = context_lens[b] clamped to 0..max_context; paged: through its
 block-table row). New token t sees keys j <= L - q_len + t; head h reads KV head h // group. A row
-that sees no key (L < q_len), and every row of no sequence, has O = 0, LSE = -inf. The random
+that sees no key (L < q_len: refused at launch for host arrays), and every row of no sequence,
+has O = 0, LSE = -inf. The random
 inputs fill every cache entry no sequence may read (past a context, pages no table names) with
 NaN: a kernel reading one fails the comparison.
 """
