@@ -1,0 +1,67 @@
+"""Extend attention under the calibrated cycle model (issue 17): batch 16 x 512 new tokens over a
+4096-key cached prefix (context 4608), 64 query heads over 8 KV heads (GQA group 8), head_dim
+128, bf16, dense and paged (16-key pages) caches, on both arches' default devices; beside it,
+through the same model in the same run, asmgen's own causal prefill of the same problem (dense
+K/V of 4608 keys per sequence, seqlen_q 512, bottom-right causal: the same visible pairs and
+FLOPs), one wave per workgroup (the extend kernel's loop shape) and the model-ranked default.
+Per row: modeled TFLOP/s, tokens/s, what sets the time, and the ratio to the one-wave prefill
+(a ratio through one model: its calibration error largely cancels).
+
+    PYTHONPATH=. python benchmarks/extend_model.py [--arch gfx942] [--batch 16]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+# benchmarks/schedules.py would shadow the ``schedules`` package the recipes live in
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+SQ, PREFIX, H, HK, D = 512, 4096, 64, 8, 128
+
+
+def main() -> None:
+    from asmgen import api
+    from asmgen.cli.profile import profile
+    from asmgen.kinds.attention.defaults import build_default
+    from asmgen.target import ARCHES
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--arch", choices=ARCHES, action="append")
+    ap.add_argument("--batch", type=int, default=16)
+    a = ap.parse_args()
+    B, ctx = a.batch, SQ + PREFIX
+    print(f"{'arch':7} {'device':7} {'kernel':22} {'TFLOP/s':>8} {'tok/s':>10} {'set by':6} "
+          f"{'vs 1-wave prefill':>17}  model error")
+    with tempfile.TemporaryDirectory() as tmp:
+        for arch in a.arch or ARCHES:
+            rows = []
+            pre = api.attention(batch=B, heads=H, kv_heads=HK, seqlen_q=SQ, seqlen_k=ctx,
+                                head_dim=D, dtype="bf16", causal=True, arch=arch)
+            rows.append(("prefill 1-wave", profile(pre.save(Path(tmp)))))
+
+            def attention(schedule=None, schedule_params=None, **kw):
+                return api.generate("attention", schedule, schedule_params, **kw)
+            kern, _ = build_default(attention, batch=B, heads=H, kv_heads=HK, seqlen_q=SQ,
+                                    seqlen_k=ctx, head_dim=D, dtype="bf16", causal=True,
+                                    arch=arch)
+            rows.append((f"prefill default w{kern.config.waves}", profile(kern.save(Path(tmp)))))
+            for paged in (False, True):
+                ext = api.generate("extend", arch=arch, batch=B, heads=H, kv_heads=HK,
+                                   seqlen_q=SQ, head_dim=D, dtype="bf16", max_context=ctx,
+                                   paged=paged, page_size=16)
+                rows.append((f"extend {'paged16' if paged else 'dense'}",
+                             profile(ext.save(Path(tmp)))))
+            base = rows[0][1]["cycles"]
+            for name, out in rows:
+                u = out["uncertainty"]
+                secs = out["cycles"] / (out["perf"]["clock_mhz"] * 1e6)
+                print(f"{arch:7} {out['device']:7} {name:22} {out['tflops']:>8.1f} "
+                      f"{B * SQ / secs:>10.0f} {out.get('time_set_by', 'cu'):6} "
+                      f"{base / out['cycles']:>17.2f}  median {100 * u['median']:.0f} %, "
+                      f"worst {100 * u['worst']:.0f} %", flush=True)
+
+
+if __name__ == "__main__":
+    main()
