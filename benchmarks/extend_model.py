@@ -4,8 +4,10 @@
 through the same model in the same run, asmgen's own causal prefill of the same problem (dense
 K/V of 4608 keys per sequence, seqlen_q 512, bottom-right causal: the same visible pairs and
 FLOPs), one wave per workgroup (the extend kernel's loop shape) and the model-ranked default.
-Per row: modeled TFLOP/s, tokens/s, what sets the time, and the ratio to the one-wave prefill
-(a ratio through one model: its calibration error largely cancels).
+Per row: TFLOP/s of the visible (query, key) pairs (4 H D per pair, the same count for every
+row: the prefill profile's own figure halves the full square instead), tokens/s, what sets the
+time, and the speed ratio to the one-wave prefill (a ratio through one model: its calibration
+error largely cancels).
 
     PYTHONPATH=. python benchmarks/extend_model.py [--arch gfx942] [--batch 16]
 """
@@ -54,10 +56,11 @@ def main() -> None:
                 rows.append((f"extend {'paged16' if paged else 'dense'}",
                              profile(ext.save(Path(tmp)))))
             base = rows[0][1]["cycles"]
+            flops = 4.0 * B * H * D * (SQ * PREFIX + SQ * (SQ + 1) // 2)
             for name, out in rows:
                 u = out["uncertainty"]
                 secs = out["cycles"] / (out["perf"]["clock_mhz"] * 1e6)
-                print(f"{arch:7} {out['device']:7} {name:22} {out['tflops']:>8.1f} "
+                print(f"{arch:7} {out['device']:7} {name:22} {flops / secs / 1e12:>8.1f} "
                       f"{B * SQ / secs:>10.0f} {out.get('time_set_by', 'cu'):6} "
                       f"{base / out['cycles']:>17.2f}  median {100 * u['median']:.0f} %, "
                       f"worst {100 * u['worst']:.0f} %", flush=True)

@@ -117,7 +117,8 @@ def test_varlen_config_rules():
 
 def test_cli_varlen_generate_and_check(tmp_path, capsys):
     """``asmgen attention --varlen`` writes the varlen contract; ``asmgen check`` runs it against
-    the reference at its sizes and refuses --size (exit 2, the value named)."""
+    the reference at its sizes (ragged lengths drawn from the seed) and at a smaller batch /
+    max_seqlen (lengths drawn again), and refuses --size of a packed total (exit 2, named)."""
     import json
 
     from asmgen.cli import main
@@ -131,5 +132,7 @@ def test_cli_varlen_generate_and_check(tmp_path, capsys):
     assert meta["grid_from"][2] == ["max_seqlen_q", 32] and meta["grid"] == [2, 3, 2]
     assert main(["check", str(path), "--seed", "1"]) == 0
     assert "OK" in capsys.readouterr().out
-    assert main(["check", str(path), "--size", "batch=1"]) == 2
-    assert "--size batch" in capsys.readouterr().err
+    assert main(["check", str(path), "--size", "batch=2", "--size", "max_seqlen_k=17"]) == 0
+    assert "OK" in capsys.readouterr().out
+    assert main(["check", str(path), "--size", "total_q=5"]) == 2
+    assert "--size total_q" in capsys.readouterr().err

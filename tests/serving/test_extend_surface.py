@@ -73,8 +73,23 @@ def test_mode_extend_generates_checks_and_equals_the_subcommand(tmp_path, capsys
     assert meta["config"]["kind"] == "extend" and meta["config"]["paged"]
     assert main(["check", str(path), "--seed", "2"]) == 0
     assert "OK attn_extend" in capsys.readouterr().out
+    assert main(["check", str(path), "--size", "batch=1", "--size", "max_seqlen_q=7"]) == 0
+    assert "OK attn_extend" in capsys.readouterr().out
     assert main(["check", str(path), "--size", "total_q=5"]) == 2
-    assert "checked at its contract's sizes" in capsys.readouterr().err
+    assert "--size total_q" in capsys.readouterr().err
+
+
+def test_check_shrinks_a_large_extend_contract(tmp_path, capsys):
+    """16 x 512 new tokens over 4096 keys, 2 heads: over the check budget, so ``asmgen check``
+    runs fewer, shorter sequences (the sizes it names), and passes."""
+    kern = api.generate("extend", batch=16, heads=2, kv_heads=1, seqlen_q=512, head_dim=64,
+                        max_context=4608, paged=True, page_size=64)
+    path = kern.save(tmp_path)
+    assert main(["check", str(path), "--seed", "1"]) == 0
+    out = capsys.readouterr()
+    assert "OK attn_extend" in out.out
+    assert "checking at runtime sizes batch=" in out.out
+    assert "instead of the contract's batch=16, max_seqlen_q=512" in out.out
 
 
 def test_bad_flags_are_exit_2(tmp_path, capsys):

@@ -43,21 +43,32 @@ class AttentionKind(KernelKind):
         than the KV buffers, so the loop wraps its buffers)."""
         from ...runtime.check_size import CheckShape
         bq, bk, group = cfg.rows_per_wg, cfg.block_k, cfg.heads // cfg.kv_heads
-        if cfg.varlen:   # the packed sizes hang together (cu_seqlens): the contract's, unshrunk
-            return CheckShape(trips=lambda s: -(-int(s["max_seqlen_k"]) // bk))
+        if cfg.varlen:   # the packed sizes are drawn from batch and the longest sequences
+            return CheckShape(trips=lambda s: -(-int(s["max_seqlen_k"]) // bk),
+                              shrink=(("batch", 1, 1), ("max_seqlen_q", bq, bq),
+                                      ("max_seqlen_k", bk, 3 * bk)))
         return CheckShape(trips=lambda s: -(-int(s["seqlen_k"]) // bk),
                           shrink=(("batch", 1, 1), ("kv_heads", 1, 1), ("heads", group, group),
                                   ("seqlen_q", bq, 2 * bq),
                                   ("seqlen_k", bk, max(3, cfg.kv_buffers + 1) * bk)))
 
     def check(self, meta: dict, run, seed: int, sizes: dict | None = None) -> tuple[bool, str]:
-        """As every kind; a varlen kernel only at its contract's sizes (``batch`` sequences of
+        """As every kind; a varlen kernel at its contract's sizes (``batch`` sequences of
         ragged lengths up to seqlen_q / seqlen_k drawn from the seed, the last one of exactly
-        those: ``reference.ragged_lengths``; the packed totals and cu_seqlens follow)."""
+        those: ``reference.ragged_lengths``; the packed totals and cu_seqlens follow), or at
+        other ``batch`` / ``max_seqlen_q`` / ``max_seqlen_k`` (the lengths drawn again)."""
         if sizes and meta.get("config", {}).get("varlen"):
-            raise ConfigError(f"--size {next(iter(sizes))}: a varlen attention kernel is checked "
-                              f"at its contract's sizes (cu_seqlens and the packed totals follow "
-                              f"from batch, seqlen_q, seqlen_k); regenerate at other sizes")
+            import dataclasses
+            names = {"batch": "batch", "max_seqlen_q": "seqlen_q", "max_seqlen_k": "seqlen_k"}
+            bad = sorted(set(sizes) - set(names))
+            if bad:
+                raise ConfigError(f"--size {bad[0]}: a varlen attention kernel is checked at "
+                                  f"other sizes of {', '.join(names)} only (cu_seqlens and the "
+                                  f"packed totals are drawn from them)")
+            cfg = self.config_from_dict(meta["config"])
+            run_cfg = dataclasses.replace(cfg, **{names[n]: int(v) for n, v in sizes.items()})
+            inputs = self.random_inputs(run_cfg, seed)
+            return self.compare(run_cfg, run(**inputs), inputs)
         return super().check(meta, run, seed, sizes)
 
     def random_inputs(self, cfg: AttentionConfig, seed: int) -> dict:

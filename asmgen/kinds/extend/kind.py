@@ -35,18 +35,30 @@ class ExtendKind(KernelKind):
                       grid_from=(None, ("batch", 1), ("max_seqlen_q", BLOCK_Q)))
 
     def check_shape(self, cfg: ExtendConfig):
-        """KV loop: the key blocks of the generated context (the lengths are data: no shrink)."""
+        """KV loop: the key blocks of the config's context (the lengths are data drawn up to
+        it). ``check`` may shrink batch to 1 and max_seqlen_q (the new tokens per sequence, in
+        Q-blocks of 32) to one Q-block: the sequences are drawn again at those sizes."""
         from ...runtime.check_size import CheckShape
         trips = -(-cfg.context_len // BLOCK_K)
-        return CheckShape(trips=lambda s: trips)
+        return CheckShape(trips=lambda s: trips,
+                          shrink=(("batch", 1, 1), ("max_seqlen_q", BLOCK_Q, BLOCK_Q)))
 
     def check(self, meta: dict, run, seed: int, sizes: dict | None = None) -> tuple[bool, str]:
-        if sizes:
-            raise ConfigError(f"--size {next(iter(sizes))}: an extend kernel is checked at its "
-                              f"contract's sizes (cu_seqlens_q, context_lens and the packed "
-                              f"total follow from batch, seqlen_q, context_len); regenerate at "
-                              f"other sizes")
-        return super().check(meta, run, seed, sizes)
+        """As every kind; at other sizes only ``batch`` and ``max_seqlen_q`` (the config's
+        batch and seqlen_q: the ragged lengths, cu_seqlens_q, total_q follow from them)."""
+        if not sizes:
+            return super().check(meta, run, seed)
+        import dataclasses
+        bad = sorted(set(sizes) - {"batch", "max_seqlen_q"})
+        if bad:
+            raise ConfigError(f"--size {bad[0]}: an extend kernel is checked at other sizes of "
+                              f"batch and max_seqlen_q only (cu_seqlens_q, context_lens and the "
+                              f"packed total are drawn from them)")
+        cfg = self.config_from_dict(meta["config"])
+        run_cfg = dataclasses.replace(cfg, batch=int(sizes.get("batch", cfg.batch)),
+                                      seqlen_q=int(sizes.get("max_seqlen_q", cfg.seqlen_q)))
+        inputs = self.random_inputs(run_cfg, seed)
+        return self.compare(run_cfg, run(**inputs), inputs)
 
     def random_inputs(self, cfg: ExtendConfig, seed: int) -> dict:
         from .reference import extend_random_inputs
