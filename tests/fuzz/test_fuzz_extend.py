@@ -47,12 +47,12 @@ def test_random_varlen_config_and_schedule_is_correct_on_emulator(cfg, sched, em
 
 
 def test_the_strategies_draw_the_features():
-    """Over 60 drawn configs: varlen attention batches of several sequences, causal and not,
+    """Over 200 drawn configs: varlen attention batches of several sequences, causal and not,
     multi-wave; extend dense and paged (16 and 64), GQA, several sequences; and the ragged
     lengths hold empty and length-1 sequences."""
     got = []
 
-    @settings(PROFILE, max_examples=60)
+    @settings(PROFILE, max_examples=200)
     @given(a=attention_configs(small=True), e=st.data())
     def draw(a, e):
         got.append((a, e.draw(fuzz_cases(small=True, kind="extend")).config))
