@@ -37,8 +37,9 @@ from ..attention.template import AttnBuild
 from ..common.buffers import OOB_OFFSET, log2
 from ..decode.arith import imm_or_const, sdiv
 from ..decode.body import cache_loop
-from ..decode.kvload import TAGS, DenseKV, srd_base
+from ..decode.kvload import DenseKV
 from ..decode.paged import PagedKV
+from ..decode.resource import TAGS, srd_base
 from ..decode.tags import DECODE_TAGS
 from .config import BLOCK_K, BLOCK_Q, ExtendConfig
 from .contract import extend_args
