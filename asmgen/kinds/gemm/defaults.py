@@ -76,9 +76,13 @@ LOWP_PADDED = {arch: (((256, 256, DEPTH[arch]), (2, 4), "pingpong",
                      ((128, 128, DEPTH[arch]), (2, 2), "pgr1", {}))
               for arch in CUS}
 SMALL = ((64, 64, 32), (2, 2), "pgr1", {})
-# MX types (block scales, default loop arrangement only): DepthU 128. Ranked by the model at 8192^3
-# mxfp8 (asmgen profile, TF at 1704 MHz): 256x256x128 ck_v4 32x32x64 2602 > ck_v4 16x16x128 2370
-# > pgr1 32x32x64 2394 / 16x16x128 2191; DepthU 64 pgr1 2338 (issue 15 notes)
+# MX types (block scales): DepthU 128. Ranked by the model at 8192^3 mxfp8 (asmgen profile, TF at
+# 1704 MHz): 256x256x128 ck_v4 32x32x64 2602 > ck_v4 16x16x128 2370 > pgr1 32x32x64 2394 /
+# 16x16x128 2191; DepthU 64 pgr1 2338 (issue 15 notes). The split loops (benchmarks/lowp_gemm.py,
+# 2026-12-03, TF at each kernel's power-limited clock): mxfp8 interleave 256x256x128 2904 and
+# pingpong 256x256x64 2827 vs this ck_v4 2802; mxfp4 interleave 256x256x256 4847, pingpong
+# 256x256x128 4772 vs ck_v4 4825: all L2-bound, every gap under the model error (±7.4 %): ties,
+# the default stays
 MX = (((256, 256, 128), (2, 2), "ck_v4", {**DMA_SWZ, "mfma": (32, 32, 64)}),
       ((128, 128, 128), (2, 2), "ck_v4", {**DMA_SWZ, "mfma": (32, 32, 64)}))
 MX_SMALL = ((64, 64, 128), (2, 2), "pgr1", {"mfma": (16, 16, 128)})
