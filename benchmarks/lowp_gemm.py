@@ -9,7 +9,9 @@ arch, checked on the emulator against NumPy, profiled by ``asmgen.profiling.fore
 ``triton`` is importable; its best modeled configuration is the one compared. On gfx950 Triton's
 own block ping-pong schedule is compiled too and reported as it fares on the emulator (3.9's
 kernel is refused there with an LDS race), and the peer row is the one with it off
-(``TRITON_HIP_USE_BLOCK_PINGPONG=0``). Every asmgen fp8/MX row is then printed as a ratio to the
+(``TRITON_HIP_USE_BLOCK_PINGPONG=0``). The MX peers are Triton's ``tl.dot_scaled`` GEMMs (gfx950);
+a peer the emulator finds wrong against NumPy is printed as MISMATCH and not compared (Triton
+3.9's mxfp8 one: its result disagrees once the scales vary along K). Every asmgen fp8/MX row is then printed as a ratio to the
 peer at the sustained clock, with the model's error (``MODEL_ERROR``) beside each figure: both
 run through one model, so much of the error cancels in the ratio, but not all (the kernels'
 instruction mixes differ).
@@ -111,8 +113,10 @@ def _err(arch: str) -> str:
     return f"±{100 * u['median']:.1f}% (worst {100 * u['worst']:.1f}%)"
 
 
-def peer(arch: str, size: int) -> tuple[dict | None, list[str]]:
-    """(best modeled Triton fp8 profile or None, printed lines) for ``arch``."""
+def peer(arch: str, size: int, dtype: str = "fp8") -> tuple[dict | None, list[str]]:
+    """(best modeled Triton profile or None, printed lines): its fp8 GEMM on ``arch`` (every
+    ``CONFIGS`` entry, on gfx950 also with Triton's block ping-pong), or its ``tl.dot_scaled``
+    GEMM of ``dtype`` mxfp8 / mxfp4 (gfx950, the first config)."""
     import os
 
     from asmgen.errors import AsmgenError
@@ -121,24 +125,31 @@ def peer(arch: str, size: int) -> tuple[dict | None, list[str]]:
     refused = (AsmgenError, EmulatorError, IsaError, ValueError, RuntimeError)
     tp = _triton_fp8()
     lines, best = [], None
-    variants = [("", NO_PINGPONG)] + ([(" +block-pingpong", {})] if arch == "gfx950" else [])
-    for cfg in tp.CONFIGS:
+    mx = dtype != "fp8"
+    variants = [("", NO_PINGPONG)] + ([(" +block-pingpong", {})] if arch == "gfx950" and not mx
+                                      else [])
+    for cfg in tp.CONFIGS[:1] if mx else tp.CONFIGS:
         for tag, env in variants:
-            label = f"triton {cfg.name}{tag}"
+            label = f"triton {dtype} {cfg.name}{tag}"
             saved = {k: os.environ.get(k) for k in list(NO_PINGPONG) + ["TRITON_CACHE_DIR"]}
             try:
                 for k in NO_PINGPONG:
                     os.environ.pop(k, None)
                 os.environ.update(env)
                 os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="asmgen-triton-")
-                fk = tp.kernel(cfg, arch)
-                ratio = tp.check(fk, cfg, arch)
+                if mx:
+                    fk = tp.mx_kernel(cfg, dtype, arch)
+                    ratio = tp.mx_check(fk, cfg, dtype)
+                else:
+                    fk = tp.kernel(cfg, arch)
+                    ratio = tp.check(fk, cfg, arch)
                 if not ratio <= 1.0:
-                    lines.append(f"{arch:7} {label:34} MISMATCH vs NumPy ({ratio:.3g} x tolerance)")
+                    lines.append(f"{arch:7} {label:40} MISMATCH vs NumPy on the emulator "
+                                 f"({ratio:.3g} x tolerance): not a peer")
                     continue
-                d = tp.profile(fk, cfg, arch, size)
+                d = tp.mx_profile(fk, cfg, dtype, size) if mx else tp.profile(fk, cfg, arch, size)
             except refused as exc:    # a compile or emulator refusal is a row, not a crash
-                lines.append(f"{arch:7} {label:34} FAILED {type(exc).__name__}: "
+                lines.append(f"{arch:7} {label:40} FAILED {type(exc).__name__}: "
                              f"{str(exc).splitlines()[0][:150]}")
                 continue
             finally:
@@ -147,7 +158,7 @@ def peer(arch: str, size: int) -> tuple[dict | None, list[str]]:
                         os.environ.pop(k, None)
                     else:
                         os.environ[k] = v
-            lines.append(f"{arch:7} {label:34} check {ratio:.3g}  {d['tflops']:6.0f} "
+            lines.append(f"{arch:7} {label:40} check {ratio:.3g}  {d['tflops']:6.0f} "
                          f"{d['tflops_sustained']:6.0f}@{d['sustained_clock_mhz']:<5.0f} "
                          f"{_err(arch)}  busy {d['mfma_busy']:.3f}")
             if not tag and (best is None or d["tflops_sustained"] > best["tflops_sustained"]):
@@ -193,8 +204,10 @@ def main(argv=None) -> int:
     import triton
     print(f"\n# peer: Triton {triton.__version__} fp8 E4M3 TN GEMM (benchmarks/triton_fp8.py), "
           f"{ns.size}^3, same model, same run: TF, TF@sustained clock, model error")
-    for arch in ns.arch:
-        best, lines = peer(arch, ns.size)
+    jobs = [(arch, "fp8") for arch in ns.arch] + \
+        [("gfx950", d) for d in ("mxfp8", "mxfp4") if "gfx950" in ns.arch]
+    for arch, dtype in jobs:
+        best, lines = peer(arch, ns.size, dtype)
         print("\n".join(lines))
         if best is None:
             continue
@@ -202,7 +215,7 @@ def main(argv=None) -> int:
         print(f"# {arch} asmgen / peer ({best['label']}, {p:.0f} TF {_err(arch)}) at the "
               f"sustained clock:")
         for a_, label, tf in ours:
-            if a_ == arch:
+            if a_ == arch and label.startswith(dtype):
                 print(f"{arch:7}   {label:20} {tf:6.0f} {_err(arch)}  x peer {tf / p:5.2f}")
     return 0
 

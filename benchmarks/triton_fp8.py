@@ -9,6 +9,10 @@ Triton is not an asmgen dependency and nothing it builds is committed; ``availab
 it can be imported (``pip install triton``). The kernel is ours (the same shape as
 ``benchmarks/triton_calibration.py``'s bf16 one); its configurations are the ones Triton's AMD
 matmul tutorials list for large fp8 problems (``CONFIGS``); the best modeled one is the peer.
+
+On gfx950 the MX peer is the same loop over ``tl.dot_scaled`` (``mx_kernel``): mxfp8 (E4M3) or
+mxfp4 (E2M1 pairs, even K in the low nibble) with E8M0 scales [M | N, K/32], which Triton lowers
+to ``v_mfma_scale_f32_*_f8f6f4`` as asmgen does; checked against asmgen's MX reference decoding.
 """
 from __future__ import annotations
 
@@ -103,6 +107,108 @@ def kernel(cfg: TritonFp8Config, arch: str):
                                  int(ck.metadata.shared), names=ARG_NAMES + SCRATCH_NAMES)
 
 
+MX_ARGS = ("A", "B", "SA", "SB", "C", "M", "N", "K", "lda", "ldb", "lds", "ldc")
+MX_FORMATS = {"mxfp8": ("e4m3", "*fp8e4nv", 1), "mxfp4": ("e2m1", "*u8", 2)}
+
+
+def _mx_kernel(triton, tl):
+    @triton.jit
+    def mx_gemm_tn(a_ptr, b_ptr, sa_ptr, sb_ptr, c_ptr, M, N, K, lda, ldb, lds, ldc,
+                   BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, FMT: tl.constexpr,
+                   PACK: tl.constexpr, GROUP: tl.constexpr):
+        pid = tl.program_id(0)
+        tiles_m = tl.cdiv(M, BM)
+        tiles_n = tl.cdiv(N, BN)
+        per_group = GROUP * tiles_n
+        first_m = (pid // per_group) * GROUP
+        rows_in_group = min(tiles_m - first_m, GROUP)
+        tm = first_m + (pid % per_group) % rows_in_group
+        tn = (pid % per_group) // rows_in_group
+        offs_m = tm * BM + tl.arange(0, BM)
+        offs_n = tn * BN + tl.arange(0, BN)
+        offs_k = tl.arange(0, BK // PACK)          # bytes along K (mxfp4: two elements each)
+        offs_s = tl.arange(0, BK // 32)
+        a_tile = a_ptr + offs_m[:, None] * lda + offs_k[None, :]
+        b_tile = b_ptr + offs_n[None, :] * ldb + offs_k[:, None]
+        sa_tile = sa_ptr + offs_m[:, None] * lds + offs_s[None, :]
+        sb_tile = sb_ptr + offs_n[:, None] * lds + offs_s[None, :]
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for _ in range(tl.cdiv(K, BK)):
+            acc = tl.dot_scaled(tl.load(a_tile), tl.load(sa_tile), FMT, tl.load(b_tile),
+                                tl.load(sb_tile), FMT, acc)
+            a_tile += BK // PACK
+            b_tile += BK // PACK
+            sa_tile += BK // 32
+            sb_tile += BK // 32
+        tl.store(c_ptr + offs_m[:, None] * ldc + offs_n[None, :], acc)
+    return mx_gemm_tn
+
+
+def mx_kernel(cfg: TritonFp8Config, dtype: str, arch: str = "gfx950"):
+    """The ``ForeignKernel`` of the ``tl.dot_scaled`` GEMM of ``dtype`` (mxfp8 / mxfp4)."""
+    import triton
+    import triton.language as tl
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    from asmgen.profiling import foreign
+    fmt, ty, pack = MX_FORMATS[dtype]
+    sig = {"a_ptr": ty, "b_ptr": ty, "sa_ptr": "*u8", "sb_ptr": "*u8", "c_ptr": "*fp32",
+           **{n: "i32" for n in ("M", "N", "K", "lda", "ldb", "lds", "ldc")},
+           **{n: "constexpr" for n in ("BM", "BN", "BK", "FMT", "PACK", "GROUP")}}
+    attrs = {(i,): [["tt.divisibility", 16]] + ([["tt.pointer_range", 32]] if i < 5 else [])
+             for i in range(12)}
+    src = ASTSource(_mx_kernel(triton, tl), sig,
+                    constexprs={"BM": cfg.bm, "BN": cfg.bn, "BK": cfg.bk, "FMT": fmt, "PACK": pack,
+                                "GROUP": cfg.group}, attrs=attrs)
+    ck = triton.compile(src, target=GPUTarget("hip", arch, 64),
+                        options={"num_warps": cfg.num_warps, "num_stages": cfg.num_stages,
+                                 "enable_fp_fusion": True})
+    return foreign.ForeignKernel(ck.asm["hsaco"], ck.metadata.name, (64 * cfg.num_warps, 1, 1),
+                                 int(ck.metadata.shared), names=MX_ARGS + SCRATCH_NAMES)
+
+
+def _mx_inputs(dtype: str, m: int, n: int, k: int, seed: int):
+    import ml_dtypes
+
+    from asmgen.kinds.gemm.reference import pack_fp4
+    rng = np.random.default_rng(seed)
+    if dtype == "mxfp4":
+        a, b = (pack_fp4(rng.choice(np.array([-4, -1.5, -0.5, 0, 0.5, 1, 2, 6]), (r, k)))
+                for r in (m, n))
+    else:
+        a, b = (rng.standard_normal((r, k)).astype(ml_dtypes.float8_e4m3fn) for r in (m, n))
+    sa, sb = (rng.integers(120, 135, (r, k // 32)).astype(np.uint8) for r in (m, n))
+    return a, b, sa, sb, np.zeros((m, n), np.float32)
+
+
+def _mx_values(a, b, sa, sb, c) -> dict:
+    m, n = c.shape
+    return {"A": a, "B": b, "SA": sa, "SB": sb, "C": c, "M": m, "N": n, "K": sa.shape[1] * 32,
+            "lda": a.shape[1], "ldb": b.shape[1], "lds": sa.shape[1], "ldc": n,
+            "global_scratch": 0, "profile_scratch": 0}
+
+
+def mx_check(fk, cfg: TritonFp8Config, dtype: str, seed: int = 0) -> float:
+    """``check`` of the MX kernel, the reference decoding through asmgen's MX helpers."""
+    from asmgen.kinds.gemm.reference import mx_scales, unpack_fp4
+    from asmgen.profiling import foreign
+    m, n, k = 2 * cfg.bm, 2 * cfg.bn, 4 * cfg.bk
+    a, b, sa, sb, c = _mx_inputs(dtype, m, n, k, seed)
+    foreign.launch(fk, (4, 1, 1), _mx_values(a, b, sa, sb, c), seed=seed)
+    dec = unpack_fp4 if dtype == "mxfp4" else (lambda x: x.astype(np.float64))
+    a64, b64 = dec(a) * mx_scales(sa, m, k), dec(b) * mx_scales(sb, n, k)
+    ref = a64 @ b64.T
+    tol = (k + 2) * np.finfo(np.float32).eps * (np.abs(a64) @ np.abs(b64).T) + 1e-30
+    return float(np.max(np.abs(c.astype(np.float64) - ref) / tol))
+
+
+def mx_profile(fk, cfg: TritonFp8Config, dtype: str, size: int, iters: int = 4) -> dict:
+    """``profile`` of the MX kernel."""
+    return _profile(fk, cfg, "gfx950", size, iters,
+                    lambda trips: _mx_values(*_mx_inputs(dtype, cfg.bm, cfg.bn, trips * cfg.bk, 0)))
+
+
 def _inputs(arch: str, m: int, n: int, k: int, seed: int):
     import ml_dtypes
     t = getattr(ml_dtypes, FP8[arch][1])
@@ -135,12 +241,13 @@ def check(fk, cfg: TritonFp8Config, arch: str, seed: int = 0) -> float:
 def profile(fk, cfg: TritonFp8Config, arch: str, size: int, iters: int = 4) -> dict:
     """``asmgen profile --json``-shaped figures of the ``size``^3 problem (sustained clock
     figures too, as ``asmgen profile`` adds them)."""
+    return _profile(fk, cfg, arch, size, iters,
+                    lambda trips: _values(*_inputs(arch, cfg.bm, cfg.bn, trips * cfg.bk, 0)))
+
+
+def _profile(fk, cfg: TritonFp8Config, arch: str, size: int, iters: int, values) -> dict:
     from asmgen.profiling import foreign
     from asmgen.profiling.common import sustained_clock, sustained_tflops
-
-    def values(trips: int) -> dict:
-        return _values(*_inputs(arch, cfg.bm, cfg.bn, trips * cfg.bk, 0))
-
     n_wg = math.ceil(size / cfg.bm) * math.ceil(size / cfg.bn)
     hbm = min(1.0, (2 * size * size) / (n_wg * (cfg.bm + cfg.bn) * size))   # unique share
     out = foreign.profile_foreign(fk, values, flops=2.0 * size ** 3, n_wg=n_wg,
