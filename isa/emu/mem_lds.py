@@ -19,6 +19,7 @@ import numpy as np
 
 from .lds import dwords_of
 from .mem_common import byte_range, bytes_to_dwords, mod_int, regfile
+from .operand_io import GroupUnsupported, group_mode
 from .pending import LDS, AsyncOp
 from .registry import RW_SETS, binder
 from .regkeys import reg_keys
@@ -188,7 +189,7 @@ def _write_op(m, w, ins, lanes, addr, acc: _Access, rows: np.ndarray, what=""):
     m.issue(w, AsyncOp(w, LDS, (), apply, w.pc, ins, lds_dw=dw, lds_write=True))
 
 
-@binder(*READS)
+@binder(*READS, group=True)
 def bind_read(ins):
     vdst, vaddr = ins.operands[0], ins.operands[1]
     nbytes, signed = READS[ins.op]
@@ -203,6 +204,11 @@ def bind_read(ins):
         _read_op(m, w, ins, regs, vdst, lanes, addr, acc, signed, what)
         if m.trace is not None:
             _trace_banks(m, addr, nbytes)
+    if group_mode():
+        if not acc.dword_ok:
+            raise GroupUnsupported(f"'{ins}': sub-dword LDS read for a group")
+        from .mem_lds_group import group_read
+        return group_read(ins, fn, r, off, acc, regs, vdst)
     return fn
 
 
@@ -274,7 +280,7 @@ def bind_read2(ins):
     return fn
 
 
-@binder(*WRITES)
+@binder(*WRITES, group=True)
 def bind_write(ins):
     vaddr, vdata = ins.operands[0], ins.operands[1]
     nbytes = WRITES[ins.op]
@@ -289,6 +295,11 @@ def bind_write(ins):
         _write_op(m, w, ins, lanes, addr, acc, regfile(w, vdata)[s:s + ndw], what)
         if m.trace is not None:
             _trace_banks(m, addr, nbytes)
+    if group_mode():
+        if not acc.dword_ok:
+            raise GroupUnsupported(f"'{ins}': sub-dword LDS write for a group")
+        from .mem_lds_group import group_write
+        return group_write(ins, fn, r, off, acc, s, ndw, vdata)
     return fn
 
 

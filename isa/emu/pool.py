@@ -196,6 +196,8 @@ class Pool:
             mode = members[0].fp_mode
             if gfn is not None and any(w.fp_mode != mode for w in members):
                 gfn = None          # waves in different float modes (s_setreg MODE) step per wave
+            if trace is not None and gfn is not None and getattr(gfn, "trace_per_wave", False):
+                gfn = None          # its trace record is annotated per wave (LDS bank conflicts)
         if gfn is None:
             # the members' order is part of the seeded interleaving: a random rotation (any wave
             # may go first; full shuffles cost more than the instruction)

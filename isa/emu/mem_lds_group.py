@@ -1,0 +1,99 @@
+"""ds_read_b* / ds_write_b* (one element, dword sizes) for a group of waves at one pc (isa.emu.pool):
+the lane addresses, the bounds and alignment test and the dword indices of every member in one
+NumPy operation over [n_members, 64]; then per member, in wave-slot order, exactly what the
+per-wave handler (isa.emu.mem_lds) does after that: the LDS-DMA pending test and the issue of its
+own AsyncOp on its own workgroup's LDS (race detector, lgkm queue, landing). A member with a
+partial EXEC, an address out of bounds or an unaligned one sends the whole group through the
+per-wave handler (same errors, same order). With a trace on, members step per wave (the trace
+annotates each wave's record with its bank conflicts).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .pending import LDS, AsyncOp
+
+
+def _ordered(g) -> list:
+    """Members in the order of their rows in ``g.V[g.sel]`` (wave slots ascending)."""
+    return sorted(g.members, key=lambda w: w.wg_slot)
+
+
+def _per_wave(fn, members) -> None:
+    for w in members:
+        fn(w.mach, w)
+
+
+def group_read(ins, fn, r: int, off, acc, regs, vdst):
+    """Group form of a plain dword-sized ds_read (``fn``: its per-wave handler)."""
+    file_v = vdst.file == "v"
+    d, n = vdst.index, acc.nreg
+    span = acc.span
+    dw_offs = acc.dw_offs
+    single = acc.single
+
+    def gfn(m, g):
+        members = _ordered(g)
+        if not g.full_exec():
+            return _per_wave(fn, members)
+        addr = g.V[g.sel, r] + off                 # uint32 [n_members, 64], as per wave
+        size = members[0].mach.lds.size           # one launch: every workgroup's LDS is as big
+        if int(addr.max()) + span > size or (addr & 3).any():
+            return _per_wave(fn, members)
+        base = addr >> 2
+        if single:
+            dws = (base + dw_offs[0]) if dw_offs[0] else base
+        else:
+            dws = (base[:, :, None] + dw_offs).reshape(len(members), -1)
+        for k, w in enumerate(members):
+            mm = w.mach
+            lds = mm.lds
+            dw = dws[k]
+            f = w.vgpr if file_v else w.agpr
+            u32 = lds.u32
+
+            def apply(f=f, u32=u32, dw=dw):
+                f[d:d + n, :] = u32[dw].reshape(-1, n).T
+            if lds.dma_owner is not None:
+                lds.check_dma_pending(mm, w, dw)
+            mm.issue(w, AsyncOp(w, LDS, regs, apply, w.pc, ins, lds_dw=dw))
+    gfn.trace_per_wave = True
+    return gfn
+
+
+def group_write(ins, fn, r: int, off, acc, s: int, ndw: int, vdata):
+    """Group form of a plain dword-sized ds_write (``fn``: its per-wave handler)."""
+    span = acc.span
+    dw_offs = acc.dw_offs
+    single = acc.single
+    file_v = vdata.file == "v"
+
+    def gfn(m, g):
+        members = _ordered(g)
+        if not g.full_exec():
+            return _per_wave(fn, members)
+        addr = g.V[g.sel, r] + off
+        size = members[0].mach.lds.size
+        if int(addr.max()) + span > size or (addr & 3).any():
+            return _per_wave(fn, members)
+        base = addr >> 2
+        rows = (g.V if file_v else g.A)[g.sel, s:s + ndw]       # [n_members, ndw, 64]
+        if single:
+            dws = (base + dw_offs[0]) if dw_offs[0] else base
+            vals = rows[:, 0].copy()
+        else:
+            dws = (base[:, :, None] + dw_offs).reshape(len(members), -1)
+            vals = rows.transpose(0, 2, 1).reshape(len(members), -1).copy()
+        for k, w in enumerate(members):
+            mm = w.mach
+            lds = mm.lds
+            dw = dws[k]
+            u32 = lds.u32
+
+            def apply(u32=u32, dw=dw, v=vals[k]):
+                u32[dw] = v
+            if lds.dma_owner is not None:
+                lds.check_dma_pending(mm, w, dw, write=True)
+            mm.issue(w, AsyncOp(w, LDS, (), apply, w.pc, ins, lds_dw=dw, lds_write=True))
+    gfn.trace_per_wave = True
+    return gfn
