@@ -9,8 +9,6 @@ annotates each wave's record with its bank conflicts).
 """
 from __future__ import annotations
 
-import numpy as np
-
 from .pending import LDS, AsyncOp
 
 
