@@ -1,17 +1,19 @@
-"""Waves of one workgroup stepping together: the workgroup's register files as one array each, and
-the ``WaveGroup`` an instruction bound for a group runs on.
+"""Waves stepping together: the register files of a workgroup, or of every workgroup a pool runs
+(isa.emu.pool), as one array each, and the ``WaveGroup`` an instruction bound for a group runs on.
 
-``stack_files(waves)`` gives the workgroup [n_waves, 256, 64] VGPR and AGPR files, [n_waves, 108]
-SGPRs and [n_waves, 64] EXEC lanes, and makes every wave's own files views of them (a wave's
-``vgpr`` stays a C-contiguous [256, 64] array, so per-wave handlers are unchanged). When the machine
-picks a wave whose instruction has a group binding (isa.emu.program ``Entry.group_ok``), every
-runnable wave at the same pc steps with it as one NumPy operation over [n_members, ..., 64]
+``WorkgroupFiles(waves, capacity)`` gives [slots, 256, 64] VGPR and AGPR files, [slots, 108] SGPRs
+and [slots, 64] EXEC lanes, and makes every wave's own files views of its slot (a wave's ``vgpr``
+stays a C-contiguous [256, 64] array, so per-wave handlers are unchanged); ``place`` puts the
+next workgroup's waves into freed slots. When the stepper picks a wave whose instruction has a
+group binding (isa.emu.program ``Entry.group_ok``), every runnable wave at the same pc, of any
+workgroup of the pool, steps with it as one NumPy operation over [n_members, ..., 64]
 (docs/design.md "Correctness without hardware"). Which instructions may: lane-wise VALU ops whose
-operands are VGPRs, AGPRs, SGPR or constant sources (isa.emu.operand_io ``group_binding``), and the
-dense MFMAs (isa.emu.control). Every generic check (budget, pending registers, hazards, trace) still
-runs per member wave, before the group executes, exactly as if the members had stepped one after
-the other; VALU and MFMA touch only their own wave's registers, so the group's result is the
-result of any order of those single steps.
+operands are VGPRs, AGPRs, SGPR or constant sources (isa.emu.operand_io ``group_binding``), the
+dense MFMAs (isa.emu.control) and dword ds_read/ds_write (isa.emu.mem_lds_group, which issues each
+member's own async op on its own workgroup's LDS). Every generic check (budget, pending
+registers, hazards, trace) still runs per member wave, before the group executes, exactly as if
+the members had stepped one after the other; VALU and MFMA touch only their own wave's registers,
+so the group's result is the result of any order of those single steps.
 """
 from __future__ import annotations
 
