@@ -3,8 +3,8 @@ the lane addresses, the bounds and alignment test and the dword indices of every
 NumPy operation over [n_members, 64]; then per member, in wave-slot order, exactly what the
 per-wave handler (isa.emu.mem_lds) does after that: the LDS-DMA pending test and the issue of its
 own AsyncOp on its own workgroup's LDS (race detector, lgkm queue, landing). A member with a
-partial EXEC, an address out of bounds or an unaligned one sends the whole group through the
-per-wave handler (same errors, same order). With a trace on, members step per wave (the trace
+partial EXEC, an address at or past the allocation's limit (clamped, isa.emu.lds) or an unaligned
+one sends the whole group through the per-wave handler (same results, same errors, same order). With a trace on, members step per wave (the trace
 annotates each wave's record with its bank conflicts).
 """
 from __future__ import annotations
@@ -35,8 +35,8 @@ def group_read(ins, fn, r: int, off, acc, regs, vdst):
         if not g.full_exec():
             return _per_wave(fn, members)
         addr = g.V[g.sel, r] + off                 # uint32 [n_members, 64], as per wave
-        size = members[0].mach.lds.size           # one launch: every workgroup's LDS is as big
-        if int(addr.max()) + span > size or (addr & 3).any():
+        limit = members[0].mach.lds.limit         # one launch: every workgroup's LDS is as big
+        if int(addr.max()) + span > limit or (addr & 3).any():
             return _per_wave(fn, members)
         base = addr >> 2
         if single:
@@ -48,7 +48,7 @@ def group_read(ins, fn, r: int, off, acc, regs, vdst):
             lds = mm.lds
             dw = dws[k]
             f = w.vgpr if file_v else w.agpr
-            u32 = lds.u32
+            u32 = lds.buf32
 
             def apply(f=f, u32=u32, dw=dw):
                 f[d:d + n, :] = u32[dw].reshape(-1, n).T
@@ -71,8 +71,8 @@ def group_write(ins, fn, r: int, off, acc, s: int, ndw: int, vdata):
         if not g.full_exec():
             return _per_wave(fn, members)
         addr = g.V[g.sel, r] + off
-        size = members[0].mach.lds.size
-        if int(addr.max()) + span > size or (addr & 3).any():
+        limit = members[0].mach.lds.limit
+        if int(addr.max()) + span > limit or (addr & 3).any():
             return _per_wave(fn, members)
         base = addr >> 2
         rows = (g.V if file_v else g.A)[g.sel, s:s + ndw]       # [n_members, ndw, 64]
@@ -86,7 +86,7 @@ def group_write(ins, fn, r: int, off, acc, s: int, ndw: int, vdata):
             mm = w.mach
             lds = mm.lds
             dw = dws[k]
-            u32 = lds.u32
+            u32 = lds.buf32
 
             def apply(u32=u32, dw=dw, v=vals[k]):
                 u32[dw] = v
