@@ -96,7 +96,10 @@ def kernel_waves(kernel) -> int:
 
 def run_mutant(kernel, prog: Program, mutant: Mutant, seed: int = 0, toolchain=None) -> Result:
     """Re-assemble the mutated text and check it like ``asmgen check --seed seed`` (the checker
-    of the kernel's kind: GEMM or attention)."""
+    of the kernel's kind: GEMM or attention), at the contract's sizes and then at each of the
+    kernel's ``proof_sizes`` (runtime sizes, ``asmgen check --size``: a proof kernel whose
+    branches take different paths at different lengths, e.g. causal attention's diagonal
+    blocks); the first failing run decides."""
     from isa.emu.errors import EmulatorError
 
     from ..errors import AsmgenError
@@ -109,11 +112,14 @@ def run_mutant(kernel, prog: Program, mutant: Mutant, seed: int = 0, toolchain=N
         hsaco = (toolchain or find_toolchain()).assemble(asm, prog.target.arch)
     except AsmgenError as exc:
         return Result(mutant, "asm:" + type(exc).__name__, str(exc)[:300], kernel.name)
-    try:
-        ok, msg = check(kernel.meta, EmuRunner(kernel.meta, hsaco, seed=seed), seed)
-    except EmulatorError as exc:
-        return Result(mutant, type(exc).__name__, str(exc)[:300], kernel.name)
-    return Result(mutant, SURVIVED if ok else MISMATCH, msg, kernel.name)
+    for sizes in (None, *getattr(kernel, "proof_sizes", ())):
+        try:
+            ok, msg = check(kernel.meta, EmuRunner(kernel.meta, hsaco, seed=seed), seed, sizes)
+        except EmulatorError as exc:
+            return Result(mutant, type(exc).__name__, str(exc)[:300], kernel.name)
+        if not ok:
+            return Result(mutant, MISMATCH, msg, kernel.name)
+    return Result(mutant, SURVIVED, msg, kernel.name)
 
 
 @dataclass

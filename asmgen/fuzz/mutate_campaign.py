@@ -32,11 +32,15 @@ def proof_aim(spec: dict) -> tuple[str, ...]:
 
 def build_proof_kernel(kind: str, spec: dict):
     """Compile one proof kernel of ``kind`` from its spec (``asmgen.api.generate`` keywords;
-    ``mutate_aim`` is the proof's, ``proof_aim``)."""
+    ``mutate_aim`` is the proof's, ``proof_aim``; ``check_sizes``: more runtime sizes the proof
+    checks it at, kept as ``proof_sizes``, see ``mutate.run_mutant``)."""
     from ..api import generate
     spec = dict(spec)
     spec.pop("mutate_aim", None)
-    return generate(kind, spec.pop("schedule", None), spec.pop("schedule_params", None), **spec)
+    sizes = tuple(dict(s) for s in spec.pop("check_sizes", ()))
+    kern = generate(kind, spec.pop("schedule", None), spec.pop("schedule_params", None), **spec)
+    kern.proof_sizes = sizes
+    return kern
 
 
 def mutation_campaign(kind: str = "gemm", *, seed: int = 0, budget: float | None = None,

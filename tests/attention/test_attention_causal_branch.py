@@ -1,5 +1,6 @@
 """Causal attention masks only the diagonal key blocks (``asmgen.kinds.attention.kvloop``): the
-loop branches per key block between an unmasked body and a masked one. The unmasked body must be
+loop branches per key block between an unmasked body and cold ones (the triangle, the per-element
+mask, with several waves the skip: ``test_attention_causal_skip``). The unmasked body must be
 the non-causal kernel's loop body (the same config without the key mask, ``seqlen_k_multiple``
 32): the same instructions in the same order, waits and hazard nops included. Compared on the
 stream before register allocation (virtual registers equal up to a bijective renaming of their
@@ -80,13 +81,22 @@ def test_unmasked_body_is_the_non_causal_body(arch, waves, d, sched):
     why = _same_up_to_renaming(vfull, vbody)
     assert not why, why
     assert "v_cmp_lt_i32" not in [i.op for i in full]            # no mask on interior blocks
-    diag = _block(causal, "loop_kv_diag")
-    assert [i.op for i in diag].count("v_cmp_lt_i32") == 16 and diag[-1].op == "s_branch"
+    mask = _block(causal, "loop_kv_mask")
+    assert [i.op for i in mask].count("v_cmp_lt_i32") == 16 and mask[-1].op == "s_branch"
     head = _block(causal, "loop_kv_head")
     assert [str(i).split()[0] for i in head] == ["s_cmp_gt_i32", "s_cbranch_scc1"]
     assert str(head[-1]) == "s_cbranch_scc1 loop_kv_diag"
-    # layout: the unmasked body falls through to the latch; the masked one is after the loop
+    # the cold path: (several waves) skip the blocks wholly above the wave's rows, then the
+    # triangle block (the wave's diagonal) or the per-element mask
+    diag = [str(i) for i in _block(causal, "loop_kv_diag")]
+    tri_test = [str(i) for i in _block(causal, "loop_kv_tri_test" if waves > 1 else "loop_kv_diag")]
+    assert tri_test[0].startswith("s_cmp_lg_u32") and tri_test[1] == "s_cbranch_scc1 loop_kv_mask"
+    if waves > 1:
+        assert diag[0].startswith("s_cmp_ge_i32") and diag[1] == "s_cbranch_scc1 loop_kv_skip"
+    # layout: the unmasked body falls through to the latch; the others are after the loop
     names = [b.name for b in causal.compiled.stream.blocks]
     i = names.index("loop_kv_head")
-    assert names[i:i + 5] == ["loop_kv_head", "loop", "loop_kv_latch", "loop_kv_exit",
-                              "loop_kv_diag"]
+    cold = (["loop_kv_diag", "loop_kv_tri_test", "loop_kv_tri", "loop_kv_mask", "loop_kv_skip"]
+            if waves > 1 else ["loop_kv_diag", "loop_kv_tri", "loop_kv_mask"])
+    assert names[i:i + 4 + len(cold)] == ["loop_kv_head", "loop", "loop_kv_latch",
+                                          "loop_kv_exit"] + cold

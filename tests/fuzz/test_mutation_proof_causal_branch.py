@@ -1,9 +1,10 @@
 """The mutation proof covers the causal branch of the KV loop (``kinds.attention.kvloop``): sites
-inside the masked body (``loop_kv_diag``, a cold block after the loop's latch, run only for the
-diagonal key blocks) and inside the unmasked body are found in the final text and every sampled
-correctness mutant there is killed with the predicted error. The causal proof kernels of
-``mutate_campaign`` (single- and multi-wave) have this loop, so the campaign covers it too; this
-test makes sure its sites are not left out by sampling."""
+inside the cold bodies after the loop's latch (the triangle ``loop_kv_tri``, the per-element
+mask ``loop_kv_mask`` and, with several waves, the skip ``loop_kv_skip``) and inside the
+unmasked body are found in the final text and every sampled correctness mutant there is killed
+with the predicted error. The causal proof kernels' lengths run every one of those bodies
+(``kinds.attention.fuzz``), so the campaign covers them too; this test makes sure their sites
+are not left out by sampling."""
 from __future__ import annotations
 
 import random
@@ -25,18 +26,24 @@ CAUSAL = [spec for spec in proof_kernels("attention") if spec.get("causal")]
 
 
 @pytest.mark.parametrize("spec", CAUSAL[:1] + [s for s in CAUSAL[1:2]], ids=lambda s: str(s))
-def test_mutants_in_both_bodies_are_killed(spec):
+def test_mutants_in_every_body_are_killed(spec):
     kern = build_proof_kernel("attention", spec)
     prog = Program.from_asm(kern.asm, kern.config.target, kern.name)
-    diag = _block_range(prog, "loop_kv_diag", "loop_kv_end")
-    full = _block_range(prog, "loop_kv", "loop_kv_latch")
-    assert len(diag) > 100 and len(full) > 100
-    sites = all_sites(prog, kernel_waves(kern))
+    waves = kernel_waves(kern)
+    bodies = {"full": _block_range(prog, "loop_kv", "loop_kv_latch"),
+              "tri": _block_range(prog, "loop_kv_tri", "loop_kv_mask"),
+              "mask": _block_range(prog, "loop_kv_mask",
+                                   "loop_kv_skip" if waves > 1 else "loop_kv_end")}
+    if waves > 1:
+        bodies["skip"] = _block_range(prog, "loop_kv_skip", "loop_kv_end")
+    sites = all_sites(prog, waves)
     rng = random.Random(1)
     tried = []
-    for where in (diag, full):
+    for name, where in bodies.items():
+        assert len(where) > (20 if name == "skip" else 100), name
         classes = [c for c in CORRECTNESS_CLASSES if any(m.site in where for m in sites[c])]
-        assert "delete_waitcnt" in classes and len(classes) >= 3, (where, classes)
+        assert "delete_waitcnt" in classes and len(classes) >= (2 if name == "skip" else 3), \
+            (name, classes)
         for cls in classes:
             inside = [m for m in sites[cls] if m.site in where]
             for m in rng.sample(inside, 1):

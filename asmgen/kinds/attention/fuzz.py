@@ -118,10 +118,13 @@ def candidates(raw: dict):
 VARLEN_PROOF = {"seqlen_q": 40, "seqlen_k": 130, "batch": 3, "heads": 2, "kv_heads": 1,
                 "causal": True, "varlen": True, "schedule": "attn_basic"}
 SINGLE_WAVE_ATTENTION = (
-    {"seqlen_q": 64, "seqlen_k": 150, "causal": True, "schedule": "attn_basic"},
+    # causal, seqlen_k - seqlen_q = -32: Q-block 0 sees no key (the per-element mask), 1 to 3
+    # end on their diagonal (the triangle), 4 is partial (the mask, keys past seqlen_k)
+    {"seqlen_q": 132, "seqlen_k": 100, "causal": True, "schedule": "attn_basic",
+     "check_sizes": ({"seqlen_q": 132, "seqlen_k": 106},)},
     {"seqlen_q": 40, "seqlen_k": 130, "heads": 2, "kv_heads": 1, "dtype": "bf16",
      "arch": CDNA4, "schedule": "attn_interleave"},
-    {"seqlen_q": 33, "seqlen_k": 140, "head_dim": 128, "prefetch": 0, "causal": True,
+    {"seqlen_q": 33, "seqlen_k": 129, "head_dim": 128, "prefetch": 0, "causal": True,
      "schedule": "fuzz", "schedule_params": {"seed": 11}},
     {"seqlen_q": 64, "seqlen_k": 129, "arch": CDNA4, "mfma_k": 8, "schedule": "fuzz",
      "schedule_params": {"seed": 12}},
@@ -142,7 +145,12 @@ MULTI_WAVE_FP8 = ({"seqlen_q": 64, "seqlen_k": 130, "waves": 2, "kv_buffers": 2,
 # config has those fields (``waves``, ``kv_buffers``). The first one leads the list, so
 # ``--kernels 1`` proves a kernel with barriers.
 MULTI_WAVE_ATTENTION = (
-    {"seqlen_q": 64, "seqlen_k": 160, "causal": True, "waves": 2, "schedule": "attn_basic"},
+    # causal, seqlen_k - seqlen_q = 96: waves 0..2 run the unmasked body, their triangle and
+    # 3, 2, 1 skipped blocks, wave 3 (rows past seqlen_q) the unmasked body and the per-element
+    # mask (its last block); checked again at seqlen_k = 214 (not aligned: the per-element mask
+    # on two blocks per wave, mid-loop, and no triangle)
+    {"seqlen_q": 124, "seqlen_k": 220, "causal": True, "waves": 4, "schedule": "attn_basic",
+     "check_sizes": ({"seqlen_q": 124, "seqlen_k": 214},)},
     {"seqlen_q": 100, "seqlen_k": 130, "waves": 4, "kv_buffers": 3, "arch": CDNA4,
      "dtype": "bf16", "schedule": "fuzz", "schedule_params": {"seed": 5}},
 )

@@ -19,6 +19,20 @@ nothing of the mask is live across the unmasked body. ``full_max`` = min(seqlen_
 visible iff ``kbase <= full_max``. The masked body sits after the latch (a cold block), so the
 unmasked path costs one compare and one branch not taken. Both bodies hold the same
 ``s_barrier``s (multi-wave loops), so waves that take different paths still meet.
+
+Several waves (``waves`` > 1, shared K/V blocks): every wave runs the workgroup's trip count (its
+last row decides) to meet at each barrier, so the first waves reach key blocks wholly above
+their own rows' diagonal. The cold path tests once more and skips the compute there::
+
+    loop_kv_diag:   s_cmp_ge_i32 kbase, wave_end ; s_cbranch_scc1 loop_kv_skip
+    loop_kv_mask:   the masked body ; s_branch loop_kv_latch
+    loop_kv_skip:   the skip body (the wave's share of the K/V loads, the block advance and the
+                    barrier; no MFMA, no softmax) ; s_branch loop_kv_latch
+
+``wave_end`` = min(q0 + 32, seqlen_q) + seqlen_k - seqlen_q, one past the last key of the wave's
+last row: block ``kbase`` has no visible key for any row of the wave iff ``kbase >= wave_end``
+(and then ``kbase > full_max`` too, so only the cold path tests it). A skipped block would
+leave the softmax state exactly as a fully masked one does (m unchanged, alpha = 1, p = 0).
 """
 from __future__ import annotations
 
@@ -30,8 +44,11 @@ from ...ir import Block, VReg
 
 
 def kv_loop(ab, trips: VReg, kb: VReg, full_max: VReg | None,
-            emit: Callable[[Block, bool], None]) -> None:
-    """Build the KV loop; ``emit(block, masked)`` appends one body to ``block``."""
+            emit: Callable[..., None], wave_end: VReg | None = None,
+            diag_kb: VReg | None = None, tri: list[VReg] | None = None) -> None:
+    """Build the KV loop; ``emit(block, masked)`` appends one body to ``block``; with
+    ``diag_kb`` and ``tri`` ``emit(block, True, tri=tri)`` the triangle body, with
+    ``wave_end`` (several waves) ``emit(block, True, skip=True)`` the skip body."""
     cfg, k = ab.cfg, ab.k
     if not cfg.causal:
         emit(k.make_loop(trips, label="loop_kv"), cfg.key_mask)
@@ -42,6 +59,27 @@ def kv_loop(ab, trips: VReg, kb: VReg, full_max: VReg | None,
         k.branch(head, "s_cbranch_scc1", diag, Instr("s_cmp_gt_i32", (kb, full_max)))
         emit(k.block("loop"), False)
         latch = k.block("loop_kv_latch", label="loop_kv_latch")
-        ab.mask_limit(diag)
-        emit(diag, True)
-        k.jump(diag, latch)
+        if wave_end is None and diag_kb is None:
+            ab.mask_limit(diag)
+            emit(diag, True)
+            k.jump(diag, latch)
+            return
+        test = diag
+        if wave_end is not None and diag_kb is not None:
+            test = k.block("loop_kv_tri_test", cold=True, label="loop_kv_tri_test")
+        tri_b = k.block("loop_kv_tri", cold=True, label="loop_kv_tri") if diag_kb is not None else None
+        mask = k.block("loop_kv_mask", cold=True, label="loop_kv_mask")
+        skip = k.block("loop_kv_skip", cold=True, label="loop_kv_skip") if wave_end is not None else None
+        if skip is not None:
+            k.branch(diag, "s_cbranch_scc1", skip, Instr("s_cmp_ge_i32", (kb, wave_end)))
+        if tri_b is not None:
+            assert tri is not None
+            k.branch(test, "s_cbranch_scc1", mask, Instr("s_cmp_lg_u32", (kb, diag_kb)))
+            emit(tri_b, True, tri=tri)
+            k.jump(tri_b, latch)
+        ab.mask_limit(mask)
+        emit(mask, True)
+        k.jump(mask, latch)
+        if skip is not None:
+            emit(skip, True, skip=True)
+            k.jump(skip, latch)

@@ -73,36 +73,21 @@ def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm) -> None:
     advance(p, "V")
     p.add(Instr("s_barrier"), ("barrier",))
 
-    def emit(body, mask: bool) -> None:
-        """One loop body (``kvloop``: twice when causal, unmasked and masked)."""
+    def emit(body, mask: bool, skip: bool = False, tri=None) -> None:
+        """One loop body (``kvloop``: causal, also the triangle, masked by the lane masks
+        ``tri``, and the masked body; with several waves ``skip``: the loads, the advance and
+        the barrier without the compute)."""
         # ---- block i + d: K by DMA, the staged V transposed into LDS, then V of block i + d + 1
         ktile.load_block(ab, body, kt, srd["K"], bufs[d], publish_after=d)
         advance(body, "K")
         vtile.store_rows(ab, body, vt, staging, base=bufs[d])
         vtile.load_rows(ab, body, vt, srd["V"], staging)
         advance(body, "V")
-        # ---- S^T = K Q^T from buffer i % B; s_setprio 1 / 0 around the MFMA work (placed by the
-        # recipe's sched groups, cdna-facts 9.3)
-        kf = ktile.read_operands(ab, body, kt, bufs[0])
-        body.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_hi"))
-        S = ab.k.vreg("v", 16, align=4, name="sT")
-        for st in range(D // cfg.mfma_k):
-            body.add(Instr(cfg.mfma, (S, kf[st], qf[st], S if st else Imm(0))), ("mfma", "mfma_qk"))
-        # per-cluster priority (recipe ``attn_prio``): drop to 0 after the QK MFMAs (softmax VALU
-        # and memory), raise again over the PV MFMAs; recipes that do not pin these two tags get
-        # them placed by priority only, where s_setprio carries no dependence (cdna-facts 9.3)
-        body.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_qk_lo"))
-        # ---- online softmax -> P^T operands and the rescale of O
-        pf = sm.online_softmax(ab, body, st_, S, rem, kb, bperm, mask)
-        # ---- O^T += V^T P^T
-        vf = vtile.read_operands(ab, body, vt, bufs[0])
-        body.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_pv_hi"))
-        for st in range(BLOCK_K // cfg.mfma_k):
-            for db in range(D // 32):
-                o = st_.o[db]
-                body.add(Instr(cfg.mfma, (o, vf[st, db], pf[st], o)), ("mfma", "mfma_pv"))
+        if not skip:
+            _compute(body, mask, tri)
         body.add(Instr("s_add_u32", (kb, kb, Imm(BLOCK_K))), ("addr", "kv_adv"))
-        body.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))
+        if not skip:
+            body.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))
         # ---- rotate the buffer bases (bufs[x] <- bufs[x + 1]) and release buffer i % B
         tmp = ab.sreg(name="kv_rot")
         body.add(Instr("s_mov_b32", (tmp, bufs[0])), ("addr", "kv_rot"))
@@ -111,4 +96,28 @@ def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm) -> None:
         body.add(Instr("s_mov_b32", (bufs[d], tmp)), ("addr", "kv_rot"))
         body.add(Instr("s_barrier"), ("barrier",))
 
-    kv_loop(ab, trips, kb, ab.full_max, emit)
+    def _compute(body, mask: bool, tri) -> None:
+        """Block i % B's MFMAs and online softmax."""
+        # ---- S^T = K Q^T from buffer i % B; s_setprio 1 / 0 around the MFMA work (placed by the
+        # recipe's sched groups, cdna-facts 9.3)
+        kf = ktile.read_operands(ab, body, kt, bufs[0])
+        body.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_hi"))
+        S = ab.k.vreg("v", 16, align=4, name="sT")
+        c0 = Imm(0) if tri is None else sm.tri_init(ab, body, st_, S, tri)
+        for st in range(D // cfg.mfma_k):
+            body.add(Instr(cfg.mfma, (S, kf[st], qf[st], S if st else c0)), ("mfma", "mfma_qk"))
+        # per-cluster priority (recipe ``attn_prio``): drop to 0 after the QK MFMAs (softmax VALU
+        # and memory), raise again over the PV MFMAs; recipes that do not pin these two tags get
+        # them placed by priority only, where s_setprio carries no dependence (cdna-facts 9.3)
+        body.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_qk_lo"))
+        # ---- online softmax -> P^T operands and the rescale of O
+        pf = sm.online_softmax(ab, body, st_, S, rem, kb, bperm, mask and tri is None)
+        # ---- O^T += V^T P^T
+        vf = vtile.read_operands(ab, body, vt, bufs[0])
+        body.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_pv_hi"))
+        for st in range(BLOCK_K // cfg.mfma_k):
+            for db in range(D // 32):
+                o = st_.o[db]
+                body.add(Instr(cfg.mfma, (o, vf[st, db], pf[st], o)), ("mfma", "mfma_pv"))
+
+    kv_loop(ab, trips, kb, ab.full_max, emit, ab.wave_end, ab.diag_kb, ab.tri)

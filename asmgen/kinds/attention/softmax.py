@@ -128,6 +128,18 @@ def online_softmax(ab, body, st: SoftmaxState, S: VReg, rem: VReg, kb: VReg,
     return _softmax_tail(ab, body, st, xs, bperm, guard=True, p_scale=p_scale)
 
 
+def tri_init(ab, body, st: SoftmaxState, S: VReg, tri: list) -> VReg:
+    """The causal diagonal block's mask as the QK product's initial value (``kvloop``): S^T
+    register r = -inf in the lanes of lane mask ``tri[r]`` (SGPR pairs,
+    ``attention.template.tri_masks``), 0 elsewhere, before the first MFMA, which adds its
+    products to it (exact: -inf + finite = -inf, 0 + x = x). Off the scores' critical path (it
+    reads no score), and every row sees key 0 of that block: its softmax needs no guard."""
+    for r in range(16):
+        body.add(Instr("v_cndmask_b32", (S.sub(r), Imm(0), st.ninf, tri[r]), encoding="e64"),
+                 ("softmax", "mask"))
+    return S
+
+
 def _softmax_tail(ab, body, st: SoftmaxState, xs: VReg, bperm: VReg, guard: bool,
                   p_scale=None) -> list[VReg]:
     """Everything after the mask: row max, exponentials, running sum, O rescale, P packing.

@@ -63,7 +63,7 @@ from ..common.buffers import OOB_OFFSET, SRD_DWORD3
 from . import ktile, vtile
 from . import pipe as pipeline
 from . import softmax as sm
-from .config import BLOCK_K, AttentionConfig
+from .config import BLOCK_K, BLOCK_Q, AttentionConfig
 from .contract import attention_args
 from .kvloop import kv_loop
 from .tags import ATTN_TAGS
@@ -87,6 +87,9 @@ class AttnBuild:
         self.tid = self.k.precolored("v", v(0), "tid")
         self._consts: dict[int, VReg] = {}
         self.full_max: VReg | None = None     # causal: see kvloop
+        self.wave_end: VReg | None = None     # causal, several waves: see kvloop
+        self.diag_kb: VReg | None = None      # causal: the wave's diagonal key block (kvloop)
+        self.tri: list[VReg] | None = None    # causal: its triangle's lane masks (tri_masks)
         self.mask_limit = None                # causal: emits the mask limit into a block
 
     def sreg(self, count: int = 1, name: str = "") -> VReg:
@@ -269,6 +272,14 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
         p.add(Instr("s_sub_i32", (dlt, sk, sq)), tags)
         p.add(Instr("s_add_i32", (dlt, dlt, q0)), tags)
         p.add(Instr("s_add_i32", (dlt, dlt, Imm(1))), tags)
+        # q0 + sk - sq: the triangle block (kvloop); -1 (no block) for a wave with rows past
+        # seqlen_q, whose triangle would let those rows see keys past seqlen_k
+        ab.diag_kb = ab.sreg(name="diag_kb")
+        p.add(Instr("s_add_i32", (ab.diag_kb, dlt, Imm(-1))), tags)
+        qe = ab.sreg(name="q_end_wave")
+        p.add(Instr("s_add_u32", (qe, q0, Imm(BLOCK_Q))), tags)
+        p.add(Instr("s_cmp_le_u32", (qe, sq)), tags)
+        p.add(Instr("s_cselect_b32", (ab.diag_kb, ab.diag_kb, Imm(-1))), tags)
         ab.full_max = ab.sreg(name="full_max")         # last key block start with no mask (kvloop)
         p.add(Instr("s_min_i32", (ab.full_max, sk, dlt)), tags)
         p.add(Instr("s_sub_i32", (ab.full_max, ab.full_max, Imm(BLOCK_K))), tags)
@@ -280,6 +291,12 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
             block.add(Instr("v_min_i32", (lim, sk, lc)), ("softmax", "mask"))
             block.add(Instr("v_sub_u32", (rem, lim, kq)), ("softmax", "mask"))
         ab.mask_limit = mask_limit
+        if W > 1:   # one past the last key of the wave's last row (kvloop: the skip body)
+            ab.wave_end = ab.sreg(name="wave_end")
+            p.add(Instr("s_add_u32", (ab.wave_end, q0, Imm(BLOCK_Q))), tags)
+            p.add(Instr("s_min_i32", (ab.wave_end, ab.wave_end, sq)), tags)
+            p.add(Instr("s_add_i32", (ab.wave_end, ab.wave_end, sk)), tags)
+            p.add(Instr("s_sub_i32", (ab.wave_end, ab.wave_end, sq)), tags)
     else:
         p.add(Instr("v_mov_b32", (lim, sk)), tags)
         p.add(Instr("v_sub_u32", (rem, lim, kq)), tags)
@@ -315,6 +332,8 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
         scale = sc
         sm.init_p_offset(ab, st_)
     sm.set_scale(ab, st_, scale)
+    if cfg.causal:
+        ab.tri = tri_masks(ab)
     if vl:   # the workgroup's Q-block starts at or past its sequence's end: s_endpgm
         k.add_early_exit(Instr("s_cmp_ge_u32", (qwg, sq)))
     if pipe:
@@ -377,8 +396,9 @@ def _register_k_loop(ab, st_, qf, vt, srd, trips, kb, rem, bperm, off_qk) -> Non
         vrows0 = vtile.load_rows(ab, p, vt, srd["V"])
         advance(p)
 
-    def emit(body, mask: bool) -> None:
-        """One loop body (``kvloop``: twice when causal, unmasked and masked)."""
+    def emit(body, mask: bool, tri: list[VReg] | None = None) -> None:
+        """One loop body (``kvloop``: three times when causal, unmasked, the triangle masked by
+        the lane masks ``tri``, and masked per element)."""
         kf, vrows = kf0, vrows0
         if not cfg.prefetch:
             kf = load_k(body)
@@ -390,14 +410,15 @@ def _register_k_loop(ab, st_, qf, vt, srd, trips, kb, rem, bperm, off_qk) -> Non
         body.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_hi"))
         # ---- S^T = K Q^T
         S = ab.k.vreg("v", 16, align=4, name="sT")
+        c0 = Imm(0) if tri is None else sm.tri_init(ab, body, st_, S, tri)
         for st in range(ksteps):
-            body.add(Instr(cfg.mfma, (S, kf[st], qf[st], S if st else Imm(0))), ("mfma", "mfma_qk"))
+            body.add(Instr(cfg.mfma, (S, kf[st], qf[st], S if st else c0)), ("mfma", "mfma_qk"))
         if cfg.prefetch:    # the next block into the same registers, once this one's readers issued
             load_k(body, kf)
             vtile.load_rows(ab, body, vt, srd["V"], vrows)
             advance(body)
         # ---- online softmax -> P^T operands and the rescale of O
-        pf = sm.online_softmax(ab, body, st_, S, rem, kb, bperm, mask)
+        pf = sm.online_softmax(ab, body, st_, S, rem, kb, bperm, mask and tri is None)
         # ---- O^T += V^T P^T
         vf = vtile.read_operands(ab, body, vt)
         for st in range(BLOCK_K // cfg.mfma_k):
@@ -409,7 +430,27 @@ def _register_k_loop(ab, st_, qf, vt, srd, trips, kb, rem, bperm, off_qk) -> Non
         body.add(Instr("s_add_u32", (kb, kb, Imm(BLOCK_K))), ("addr", "kv_adv"))
         body.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))
 
-    kv_loop(ab, trips, kb, ab.full_max, emit)
+    kv_loop(ab, trips, kb, ab.full_max, emit, diag_kb=ab.diag_kb, tri=ab.tri)
+
+
+def tri_masks(ab) -> list[VReg]:
+    """The diagonal block's mask as 16 constant lane masks (``kvloop``, the triangle body): when
+    a key block starts at ``q0 + seqlen_k - seqlen_q`` (bottom-right alignment puts the wave's
+    32 rows on its 32 keys; only for a wave whose rows all lie before seqlen_q: the last,
+    partial wave of a sequence takes the per-element mask, one block per sequence), key offset c of S^T register r, lane l (c = 8 (r / 4) + 4 (l / 32)
+    + r % 4) is hidden from row l % 32 iff c > l % 32, whatever the block or the lengths: lanes
+    0..31 below c_r, lanes 32..63 below c_r + 4. One ``v_cndmask_b32`` per score with an SGPR
+    pair (no compare, no per-lane limit); every row sees key 0, so the row max is finite (no
+    guard). Built once, in the prologue: 32 SGPRs."""
+    p, tags = ab.k.prologue, ("init",)
+    out = []
+    for r in range(16):
+        c_r = (r // 4) * 8 + r % 4
+        m = ab.k.vreg("s", 2, align=2, name=f"tri_m{r}")
+        p.add(Instr("s_mov_b32", (m.sub(0), Imm((1 << c_r) - 1))), tags)
+        p.add(Instr("s_mov_b32", (m.sub(1), Imm((1 << (c_r + 4)) - 1))), tags)
+        out.append(m)
+    return out
 
 
 def _varlen_lengths(ab, offs, wb) -> tuple[tuple[VReg, VReg], VReg, VReg]:
