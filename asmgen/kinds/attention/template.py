@@ -40,10 +40,13 @@ query row; num_records ends them at seqlen, so rows past the end read 0 and thei
 dropped (cdna-facts section 5). The K/V resources advance by one key block per iteration with
 num_records shrinking, so keys past seqlen_k read 0; their scores are masked to -inf. Causal:
 query i sees keys j <= i + seqlen_k - seqlen_q (bottom-right); the trip count stops at the last
-key block any row of this Q-block sees (blocks above the diagonal are skipped), and the same
-per-element limit masks the diagonal blocks only: each iteration branches to a masked copy of
-the body for them and runs the unmasked (non-causal) body otherwise (``kvloop``). A row that sees no key keeps m = -inf, l = 0 and
-gets O = 0, LSE = -inf (the loop runs at least once, fully masked, when no block is visible).
+key block any row of this Q-block sees (blocks above the diagonal are skipped), and only the
+diagonal blocks are masked: each iteration branches (``kvloop``) to the unmasked (non-causal)
+body below the diagonal, to a triangle body on the wave's own diagonal block when the lengths
+align it (16 constant lane masks, ``tri_masks``, start the QK product at -inf above the
+diagonal), to the per-element mask otherwise, and (several waves) to a skip body on blocks
+wholly above the wave's rows. A row that sees no key keeps m = -inf, l = 0 and gets O = 0,
+LSE = -inf (the loop runs at least once, fully masked, when no block is visible).
 
 Varlen (``cfg.varlen``, docs/launch-contract.md): the batch coordinate picks sequence b, whose
 lengths and first packed rows come from scalar loads of cu_seqlens_q[b], [b + 1] and
