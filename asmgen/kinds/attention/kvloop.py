@@ -1,38 +1,45 @@
-"""The KV loop's control flow: one body, or (causal) a branch per key block between two bodies.
+"""The KV loop's control flow: one body, or (causal) a branch per key block between bodies.
 
 Non-causal: ``make_loop`` over one body, masked per element when ``AttentionConfig.key_mask``.
 Causal: most key blocks lie wholly below the diagonal, where every key is visible to every row
-of the wave; only the diagonal blocks (and a last block ending past seqlen_k) need the
-per-element mask. The loop tests each block and branches::
+of the wave; only the diagonal blocks (and a last block ending past seqlen_k) need a mask. The
+loop tests each block and branches (the prefill layout; decode passes no ``diag_kb`` and keeps
+the two-body form, its masked body at ``loop_kv_diag``)::
 
-    loop_kv:        s_cmp_gt_i32 kbase, full_max ; s_cbranch_scc1 loop_kv_diag
-    (loop)          the unmasked body: exactly the body of the non-causal kernel without a key
-                    mask (``seqlen_k_multiple`` 32), scheduled on its own
-    loop_kv_latch:  the loop control (back to loop_kv)
-                    s_branch loop_kv_end      (once, at the loop's exit)
-    loop_kv_diag:   the masked body ; s_branch loop_kv_latch
+    loop_kv:          s_cmp_gt_i32 kbase, full_max ; s_cbranch_scc1 loop_kv_diag
+    (loop)            the unmasked body: exactly the body of the non-causal kernel without a key
+                      mask (``seqlen_k_multiple`` 32), scheduled on its own
+    loop_kv_latch:    the loop control (back to loop_kv)
+                      s_branch loop_kv_end      (once, at the loop's exit)
+    loop_kv_diag:     (several waves) s_cmp_ge_i32 kbase, wave_end ; s_cbranch_scc1 loop_kv_skip
+    loop_kv_tri_test: s_cmp_lg_u32 kbase, diag_kb ; s_cbranch_scc1 loop_kv_mask
+                      (one wave: this test is loop_kv_diag itself)
+    loop_kv_tri:      the triangle body ; s_branch loop_kv_latch
+    loop_kv_mask:     the per-element masked body ; s_branch loop_kv_latch
+    loop_kv_skip:     (several waves) the skip body ; s_branch loop_kv_latch
     loop_kv_end:
 
-The masked body starts by computing the per-lane key limit (``AttnBuild.mask_limit``), so
-nothing of the mask is live across the unmasked body. ``full_max`` = min(seqlen_k, lim0) - 32, with lim0 the key limit of the wave's first row
+``full_max`` = min(seqlen_k, lim0) - 32, with lim0 the key limit of the wave's first row
 (``q0 + 1 + seqlen_k - seqlen_q``, the smallest of its rows): block ``kbase`` .. + 31 is fully
-visible iff ``kbase <= full_max``. The masked body sits after the latch (a cold block), so the
-unmasked path costs one compare and one branch not taken. Both bodies hold the same
-``s_barrier``s (multi-wave loops), so waves that take different paths still meet.
+visible iff ``kbase <= full_max``. The cold bodies sit after the latch, so the unmasked path
+costs one compare and one branch not taken. Every body holds the same ``s_barrier``s
+(multi-wave loops), so waves that take different paths still meet.
 
-Several waves (``waves`` > 1, shared K/V blocks): every wave runs the workgroup's trip count (its
-last row decides) to meet at each barrier, so the first waves reach key blocks wholly above
-their own rows' diagonal. The cold path tests once more and skips the compute there::
-
-    loop_kv_diag:   s_cmp_ge_i32 kbase, wave_end ; s_cbranch_scc1 loop_kv_skip
-    loop_kv_mask:   the masked body ; s_branch loop_kv_latch
-    loop_kv_skip:   the skip body (the wave's share of the K/V loads, the block advance and the
-                    barrier; no MFMA, no softmax) ; s_branch loop_kv_latch
-
-``wave_end`` = min(q0 + 32, seqlen_q) + seqlen_k - seqlen_q, one past the last key of the wave's
-last row: block ``kbase`` has no visible key for any row of the wave iff ``kbase >= wave_end``
-(and then ``kbase > full_max`` too, so only the cold path tests it). A skipped block would
-leave the softmax state exactly as a fully masked one does (m unchanged, alpha = 1, p = 0).
+* Triangle: ``diag_kb`` = q0 + seqlen_k - seqlen_q (-1 for a wave with rows past seqlen_q):
+  when a block starts there, the wave's 32 rows sit on its 32 keys and the visible keys form
+  the same triangle whatever the lengths, so 16 constant lane masks (``template.tri_masks``)
+  set the QK product's initial value to -inf above it (``softmax.tri_init``): no compare, no
+  per-lane limit, no guard. Taken when seqlen_k - seqlen_q is a multiple of 32 (seqlen_q =
+  seqlen_k among them).
+* Mask: the per-element mask; it starts by computing the per-lane key limit
+  (``AttnBuild.mask_limit``), so nothing of the mask is live across the other bodies.
+* Skip (``waves`` > 1, shared K/V blocks): every wave runs the workgroup's trip count (its last
+  row decides) to meet at each barrier, so the first waves reach key blocks wholly above their
+  own rows. ``wave_end`` = min(q0 + 32, seqlen_q) + seqlen_k - seqlen_q, one past the last key
+  of the wave's last row: block ``kbase`` has no visible key for any row of the wave iff
+  ``kbase >= wave_end`` (and then ``kbase > full_max`` too). The skip body keeps the wave's
+  share of the K/V loads, the block advance and the barrier, without MFMA or softmax: the
+  softmax state stays as a fully masked block leaves it (m unchanged, alpha = 1, p = 0).
 """
 from __future__ import annotations
 
