@@ -32,10 +32,10 @@ def test_masked_kernel_keeps_the_mask():
     causal = AttentionConfig(seqlen_k=96, seqlen_k_multiple=32, head_dim=64, causal=True)
     assert masked.key_mask and causal.key_mask
     asm = kernel(causal).asm
-    # causal: the diagonal key blocks take the masked copy of the body (asmgen.kinds.attention
-    # .kvloop), after the loop's latch; the fall-through body is unmasked
-    diag = asm.split("loop_kv_diag:")[1].split("s_branch loop_kv_latch")[0]
-    assert "v_cmp_lt_i32" in diag
+    # causal: the diagonal key blocks take the triangle or the masked copy of the body
+    # (asmgen.kinds.attention.kvloop), after the loop's latch; the fall-through body is unmasked
+    mask = asm.split("loop_kv_mask:")[1].split("s_branch loop_kv_latch")[0]
+    assert "v_cmp_lt_i32" in mask
     assert "v_cmp_lt_i32" not in _loop(asm)
 
 
