@@ -40,7 +40,9 @@ def readme_gemm():
 # -- the estimate ----------------------------------------------------------------------------------
 def test_estimate_matches_the_emulator_instruction_count():
     """The static estimate against the emulator's own count of wave-instructions: exact for a GEMM
-    (straight K loop), an upper bound within 40 % for causal attention (both arms counted)."""
+    (straight K loop), an upper bound for causal attention (every arm of its loop counted each
+    trip: the unmasked, triangle and masked bodies, ``kinds.attention.kvloop``), at least 40 % of
+    it here."""
     from asmgen import load
     for kern, sizes in ((gemm(192, 160, 96), {}),
                         (gemm(256, 256, 512, dtype="bf16", layout="NT", tile=(128, 128, 32),
@@ -55,7 +57,7 @@ def test_estimate_matches_the_emulator_instruction_count():
         run = load(kern)
         run(**kind.random_inputs(cfg, 0), **sizes)
         ratio = run.last_emulator.steps / est.instructions
-        assert 0.6 <= ratio <= 1.0001, (kern.name, ratio)
+        assert 0.4 <= ratio <= 1.0001, (kern.name, ratio)
         if kind.name == "gemm":
             assert ratio == pytest.approx(1.0, abs=0.05), kern.name
 
