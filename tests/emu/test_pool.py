@@ -7,13 +7,12 @@ import struct
 
 import numpy as np
 import pytest
-from test_llvm_kernels import CLANG, LLD, _compile
+from test_llvm_kernels import _compile
+from test_llvm_kernels_zoo_util import needs_llvm  # the suite's one clang-22/ld.lld-22 skip (CI fails on it)
 
 from isa.emu import Emulator
 from isa.emu.errors import GlobalRaceError, LdsRaceError
 from isa.emu.pool import POOL_BYTES, POOL_WAVES, capacity
-
-needs_llvm = pytest.mark.skipif(not (CLANG and LLD), reason="clang-22 / ld.lld-22 not installed")
 
 
 @pytest.fixture(scope="module")
