@@ -64,6 +64,7 @@ class Plan:
     idx_a: np.ndarray       # int64 [blocks, Gc, H, M, G] into the raw view of A's registers
     idx_b: np.ndarray       # int64 [blocks, Gc, H, G, N]
     cd_flat: np.ndarray     # int64 [blocks, M, N] into C/D registers (ravelled [cd_regs, 64])
+    cd_inv: np.ndarray | None   # int64 [cd_regs * 64]: the inverse permutation of cd_flat (or None)
     cd_regs: int
     ta: np.ndarray          # float64 [3, codes] per A code: value, 16**e (inf: NaN/inf), 16**-e (0: zero/NaN/inf)
     tb: np.ndarray          # the same per B code
@@ -147,11 +148,24 @@ def _plan(name: str, arch: str, cbsz: int, abid: int, blgp: int) -> Plan | None:
     tb, mb, frb = _tables(fb)
     p = Plan(name=name, bits=bits, raw=_RAW[bits], need_a=kpl * bits // 32,
              idx_a=np.ascontiguousarray(ia), idx_b=np.ascontiguousarray(ib),
-             cd_flat=lay.cd_flat, cd_regs=info.cd_regs, ta=ta, tb=tb, spread=24 - fra - frb,
+             cd_flat=lay.cd_flat, cd_inv=_inverse(lay.cd_flat, info.cd_regs * 64),
+             cd_regs=info.cd_regs, ta=ta, tb=tb, spread=24 - fra - frb,
              flag_at=2.0 * 16.0 ** (25 - fra - frb),
              two_halves=two, maybe_big=ma + mb + 2 > 127, groups=gc, m=info.m, n=info.n,
              blocks=info.blocks)
     return p
+
+
+def _inverse(flat: np.ndarray, size: int) -> np.ndarray | None:
+    """The inverse of the permutation ``flat`` of range(size) (D's element order -> register
+    order), so D is written back by one ``np.take`` instead of a scatter; None when ``flat`` is
+    not a permutation (then ``fdpa`` scatters)."""
+    f = flat.ravel()
+    if f.size != size or not np.array_equal(np.sort(f), np.arange(size)):
+        return None
+    inv = np.argsort(f)
+    inv.setflags(write=False)
+    return inv
 
 
 def _raw(regs: np.ndarray, need: int, raw) -> np.ndarray:
@@ -166,12 +180,15 @@ def fdpa(p: Plan, a: np.ndarray, b: np.ndarray, c: np.ndarray):
     """D registers [W, cd_regs, 64] for registers a, b [W, n, 64] and c [W, cd_regs, 64] (uint32),
     or None when the inputs need the model's special-value branch (the caller runs the model)."""
     w = c.shape[0]
-    ca = _raw(a, p.need_a, p.raw)[:, p.idx_a]      # [W, blocks, Gc, H, M, G] codes
-    cb = _raw(b, p.need_a, p.raw)[:, p.idx_b]
-    cc = c.reshape(w, -1)[:, p.cd_flat]            # [W, blocks, M, N] uint32
+    # np.take along an axis: the same elements as fancy indexing [:, idx], several times faster
+    ca = np.take(_raw(a, p.need_a, p.raw), p.idx_a, axis=1)    # [W, blocks, Gc, H, M, G] codes
+    cb = np.take(_raw(b, p.need_a, p.raw), p.idx_b, axis=1)
+    cc = np.take(c.reshape(w, -1), p.cd_flat, axis=1)          # [W, blocks, M, N] uint32
     d = _compute(p, ca, cb, cc)
     if d is None:
         return None
+    if p.cd_inv is not None:
+        return np.take(d.reshape(w, -1), p.cd_inv, axis=1).reshape(w, p.cd_regs, 64)
     out = np.empty((w, p.cd_regs * 64), np.uint32)
     out[:, p.cd_flat] = d
     return out.reshape(w, p.cd_regs, 64)
@@ -184,12 +201,14 @@ def fdpa1(p: Plan, a: np.ndarray, b: np.ndarray, c: np.ndarray):
     b = b[:p.need_a]
     if not (a.flags.c_contiguous and b.flags.c_contiguous and c.flags.c_contiguous):
         return None
-    ca = a.view(p.raw).ravel()[p.idx_a]            # [blocks, Gc, H, M, G]
-    cb = b.view(p.raw).ravel()[p.idx_b]
-    cc = c.ravel()[p.cd_flat]                      # [blocks, M, N]
+    ca = np.take(a.view(p.raw).ravel(), p.idx_a)   # [blocks, Gc, H, M, G]
+    cb = np.take(b.view(p.raw).ravel(), p.idx_b)
+    cc = np.take(c.ravel(), p.cd_flat)             # [blocks, M, N]
     d = _compute(p, ca, cb, cc)
     if d is None:
         return None
+    if p.cd_inv is not None:
+        return np.take(d.ravel(), p.cd_inv).reshape(p.cd_regs, 64)
     out = np.empty(p.cd_regs * 64, np.uint32)
     out[p.cd_flat] = d
     return out.reshape(p.cd_regs, 64)
@@ -340,8 +359,8 @@ def _accumulate(s, eo, c, cbits, two: bool) -> np.ndarray:
     the result is the float64 sum s + c (exact: both on grids >= 2**(E-24), below 2**(E+9))
     rounded once to f32; elsewhere ``_accumulate_full``."""
     if s.size < _LEAN_FROM:
-        return _accumulate_full(s, eo - _EO, c, _EC[cbits >> 23], two)
-    d = _ECX[cbits >> 23]
+        return _accumulate_full(s, eo - _EO, c, np.take(_EC, cbits >> 23), two)
+    d = np.take(_ECX, cbits >> 23)
     d -= eo                                          # e_c - E + 1
     exact = d.view(np.uint64) <= 8                   # 0 <= e_c - E + 1 <= 8
     nbad = exact.size - int(np.count_nonzero(exact))
