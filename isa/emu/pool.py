@@ -200,37 +200,78 @@ class Pool:
                 gfn = None          # its trace record is annotated per wave (LDS bank conflicts)
         if gfn is None:
             # the members' order is part of the seeded interleaving: a random rotation (any wave
-            # may go first; full shuffles cost more than the instruction)
+            # may go first; full shuffles cost more than the instruction). Each member steps as
+            # ``_step_one`` steps it (the same checks, in the same order), inlined: this loop runs
+            # every SALU, s_waitcnt and buffer instruction of a pooled launch.
             k = int(self.rng.random() * len(members))
+            pc = e.pc
+            fn = e.fn
+            rw = e.rw_set
+            ws = e.ws
+            hz = check_hz and e.hz_cons
+            prod = check_hz and e.hz_prod
+            hz_max = e.hz_max
             for w in members[k:] + members[:k]:
                 m = w.mach
-                self._step_one(m, w, e, over, check_hz, trace)
+                if over:
+                    raise m.error(RegisterBudgetError, _budget_msg(e, w), w)
+                pend = w.pending_regs
+                if pend and not pend.keys().isdisjoint(rw):
+                    m._check_pending(w, e)
+                if hz and w.hazard_hist:
+                    hazard_check.check(m, w, e)
+                if trace is not None:
+                    trace_record(m, w, e)
+                fn(m, w)
+                if m._jump:
+                    m._jump = False
+                elif w.pc == pc:
+                    w.pc = pc + 1
+                clk = w.ws_clock = w.ws_clock + ws
+                if prod:
+                    w.hazard_hist.append((clk + hz_max, clk, e))
+                m.steps += 1
                 if m.steps > limit:
-                    m._limit_error(w, e.pc)
+                    m._limit_error(w, pc)
             return
         if trace is not None:
             k = int(self.rng.random() * len(members))
             members = members[k:] + members[:k]
-        for w in members:
-            if over:
-                raise w.mach.error(RegisterBudgetError, _budget_msg(e, w), w)
-            if w.pending_regs and not w.pending_regs.keys().isdisjoint(e.rw_set):
-                w.mach._check_pending(w, e)
-            if check_hz and e.hz_cons and w.hazard_hist:
-                hazard_check.check(w.mach, w, e)
-            if trace is not None:
-                trace_record(w.mach, w, e)
+        if over:
+            w = members[0]
+            raise w.mach.error(RegisterBudgetError, _budget_msg(e, w), w)
+        rw = e.rw_set
+        if check_hz and e.hz_cons:
+            for w in members:
+                pend = w.pending_regs
+                if pend and not pend.keys().isdisjoint(rw):
+                    w.mach._check_pending(w, e)
+                if w.hazard_hist:
+                    hazard_check.check(w.mach, w, e)
+                if trace is not None:
+                    trace_record(w.mach, w, e)
+        else:
+            for w in members:
+                pend = w.pending_regs
+                if pend and not pend.keys().isdisjoint(rw):
+                    w.mach._check_pending(w, e)
+                if trace is not None:
+                    trace_record(w.mach, w, e)
         m0 = members[0].mach
         gfn(m0, WaveGroup(self.files, members))
         pc1 = e.pc + 1
         ws = e.ws
-        prod = check_hz and e.hz_prod
+        if check_hz and e.hz_prod:
+            hz_max = e.hz_max
+            for w in members:
+                w.pc = pc1
+                clk = w.ws_clock = w.ws_clock + ws
+                w.hazard_hist.append((clk + hz_max, clk, e))
+        else:
+            for w in members:
+                w.pc = pc1
+                w.ws_clock += ws
         for w in members:
-            w.pc = pc1
-            w.ws_clock += ws
-            if prod:
-                clk = w.ws_clock
-                w.hazard_hist.append((clk + e.hz_max, clk, e))
             m = w.mach
             m.steps += 1
             if m.steps > limit:
