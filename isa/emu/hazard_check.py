@@ -129,6 +129,28 @@ def check(m, w, e) -> None:
             _violation(m, w, e, h, clock)
 
 
+def check_memo(m, w, e, memo: list) -> None:
+    """``check`` for one member of a group step (waves at one pc, checked one after the other with
+    one ``memo``, initially ``[None, -1, None]``). ``check`` is a function of (history, clock,
+    instruction) alone, and waves that ran in lockstep hold equal histories (the same producer
+    entries at the same clocks): a member whose history and clock equal the last walked member's
+    has its verdict, no violation, without walking (its expired producers are dropped alike). With
+    allowed rules (counted per occurrence) every member is walked."""
+    hist = w.hazard_hist
+    clock = w.ws_clock
+    if clock == memo[1] and hist == memo[0]:
+        if hist[0][0] <= clock:
+            hist[:] = memo[2]
+        return
+    if getattr(m, "allow_hazards", None):
+        check(m, w, e)
+        return
+    memo[0] = list(hist)
+    memo[1] = clock
+    check(m, w, e)
+    memo[2] = hist
+
+
 def _need(m, prev, e) -> int:
     if not (prev.hz_prod & e.hz_cons):
         return 0

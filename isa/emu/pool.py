@@ -242,12 +242,13 @@ class Pool:
             raise w.mach.error(RegisterBudgetError, _budget_msg(e, w), w)
         rw = e.rw_set
         if check_hz and e.hz_cons:
+            memo = [None, -1, None]
             for w in members:
                 pend = w.pending_regs
                 if pend and not pend.keys().isdisjoint(rw):
                     w.mach._check_pending(w, e)
                 if w.hazard_hist:
-                    hazard_check.check(w.mach, w, e)
+                    hazard_check.check_memo(w.mach, w, e, memo)
                 if trace is not None:
                     trace_record(w.mach, w, e)
         else:
