@@ -174,6 +174,29 @@ class Lds:
         self.w_atomic[dw] = op.lds_write == "atomic"
         writers.add(wid)
 
+    def touch_reads(self, m, ops: list, dws: np.ndarray) -> None:
+        """``touch(m, op)`` for each plain read ``op`` of ``ops`` in order, in one NumPy test
+        (isa.emu.mem_lds_group): ``dws`` [len(ops), L] holds their ``lds_dw`` rows. Reads change
+        no state another read's test looks at (the writers), so testing all of them against the
+        writers at once is the sequence of single touches; the race reported is the first one
+        that sequence meets (first op, then first dword)."""
+        epoch = m.epoch
+        wids = []
+        for op in ops:
+            op.epoch = epoch
+            wids.append(op.wave.wave_id)
+        writers = self.writers
+        if writers and (len(writers) > 1 or any(wid not in writers for wid in wids)):
+            ww = self.w_wave[dws]
+            other = (ww >= 0) & (ww != np.array(wids, np.int8)[:, None])
+            if other.any():
+                r, j = divmod(int(np.argmax(other)), other.shape[1])
+                self._race(m, ops[r], int(dws[r, j]), int(ww[r, j]), "wrote")
+        log = self.read_log
+        for op, wid in zip(ops, wids):
+            log.append((wid, op.lds_dw))
+        self.readers.update(wids)
+
     def check_dma_pending(self, m, w, dw: np.ndarray, write: bool = False) -> None:
         """A ds read (or write) by ``w`` of dwords its own uncovered LDS-DMA still writes is an
         error: the DMA counts in vmcnt, the ds op in lgkmcnt, so their order is not defined."""

@@ -108,8 +108,8 @@ class Machine:
                              f"by workgroup {self.wg_names[other]} of the same launch (workgroups are "
                              f"not ordered)", w)
 
-    def issue(self, w: Wave, op: pending.AsyncOp) -> None:
-        pending.issue(self, w, op, 1 + int(self._rnd() * self.latency[op.kind]))
+    def issue(self, w: Wave, op: pending.AsyncOp, touch: bool = True) -> None:
+        pending.issue(self, w, op, 1 + int(self._rnd() * self.latency[op.kind]), touch)
 
     def reschedule(self) -> None:
         self.sched._dirty = True

@@ -43,6 +43,12 @@ def group_read(ins, fn, r: int, off, acc, regs, vdst):
             dws = (base + dw_offs[0]) if dw_offs[0] else base
         else:
             dws = (base[:, :, None] + dw_offs).reshape(len(members), -1)
+        ops: list = []
+        # each member issues its own op on its own workgroup's LDS; the race detector records
+        # the reads of a workgroup's run of members in one test (Lds.touch_reads) after they
+        # issued. With an LDS-DMA in flight each op is recorded at its issue, as per wave, so the
+        # DMA test of the next member comes after it (the same first error).
+        start = 0
         for k, w in enumerate(members):
             mm = w.mach
             lds = mm.lds
@@ -52,9 +58,19 @@ def group_read(ins, fn, r: int, off, acc, regs, vdst):
 
             def apply(f=f, u32=u32, dw=dw):
                 f[d:d + n, :] = u32[dw].reshape(-1, n).T
-            if lds.dma_owner is not None:
+            op = AsyncOp(w, LDS, regs, apply, w.pc, ins, lds_dw=dw)
+            if lds.dma_owner is not None:       # the same for all members of mm (none issue a DMA)
                 lds.check_dma_pending(mm, w, dw)
-            mm.issue(w, AsyncOp(w, LDS, regs, apply, w.pc, ins, lds_dw=dw))
+                mm.issue(w, op)
+                start = k + 1
+                continue
+            mm.issue(w, op, touch=False)
+            ops.append(op)
+            if k + 1 == len(members) or members[k + 1].mach is not mm:
+                if lds.multi:
+                    lds.touch_reads(mm, ops, dws[start:k + 1])
+                ops = []
+                start = k + 1
     gfn.trace_per_wave = True
     return gfn
 

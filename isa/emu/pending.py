@@ -77,8 +77,10 @@ class AsyncOp:
         self.mach = None            # the issuing wave's machine (its LDS, epoch), set at issue
 
 
-def issue(m, w, op: AsyncOp, latency: int) -> None:
-    """Queue ``op`` for wave ``w``: pending registers, queue position, landing time."""
+def issue(m, w, op: AsyncOp, latency: int, touch: bool = True) -> None:
+    """Queue ``op`` for wave ``w``: pending registers, queue position, landing time; and the LDS
+    race detector's record of it, unless the caller makes that record (``touch`` False:
+    isa.emu.mem_lds_group's batched reads, ``Lds.touch_reads``)."""
     c = m.clock
     c.seq += 1
     op.seq = c.seq
@@ -100,7 +102,7 @@ def issue(m, w, op: AsyncOp, latency: int) -> None:
     pend = w.pending_regs
     for k in op.regs:
         pend[k] = op
-    if op.lds_dw is not None and m.lds.multi:
+    if touch and op.lds_dw is not None and m.lds.multi:
         m.lds.touch(m, op)
     heapq.heappush(c.heap, (t, op.seq, op))
 
