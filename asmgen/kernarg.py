@@ -48,7 +48,8 @@ class ArgSpec:
     rows: str | None = None          # a 2-D output's runtime row count is this scalar's value
     dims: tuple[int | str, ...] | None = None   # a buffer's logical shape: ints or scalar names
     range: tuple[Any, Any] | None = None        # a scalar's inclusive [lo, hi] (None: open), or
-    #                                             an integer buffer's element bounds (host arrays)
+    #                                             an integer buffer's element bounds (host arrays;
+    #                                             a bound may name a scalar: "num_blocks-1")
     divides: str | None = None       # a scalar that must divide the named scalar (kv_heads | heads)
 
     def __post_init__(self) -> None:
@@ -91,13 +92,20 @@ class ArgSpec:
         if self.ld is not None and self.dims is not None and len(self.dims) != 2:
             raise KernargError(f"argument {self.name}: ld {self.ld!r} needs 2-D dims")
         if self.range is not None:
+            def bound_ok(x) -> bool:
+                if x is None:
+                    return True
+                if isinstance(x, str):      # a buffer's bound set by a scalar: "NAME", "NAME-INT"
+                    name, _, sub = x.partition("-")
+                    return self.kind == "buffer" and name.replace("_", "a").isalnum() and \
+                        (not _ or sub.isdigit())
+                return not isinstance(x, bool) and isinstance(x, (int, float))
             if ((self.kind != "scalar" and self.dtype not in _INT_FMT)
                     or not isinstance(self.range, (list, tuple))
-                    or len(self.range) != 2 or any(x is not None and (isinstance(x, bool) or
-                                                   not isinstance(x, (int, float)))
-                                                   for x in self.range)):
+                    or len(self.range) != 2 or not all(bound_ok(x) for x in self.range)):
                 raise KernargError(f"argument {self.name}: range {self.range!r} must be a "
-                                   "scalar's or an integer buffer's [lo, hi] (numbers or null)")
+                                   "scalar's or an integer buffer's [lo, hi] (numbers or null; "
+                                   "a buffer's also a scalar's name, 'NAME' or 'NAME-INT')")
             object.__setattr__(self, "range", tuple(self.range))
         if self.divides is not None and (self.kind != "scalar" or not isinstance(self.divides, str)):
             raise KernargError(f"argument {self.name}: divides {self.divides!r} must be a "

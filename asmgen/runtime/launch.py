@@ -18,8 +18,9 @@ Rules (contract fields of ``asmgen.kernarg.ArgSpec``):
   object arrays are refused for float buffers.
 - buffer without ``dims`` (contracts written before them): the contract's ``shape`` exactly.
   A dim may also be ``NAME/INT`` (a scalar divided by a constant) or ``NAME+INT`` (plus one).
-- an integer buffer with a ``range``: every element of a host array within it (extend's
-  ``context_lens`` in 0..max_context); with a host ``cu_seqlens_q``, ``max_seqlen_q`` at least
+- an integer buffer with a ``range``: every element of a host array within it (decode's and
+  extend's ``context_lens`` in 0..max_context, ``block_table`` in 0..num_blocks - 1: a bound may
+  name a scalar, ``"num_blocks-1"``, read at its runtime value); with a host ``cu_seqlens_q``, ``max_seqlen_q`` at least
   every sequence's length and (extend) each ``context_lens`` at least its sequence's new
   tokens (``check_packed``).
 - prefix sums (``PREFIX_SUMS``: varlen attention's ``cu_seqlens_q`` / ``cu_seqlens_k``): a host
@@ -314,9 +315,23 @@ def check_prefix_sum(name: str, arr: np.ndarray, scalars: Mapping[str, Any]) -> 
                           f"at most {PREFIX_SUMS[name]}")
 
 
-def check_elements(a: ArgSpec, arr: np.ndarray) -> None:
-    """A host integer buffer's elements within its ``range`` (the first one outside named)."""
-    lo, hi = a.range
+def range_bound(a: ArgSpec, x, scalars: Mapping[str, Any]):
+    """A ``range`` bound at the runtime sizes: a number, None (open), or a scalar's name
+    ``NAME`` / ``NAME-INT`` (block_table's "num_blocks-1": the pool's last page)."""
+    if not isinstance(x, str):
+        return x
+    name, _, sub = x.partition("-")
+    if name not in scalars:
+        raise LaunchError(a.name, f"range naming {name!r}, which is no scalar argument",
+                          "a range of numbers and scalar names")
+    return int(scalars[name]) - int(sub or 0)
+
+
+def check_elements(a: ArgSpec, arr: np.ndarray, scalars: Mapping[str, Any] | None = None) -> None:
+    """A host integer buffer's elements within its ``range`` (the first one outside named; a bound
+    naming a scalar is shown with its value: ``[0, num_blocks-1 = 7]``)."""
+    lo, hi = (range_bound(a, x, scalars or {}) for x in a.range)
+    txt = [f"{x} = {v}" if isinstance(x, str) else None for x, v in zip(a.range, (lo, hi))]
     flat = np.asarray(arr).astype(np.int64).ravel()
     bad = np.flatnonzero(((flat < lo) if lo is not None else False)
                          | ((flat > hi) if hi is not None else False))
@@ -324,8 +339,8 @@ def check_elements(a: ArgSpec, arr: np.ndarray) -> None:
         i = np.unravel_index(int(bad[0]), np.shape(arr))
         idx = ", ".join(str(int(x)) for x in i)
         raise LaunchError(a.name, f"{a.name}[{idx}] = {int(flat[bad[0]])}",
-                          f"every element in [{'-inf' if lo is None else lo}, "
-                          f"{'inf' if hi is None else hi}]")
+                          f"every element in [{txt[0] or ('-inf' if lo is None else lo)}, "
+                          f"{txt[1] or ('inf' if hi is None else hi)}]")
 
 
 def check_packed(host: Mapping[str, np.ndarray], scalars: Mapping[str, Any]) -> None:
@@ -383,7 +398,7 @@ def plan_launch(meta: Mapping[str, Any], values: Mapping[str, Any],
             if a.name in PREFIX_SUMS:
                 check_prefix_sum(a.name, plan.host[a.name], scalars)
             if a.range is not None:
-                check_elements(a, plan.host[a.name])
+                check_elements(a, plan.host[a.name], scalars)
         elif a.io == "out" or (a.io == "inout" and (a.dims is not None or a.shape is not None)):
             plan.host[a.name] = zeros_buffer(a, scalars)
         else:

@@ -25,6 +25,22 @@ from .kvload import dequant
 from .resource import TAGS
 
 
+def fold_tensor_scales(ab, scale, kv_sc: dict):
+    """(softmax scale, v_post) with the per-tensor scales in ``kv_sc`` (SGPRs by name:
+    ``resource.tensor_scales``): k_scale
+    folded into the softmax scale (scale x k_scale, f32: S = Q (k_scale K8)^T scale) and v_scale
+    into the final normalisation (the epilogue's 1 / l times v_scale, f32: O = v_scale / l P V8),
+    so the MFMAs see the cache values exactly; (scale, None) without them."""
+    if "k_scale" not in kv_sc:
+        return scale, None
+    p = ab.k.prologue
+    ks, v_post = ab.vreg(name="kscale"), ab.vreg(name="v_scale")
+    p.add(Instr("v_mov_b32", (ks, kv_sc["k_scale"])), ("init",))
+    p.add(Instr("v_mul_f32", (ks, scale, ks)), ("init",))
+    p.add(Instr("v_mov_b32", (v_post, kv_sc["v_scale"])), ("init",))
+    return ks, v_post
+
+
 def cache_loop(ab, kv, vt, qf, st_, trips, rem, bperm) -> None:
     """The prologue's block-0 prefetch and the KV loop (see the module docstring); ``qf``: Q's
     B operands per k-step, ``st_``: the softmax state, ``trips``: key blocks (SGPR, >= 1)."""

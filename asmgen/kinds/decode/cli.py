@@ -31,6 +31,11 @@ def add_arguments(a: argparse.ArgumentParser) -> None:
     a.add_argument("--prefetch", type=int, default=None, choices=(0, 1),
                    help="load key blocks one iteration ahead (default 1; 0 with --kv-scale "
                         "token at head_dim 128 on pages of 32+ keys)")
+    add_kv_arguments(a)
+
+
+def add_kv_arguments(a: argparse.ArgumentParser) -> None:
+    """--kv-dtype and --kv-scale (decode and extend)."""
     a.add_argument("--kv-dtype", default=None, choices=("f16", "bf16", "fp8_e4m3fnuz", "fp8_e4m3"),
                    help="K/V cache dtype (default --dtype; fp8: the arch's E4M3, FNUZ on CDNA3, "
                         "OCP on CDNA4, with k_scale / v_scale)")

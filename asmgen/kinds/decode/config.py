@@ -10,7 +10,7 @@ z = batch (a runtime scalar).
 Lengths: ``context_lens[b]`` (int32, a buffer) is the KV length of sequence b, counting its
 ``q_tokens`` new tokens (already in the cache): token t sees keys j <= context_lens[b] - q_tokens
 + t (speculative decoding is causal among the new tokens). Values outside 0..``max_context`` are
-clamped to it; a token that sees no key gets O = 0 and LSE = -inf. The keys split into
+refused at launch for host arrays (a typed ``LaunchError``) and clamped by the kernel otherwise; a token that sees no key gets O = 0 and LSE = -inf. The keys split into
 ``num_splits`` ranges of whole 32-key blocks (ceil(blocks / num_splits) each); with one split
 the kernel writes ``o`` and ``lse``, with more it writes each split's normalised partial O
 (in ``dtype``) and LSE to ``o_partial`` / ``lse_partial`` and the ``decode_combine`` kernel
@@ -27,42 +27,33 @@ raises ``ConfigError`` naming the value and the limit.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
-from ...dtypes import DTYPES, DType, dtype_of
-from ...errors import ConfigError
-from ...target import ARCHES, DEFAULT_ARCH, IN_DTYPES, Target, target_of
-from ..attention.config import HEAD_DIMS, mfma_ks, softmax_scale
-from ..attention.lds import BLOCK_K, BLOCK_Q, v_bytes
+from ...target import DEFAULT_ARCH
+from ..attention.lds import BLOCK_K, BLOCK_Q
+from ..common.serving import (  # noqa: F401  (the serving limits, re-exported)
+    BATCH_MAX,
+    BUFFER_BYTES_MAX,
+    CONTEXT_MAX,
+    HEADS_MAX,
+    KV_FP8,
+    KV_SCALES,
+    PAGE_SIZES,
+    ServingConfig,
+    int_in,
+    prefetch_default,
+)
 
 Q_TOKENS_MAX = 16
-HEADS_MAX = 256
-BATCH_MAX = 1 << 16
-CONTEXT_MAX = 1 << 20
 SPLITS_MAX = 256
-PAGE_SIZES = (16, 32, 64, 128, 256)
-BUFFER_BYTES_MAX = (1 << 32) - 1     # num_records is 32 bits (cdna-facts section 5)
-KV_FP8 = ("fp8_e4m3fnuz", "fp8_e4m3")  # fp8 KV caches (the arch's row of asmgen.dtypes decides)
-KV_SCALES = ("tensor", "token")        # fp8 K/V scale granularity (``kv_scale``)
-
-
-def prefetch_default(cfg) -> int:
-    """1, except per-token scales at head_dim 128 on pages of 32 keys or more: their 32
-    prefetched scale VGPRs do not fit in 256 beside D = 128's there (the allocator finds no
-    aligned range at a 250-register peak; dense and 16-key pages fit: 248 and 256, measured
-    on both arches with the default recipe)."""
-    big_pages = cfg.paged and cfg.page_size > 16
-    return 0 if cfg.token_scales and cfg.head_dim == 128 and big_pages else 1
 
 
 def _int(name: str, value, lo: int, hi: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-        raise ConfigError(f"decode {name}={value!r} is outside {lo}..{hi}")
-    return value
+    return int_in("decode", name, value, lo, hi)
 
 
 @dataclass(frozen=True, slots=True)
-class DecodeConfig:
+class DecodeConfig(ServingConfig):
     """One decode kernel: O = softmax(Q K^T * scale, causal among the new tokens) V, plus LSE."""
 
     batch: int = 1                   # default of the runtime ``batch`` scalar (the grid's z)
@@ -88,108 +79,23 @@ class DecodeConfig:
 
     def __post_init__(self) -> None:
         st = object.__setattr__
-        if self.arch not in ARCHES:
-            raise ConfigError(f"decode arch={self.arch!r} is not one of {ARCHES}")
-        if self.dtype not in IN_DTYPES:
-            raise ConfigError(f"decode dtype={self.dtype!r} is not one of {IN_DTYPES}")
-        if self.kv_dtype is None:
-            st(self, "kv_dtype", self.dtype)
-        if self.kv_dtype != self.dtype:
-            if self.kv_dtype not in KV_FP8:
-                raise ConfigError(f"decode kv_dtype={self.kv_dtype!r} is not dtype={self.dtype!r}"
-                                  f" nor one of {KV_FP8}")
-            if self.arch not in DTYPES[self.kv_dtype].arches:
-                have = tuple(n for n in KV_FP8 if self.arch in DTYPES[n].arches)
-                raise ConfigError(f"decode kv_dtype={self.kv_dtype!r} is not available on "
-                                  f"{self.arch} (its fp8 KV dtypes: {have})")
-        if self.kv_scale not in KV_SCALES:
-            raise ConfigError(f"decode kv_scale={self.kv_scale!r} is not one of {KV_SCALES}")
-        if self.kv_scale != "tensor" and self.kv_dtype == self.dtype:
-            raise ConfigError(f"decode kv_scale={self.kv_scale!r} applies to an fp8 kv_dtype "
-                              f"{KV_FP8} only (kv_dtype={self.kv_dtype!r})")
-        if self.head_dim not in HEAD_DIMS:
-            raise ConfigError(f"decode head_dim={self.head_dim!r} is not one of {HEAD_DIMS}")
-        _int("batch", self.batch, 1, BATCH_MAX)
-        _int("heads", self.heads, 1, HEADS_MAX)
-        if self.kv_heads is None:
-            st(self, "kv_heads", self.heads)
-        _int("kv_heads", self.kv_heads, 1, self.heads)
-        if self.heads % self.kv_heads:
-            raise ConfigError(f"decode kv_heads={self.kv_heads} does not divide "
-                              f"heads={self.heads}")
+        self._check_types()
         _int("q_tokens", self.q_tokens, 1, Q_TOKENS_MAX)
-        _int("max_context", self.max_context, 1, CONTEXT_MAX)
-        if not isinstance(self.paged, bool):
-            raise ConfigError(f"decode paged={self.paged!r} is not a bool")
-        if self.paged:
-            if self.page_size not in PAGE_SIZES:
-                raise ConfigError(f"decode page_size={self.page_size!r} is not one of "
-                                  f"{PAGE_SIZES}")
-            if self.max_context % self.page_size:
-                raise ConfigError(f"decode max_context={self.max_context} is not a multiple of "
-                                  f"page_size={self.page_size} (max_blocks_per_seq pages)")
-            if self.num_blocks is None:
-                st(self, "num_blocks", self.batch * self.max_blocks_per_seq)
-            _int("num_blocks", self.num_blocks, 1, BUFFER_BYTES_MAX // self.page_bytes)
-        elif self.num_blocks is not None:
-            raise ConfigError(f"decode num_blocks={self.num_blocks!r} applies to paged=True only")
-        elif self.token_scales and self.max_context % 4:
-            # the scales load 4 keys at a time: a group straddling the buffer's end is range
-            # checked per dword (cdna-facts section 5), but its bytes would pass the allocation's
-            # end, which the emulator refuses; a multiple of 4 keeps every group inside
-            raise ConfigError(f"decode max_context={self.max_context} is not a multiple of 4, "
-                              f"which dense per-token scales (kv_scale='token') need")
-        elif self.batch * self.max_context * self.kv_row_bytes > BUFFER_BYTES_MAX:
-            raise ConfigError(f"decode dense KV cache {self.batch}x{self.max_context}x"
-                              f"{self.kv_row_bytes} bytes exceeds the 4 GiB of a buffer "
-                              f"resource (cdna-facts section 5); use paged=True")
+        self._check_cache()
         if self.context_len is None:
             st(self, "context_len", self.max_context)
         _int("context_len", self.context_len, 0, self.max_context)
-        if self.mfma_k is None:
-            st(self, "mfma_k", mfma_ks(self.arch, self.dtype)[0])
-        if self.mfma_k not in mfma_ks(self.arch, self.dtype):
-            raise ConfigError(f"decode mfma_k={self.mfma_k!r} is not available on {self.arch} "
-                              f"(32x32xK with K in {mfma_ks(self.arch, self.dtype)})")
-        if self.prefetch is None:
-            st(self, "prefetch", prefetch_default(self))
-        _int("prefetch", self.prefetch, 0, 1)
+        self._check_mfma()
         if self.num_splits is None:
             from .splits import choose_splits
             st(self, "num_splits", choose_splits(self.batch, self.kv_heads * self.row_blocks,
                                                  self.context_len, self.target.cu_count))
         _int("num_splits", self.num_splits, 1, min(SPLITS_MAX, self.max_kv_blocks))
-        st(self, "scale", softmax_scale("decode", self.scale, self.head_dim))
+        self._check_scale()
 
-    # -- geometry -------------------------------------------------------------------------------
-    @property
-    def target(self) -> Target:
-        return target_of(self.arch)
+    KIND = "decode"
 
-    @property
-    def in_type(self) -> DType:
-        return dtype_of(self.dtype)
-
-    @property
-    def kv_type(self) -> DType:
-        """The K/V caches' element type."""
-        return dtype_of(self.kv_dtype)
-
-    @property
-    def kv_fp8(self) -> bool:
-        """fp8 caches: bytes dequantised in registers, k_scale / v_scale applied."""
-        return self.kv_dtype != self.dtype
-
-    @property
-    def token_scales(self) -> bool:
-        """Per-token k_scale / v_scale buffers (applied to the scores and to P per key)."""
-        return self.kv_scale == "token"
-
-    @property
-    def group(self) -> int:
-        """Query heads per KV head (GQA group)."""
-        return self.heads // self.kv_heads
-
+    # -- geometry (the shared part: ``ServingConfig``) ------------------------------------------
     @property
     def rows(self) -> int:
         """Query rows of one KV head and sequence: q_tokens x group."""
@@ -200,19 +106,6 @@ class DecodeConfig:
         return -(-self.rows // BLOCK_Q)
 
     @property
-    def kv_row_bytes(self) -> int:
-        """Bytes between two keys of one head in the cache: kv_heads x head_dim elements."""
-        return self.kv_type.nbytes(self.kv_heads * self.head_dim)
-
-    @property
-    def max_blocks_per_seq(self) -> int:
-        return -(-self.max_context // self.page_size)
-
-    @property
-    def page_bytes(self) -> int:
-        return self.page_size * self.kv_row_bytes
-
-    @property
     def max_kv_blocks(self) -> int:
         """32-key blocks of the longest sequence."""
         return -(-self.max_context // BLOCK_K)
@@ -221,37 +114,9 @@ class DecodeConfig:
     def grid(self) -> tuple[int, int, int]:
         return (self.num_splits, self.kv_heads * self.row_blocks, self.batch)
 
-    threads = 64
-    waves = 1
-    block_q = BLOCK_Q
-    block_k = BLOCK_K
-    # what the shared attention helpers (softmax, vtile, kvloop) read of a config: one wave,
-    # one V^T buffer, causal (the new tokens), a per-element key mask in the masked body
-    causal = True
-    key_mask = True
-    kv_buffers = 1
-
-    @property
-    def k_per_lane(self) -> int:
-        return self.mfma_k * BLOCK_Q // self.target.wave_size
-
-    @property
-    def mfma(self) -> str:
-        return f"v_mfma_f32_32x32x{self.mfma_k}_{self.dtype}"
-
-    @property
-    def lds_bytes(self) -> int:
-        return v_bytes(self.head_dim)
-
     @property
     def name(self) -> str:
-        g = f"_g{self.group}" if self.group > 1 else ""
-        kv = f"_paged{self.page_size}" if self.paged else ""
-        if self.kv_fp8:
-            kv += f"_kv{self.kv_dtype}" + ("_tok" if self.token_scales else "")
+        g, kv = self.name_parts()
         return (f"attn_decode_{self.arch}_{self.dtype}_d{self.head_dim}_h{self.heads}{g}"
                 f"_t{self.q_tokens}_c{self.max_context}{kv}_s{self.num_splits}_k{self.mfma_k}"
                 f"{'' if self.prefetch else '_pf0'}")
-
-    def to_dict(self) -> dict:
-        return asdict(self)

@@ -24,24 +24,33 @@ def _length(draw, hi: int) -> int:
     return draw(st.integers(1, hi))
 
 
+def draw_cache(draw, arch: str, maxc: int) -> tuple[int, dict]:
+    """(max_context, config keywords) of a drawn KV cache (decode and extend): dense or paged
+    with pages of 16, 32, 64 (max_context rounded up to whole pages), in ``dtype`` or the arch's
+    fp8 with per-tensor or per-token scales (a dense per-token cache: max_context rounded up to
+    a multiple of 4, ``ServingConfig``'s limit)."""
+    extra = {}
+    if draw(st.booleans()):
+        page = draw(st.sampled_from((16, 32, 64)))
+        maxc = -(-maxc // page) * page
+        extra = {"paged": True, "page_size": page}
+    fp8 = [n for n in KV_FP8 if arch in DTYPES[n].arches]
+    extra["kv_dtype"] = draw(st.sampled_from([None, *fp8]))
+    if extra["kv_dtype"] is not None:
+        extra["kv_scale"] = draw(st.sampled_from(("tensor", "token")))
+        if extra["kv_scale"] == "token" and "paged" not in extra:
+            maxc = -(-maxc // 4) * 4
+    return maxc, extra
+
+
 @st.composite
 def decode_configs(draw, small: bool = True, arches=ARCHES) -> DecodeConfig:
     arch = draw(st.sampled_from(tuple(arches)))
     heads = draw(st.sampled_from((1, 2, 4, 6, 8)))
     kv_heads = draw(st.sampled_from([d for d in range(1, heads + 1) if heads % d == 0]))
     ctx = _length(draw, 130 if small else 260)
-    paged = draw(st.booleans())
-    extra = {}
-    maxc = ctx
-    if paged:
-        page = draw(st.sampled_from((16, 32, 64)))
-        maxc = -(-ctx // page) * page
-        extra = {"paged": True, "page_size": page}
+    maxc, extra = draw_cache(draw, arch, ctx)
     blocks = -(-maxc // BLOCK_K)
-    fp8 = [n for n in KV_FP8 if arch in DTYPES[n].arches]
-    extra["kv_dtype"] = draw(st.sampled_from([None, *fp8]))
-    if extra["kv_dtype"] is not None:
-        extra["kv_scale"] = draw(st.sampled_from(("tensor", "token")))
     try:
         return DecodeConfig(
             batch=draw(st.integers(1, 2)), heads=heads, kv_heads=kv_heads,

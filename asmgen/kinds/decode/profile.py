@@ -61,14 +61,13 @@ def decode_bytes(cfg: DecodeConfig, batch: int, ctx: int) -> dict:
             "combine": comb}
 
 
-def _values(cfg: DecodeConfig, ctx: int, seed: int) -> dict:
-    """Inputs of a one-sequence problem of ``ctx`` keys (buffers at batch 1)."""
-    rng = np.random.default_rng(seed)
-    dt = np_dtype(cfg.dtype)
-    kt = np_dtype(cfg.kv_dtype)
-    T, H, HK, D, S = cfg.q_tokens, cfg.heads, cfg.kv_heads, cfg.head_dim, cfg.num_splits
-    vals = {"batch": 1, "q": rng.uniform(-1, 1, (1, T, H, D)).astype(dt),
-            "context_lens": np.array([ctx], np.int32)}
+def cache_values(cfg, rng, ctx: int) -> dict:
+    """The KV cache of a one-sequence problem of ``ctx`` keys (decode and extend): dense
+    ``[1, max_context, ...]`` or paged over ceil(ctx / page_size) shuffled pages (with the block
+    table and ``num_blocks``), values in [-1, 1) in ``kv_dtype``; per-token scales
+    ``[pages or 1, kv_heads, keys]`` in [0.5, 1)."""
+    HK, D, kt = cfg.kv_heads, cfg.head_dim, np_dtype(cfg.kv_dtype)
+    vals = {}
     if cfg.paged:
         pages = max(1, -(-ctx // cfg.page_size))
         shape = (pages, cfg.page_size, HK, D)
@@ -79,9 +78,20 @@ def _values(cfg: DecodeConfig, ctx: int, seed: int) -> dict:
         shape = (1, cfg.max_context, HK, D)
     vals["k_cache"] = rng.uniform(-1, 1, shape).astype(kt)
     vals["v_cache"] = rng.uniform(-1, 1, shape).astype(kt)
-    if cfg.token_scales:            # [pages or 1, kv_heads, keys]
+    if cfg.token_scales:
         for n in ("k_scale", "v_scale"):
             vals[n] = rng.uniform(0.5, 1.0, (shape[0], HK, shape[1])).astype(np.float32)
+    return vals
+
+
+def _values(cfg: DecodeConfig, ctx: int, seed: int) -> dict:
+    """Inputs of a one-sequence problem of ``ctx`` keys (buffers at batch 1)."""
+    rng = np.random.default_rng(seed)
+    dt = np_dtype(cfg.dtype)
+    T, H, D, S = cfg.q_tokens, cfg.heads, cfg.head_dim, cfg.num_splits
+    vals = {"batch": 1, "q": rng.uniform(-1, 1, (1, T, H, D)).astype(dt),
+            "context_lens": np.array([ctx], np.int32)}
+    vals.update(cache_values(cfg, rng, ctx))
     if S > 1:
         vals["o_partial"] = np.zeros((1, S, T, H, D), dt)
         vals["lse_partial"] = np.zeros((1, S, T, H), np.float32)

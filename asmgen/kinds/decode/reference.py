@@ -73,23 +73,30 @@ def _per_key(scale):
     return scale if np.ndim(scale) == 0 else np.asarray(scale, np.float64)[:, :, None]
 
 
+def scaled_kv(cfg, inp: dict, b: int, length: int):
+    """K and V (float64, [length, kv_heads, D]) of sequence b's first ``length`` keys, dense or
+    through its block-table row, times ``k_scale`` / ``v_scale`` (per tensor or gathered per
+    key; 1.0 when absent)."""
+    bt = inp.get("block_table") if cfg.paged else None
+    out = []
+    for n, sn in (("k_cache", "k_scale"), ("v_cache", "v_scale")):
+        x = gather_kv(inp[n], b, length, bt, cfg.page_size).astype(np.float64)
+        out.append(x * _per_key(gather_scale(inp.get(sn, 1.0), b, length, bt, cfg.page_size)))
+    return out
+
+
 def decode_reference(cfg, inp: dict, split: bool = False):
     """(O, LSE): [B, T, H, D], [B, T, H]; with ``split`` the per-split partials
     [B, S, T, H, D], [B, S, T, H]."""
     q = np.asarray(inp["q"]).astype(np.float64)
     B, T, H, D = q.shape
     G, S = cfg.group, cfg.num_splits if split else 1
-    bt = inp.get("block_table") if cfg.paged else None
     lens = np.clip(np.asarray(inp["context_lens"]).astype(np.int64), 0, cfg.max_context)
-    ks, vs = (inp.get(n, 1.0) for n in ("k_scale", "v_scale"))
     o = np.zeros((B, S, T, H, D))
     lse = np.full((B, S, T, H), -np.inf)
     for b in range(B):
         L = int(lens[b])
-        k = gather_kv(inp["k_cache"], b, L, bt, cfg.page_size).astype(np.float64)
-        v = gather_kv(inp["v_cache"], b, L, bt, cfg.page_size).astype(np.float64)
-        k = k * _per_key(gather_scale(ks, b, L, bt, cfg.page_size))
-        v = v * _per_key(gather_scale(vs, b, L, bt, cfg.page_size))
+        k, v = scaled_kv(cfg, inp, b, L)
         ranges = split_ranges(L, S) if split else [(0, L)]
         for s, (k0, k1) in enumerate(ranges):
             for kvh in range(cfg.kv_heads):
@@ -149,14 +156,24 @@ def decode_random_inputs(cfg, seed: int, context_lens=None) -> dict:
     else:
         shape = (B, cfg.max_context, HK, D)
         readable = np.arange(cfg.max_context)[None, :] < np.clip(lens, 0, None)[:, None]
+    return out | cache_values(cfg, rng, shape, readable)
+
+
+def cache_values(cfg, rng, shape, readable) -> dict:
+    """Seeded ``k_cache`` / ``v_cache`` of ``shape`` (NaN where not ``readable``, a [pages or
+    batch, keys] mask) and an fp8 cache's ``k_scale`` / ``v_scale`` (decode and extend): 16-bit
+    caches in [-1, 1); fp8 caches in [-4, 4) (fp8 steps of 1/32 .. 1/4 there) with scales in
+    [0.25, 1) and [1, 2), per tensor or per (key, KV head) (``[pages or batch, kv_heads, keys]``,
+    NaN where unreadable)."""
+    out = {}
     fp8 = cfg.kv_dtype != cfg.dtype
     for n in ("k_cache", "v_cache"):
         c = rng.uniform(-4, 4, shape) if fp8 else rng.uniform(-1, 1, shape)
         c[~readable] = np.nan
         out[n] = c.astype(np_dtype(cfg.kv_dtype))
-    if fp8 and getattr(cfg, "token_scales", False):
+    if fp8 and cfg.token_scales:
         for n, (lo, hi) in (("k_scale", (0.25, 1.0)), ("v_scale", (1.0, 2.0))):
-            sc = rng.uniform(lo, hi, (shape[0], HK, shape[1]))   # [pages or batch, HK, keys]
+            sc = rng.uniform(lo, hi, (shape[0], cfg.kv_heads, shape[1]))
             sc[np.broadcast_to(~readable[:, None, :], sc.shape)] = np.nan
             out[n] = sc.astype(np.float32)
     elif fp8:

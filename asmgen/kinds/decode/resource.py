@@ -1,13 +1,48 @@
-"""The buffer-resource base move of the decode templates: a resource's 64-bit base advanced by a
-row offset (``srd_base``), shared by the K/V loads, the per-token scales and the combine."""
+"""The kernel arguments and buffer-resource base move of the decode templates: the kernarg loads
+of a serving contract (``load_kernargs``: decode and extend) and a resource's 64-bit base advanced
+by a row offset (``srd_base``), shared by the K/V loads, the per-token scales and the combine."""
 from __future__ import annotations
 
 from isa.instr import Instr
 from isa.operands import Imm
 
+from ... import kernarg
+from ...ir import VReg
 from ..common.buffers import SRD_DWORD3
 
 TAGS = ("addr",)
+KARG = ("addr", "karg")
+
+
+def tensor_scales(ab, offs: dict) -> dict:
+    """An fp8 cache's per-tensor ``k_scale`` / ``v_scale`` SGPRs, loaded from the kernargs at
+    ``offs`` (none for a 16-bit cache or per-token scales, which ``kvscale`` loads per block)."""
+    cfg, p = ab.cfg, ab.k.prologue
+    out = {}
+    if cfg.kv_fp8 and not cfg.token_scales:
+        for n in ("k_scale", "v_scale"):
+            out[n] = ab.sreg(name=n)
+            p.add(Instr("s_load_dword", (out[n], ab.kernarg, Imm(offs[n]))), KARG)
+    return out
+
+
+def load_kernargs(ab, args, scalars: tuple = ()) -> tuple[dict, dict, dict]:
+    """(kernarg offsets, buffer resources, scalar SGPRs) of contract ``args``: every buffer's
+    64-bit address into words 0, 1 of its resource, then the scalars ``scalars``, ``scale``,
+    paged ``num_blocks`` and an fp8 cache's per-tensor ``k_scale`` / ``v_scale``
+    (``tensor_scales``), each by one s_load."""
+    cfg, k, p = ab.cfg, ab.k, ab.k.prologue
+    offs = kernarg.offsets(args)
+    bufs = [a.name for a in args if a.kind == "buffer"]
+    srd = {n: k.vreg("s", 4, name=f"srd_{n}") for n in bufs}
+    for n in bufs:
+        p.add(Instr("s_load_dwordx2", (srd[n].sub(0, 2), ab.kernarg, Imm(offs[n]))), KARG)
+    names = (*scalars, "scale") + (("num_blocks",) if cfg.paged else ())
+    sc = {}
+    for n in names:
+        sc[n] = ab.sreg(name=n)
+        p.add(Instr("s_load_dword", (sc[n], ab.kernarg, Imm(offs[n]))), KARG)
+    return offs, srd, sc | tensor_scales(ab, offs)
 
 
 def srd_base(ab, block, srd: VReg, row: VReg, row_bytes: int, extra: VReg | None = None) -> None:

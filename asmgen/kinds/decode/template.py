@@ -36,22 +36,19 @@ from __future__ import annotations
 from isa.instr import Instr
 from isa.operands import Imm, Special
 
-from ... import kernarg
 from ...ir import VReg
-from ..attention import ktile
+from ..attention import ktile, vtile
 from ..attention import softmax as sm
-from ..attention import vtile
 from ..attention.template import AttnBuild
 from ..common.buffers import OOB_OFFSET, log2
 from .arith import imm_or_const, sdiv, vdiv
+from .body import cache_loop, fold_tensor_scales
 from .config import BLOCK_K, BLOCK_Q, DecodeConfig
 from .contract import decode_args
-from .body import cache_loop
 from .kvload import DenseKV
-from .resource import TAGS, srd_base
 from .paged import PagedKV
+from .resource import TAGS, load_kernargs, srd_base
 from .tags import DECODE_TAGS
-
 
 
 class DecodeBuild(AttnBuild):
@@ -70,24 +67,8 @@ def build_decode(cfg: DecodeConfig) -> object:
     vcc = Special("vcc")
 
     # ---- arguments
-    args = decode_args(cfg)
-    offs = kernarg.offsets(args)
-    bufs = [a.name for a in args if a.kind == "buffer"]
-    srd = {n: k.vreg("s", 4, name=f"srd_{n}") for n in bufs}
-    for n in bufs:
-        p.add(Instr("s_load_dwordx2", (srd[n].sub(0, 2), ab.kernarg, Imm(offs[n]))), ("addr", "karg"))
-    scale = ab.sreg(name="scale")
-    p.add(Instr("s_load_dword", (scale, ab.kernarg, Imm(offs["scale"]))), ("addr", "karg"))
-    nblocks_arg = None
-    if cfg.paged:
-        nblocks_arg = ab.sreg(name="num_blocks")
-        p.add(Instr("s_load_dword", (nblocks_arg, ab.kernarg, Imm(offs["num_blocks"]))),
-              ("addr", "karg"))
-    kv_sc = {}
-    if cfg.kv_fp8 and not cfg.token_scales:
-        for n in ("k_scale", "v_scale"):
-            kv_sc[n] = ab.sreg(name=n)
-            p.add(Instr("s_load_dword", (kv_sc[n], ab.kernarg, Imm(offs[n]))), ("addr", "karg"))
+    _, srd, sc = load_kernargs(ab, decode_args(cfg))
+    scale, nblocks_arg = sc["scale"], sc.get("num_blocks")
     split, b = ab.wg_x, ab.wg_z
 
     # ---- workgroup coordinates: kv head, row block
@@ -233,15 +214,7 @@ def build_decode(cfg: DecodeConfig) -> object:
     qf = ktile.load_q(p, ab, cfg, off_q, srd["q"])
 
     st_ = sm.init_state(ab, D)
-    v_post = None
-    if cfg.kv_fp8 and not cfg.token_scales:
-        # k_scale folded into the softmax scale (scale x k_scale, f32); v_scale into the final
-        # normalisation (the epilogue's 1 / l times v_scale, f32)
-        ks, v_post = ab.vreg(name="kscale"), ab.vreg(name="v_scale")
-        p.add(Instr("v_mov_b32", (ks, kv_sc["k_scale"])), ("init",))
-        p.add(Instr("v_mul_f32", (ks, scale, ks)), ("init",))
-        p.add(Instr("v_mov_b32", (v_post, kv_sc["v_scale"])), ("init",))
-        scale = ks
+    scale, v_post = fold_tensor_scales(ab, scale, sc)
     sm.set_scale(ab, st_, scale)
     rem = ab.vreg(name="krem_lane")
 

@@ -17,28 +17,27 @@ batch, total_q, max_seqlen_q (the grid), num_blocks, the lengths (buffers). Ever
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
-from ...dtypes import DType, dtype_of
 from ...errors import ConfigError
-from ...target import ARCHES, DEFAULT_ARCH, IN_DTYPES, Target, target_of
-from ..attention.config import HEAD_DIMS, mfma_ks, softmax_scale
-from ..attention.lds import BLOCK_K, BLOCK_Q, v_bytes
-from ..decode.config import BUFFER_BYTES_MAX, CONTEXT_MAX, PAGE_SIZES
+from ...target import DEFAULT_ARCH
+from ..attention.lds import BLOCK_K, BLOCK_Q  # noqa: F401  (re-exported)
+from ..common.serving import (  # noqa: F401  (HEADS_MAX re-exported)
+    HEADS_MAX,
+    ServingConfig,
+    int_in,
+    prefetch_default,
+)
 
-HEADS_MAX = 256          # the kv-head division (decode.arith.sdiv) keeps n < 2^16
-BATCH_MAX = 1 << 16
 TOTAL_Q_MAX = 1 << 20    # packed new tokens: the SALU row products stay below 2^31 (heads <= 256)
 
 
 def _int(name: str, value, lo: int, hi: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-        raise ConfigError(f"extend {name}={value!r} is outside {lo}..{hi}")
-    return value
+    return int_in("extend", name, value, lo, hi)
 
 
 @dataclass(frozen=True, slots=True)
-class ExtendConfig:
+class ExtendConfig(ServingConfig):
     """One extend kernel: O = softmax(Q K^T * scale, causal bottom-right per sequence) V, LSE."""
 
     batch: int = 1                   # default of the runtime ``batch`` scalar (the grid's y)
@@ -55,131 +54,50 @@ class ExtendConfig:
     page_size: int = 16              # paged only
     num_blocks: int | None = None    # paged: pages in the pool (default: batch x pages per seq)
     mfma_k: int | None = None        # K of the 32x32xK MFMA; default: the arch's native
-    prefetch: int = 1                # key blocks loaded one iteration ahead (0 or 1)
+    prefetch: int | None = None      # key blocks loaded one iteration ahead (0 or 1); default
+    #                                  1, but 0 with per-token scales at head_dim 128 on pages
+    #                                  of 32+ keys (``common.serving.prefetch_default``)
+    kv_dtype: str | None = None      # K/V cache element type; default dtype; or an fp8 (KV_FP8)
+    kv_scale: str = "tensor"         # fp8 KV: k_scale/v_scale per tensor or per (token, kv head)
+
+    KIND = "extend"
 
     def __post_init__(self) -> None:
         st = object.__setattr__
-        if self.arch not in ARCHES:
-            raise ConfigError(f"extend arch={self.arch!r} is not one of {ARCHES}")
-        if self.dtype not in IN_DTYPES:
-            raise ConfigError(f"extend dtype={self.dtype!r} is not one of {IN_DTYPES}")
-        if self.head_dim not in HEAD_DIMS:
-            raise ConfigError(f"extend head_dim={self.head_dim!r} is not one of {HEAD_DIMS}")
-        _int("batch", self.batch, 1, BATCH_MAX)
-        _int("heads", self.heads, 1, HEADS_MAX)
-        if self.kv_heads is None:
-            st(self, "kv_heads", self.heads)
-        _int("kv_heads", self.kv_heads, 1, self.heads)
-        if self.heads % self.kv_heads:
-            raise ConfigError(f"extend kv_heads={self.kv_heads} does not divide "
-                              f"heads={self.heads}")
-        _int("max_context", self.max_context, 1, CONTEXT_MAX)
+        self._check_types()
         _int("seqlen_q", self.seqlen_q, 1, self.max_context)
         if self.batch * self.seqlen_q > TOTAL_Q_MAX:
             raise ConfigError(f"extend batch x seqlen_q = {self.batch * self.seqlen_q} packed "
                               f"tokens exceed {TOTAL_Q_MAX}")
-        if not isinstance(self.paged, bool):
-            raise ConfigError(f"extend paged={self.paged!r} is not a bool")
-        if self.paged:
-            if self.page_size not in PAGE_SIZES:
-                raise ConfigError(f"extend page_size={self.page_size!r} is not one of "
-                                  f"{PAGE_SIZES}")
-            if self.max_context % self.page_size:
-                raise ConfigError(f"extend max_context={self.max_context} is not a multiple of "
-                                  f"page_size={self.page_size} (max_blocks_per_seq pages)")
-            if self.num_blocks is None:
-                st(self, "num_blocks", self.batch * self.max_blocks_per_seq)
-            _int("num_blocks", self.num_blocks, 1, BUFFER_BYTES_MAX // self.page_bytes)
-        elif self.num_blocks is not None:
-            raise ConfigError(f"extend num_blocks={self.num_blocks!r} applies to paged=True only")
-        elif self.batch * self.max_context * self.kv_row_bytes > BUFFER_BYTES_MAX:
-            raise ConfigError(f"extend dense KV cache {self.batch}x{self.max_context}x"
-                              f"{self.kv_row_bytes} bytes exceeds the 4 GiB of a buffer "
-                              f"resource (cdna-facts section 5); use paged=True")
+        self._check_cache()
         if self.context_len is None:
             st(self, "context_len", self.max_context)
         _int("context_len", self.context_len, self.seqlen_q, self.max_context)
-        if self.mfma_k is None:
-            st(self, "mfma_k", mfma_ks(self.arch, self.dtype)[0])
-        if self.mfma_k not in mfma_ks(self.arch, self.dtype):
-            raise ConfigError(f"extend mfma_k={self.mfma_k!r} is not available on {self.arch} "
-                              f"(32x32xK with K in {mfma_ks(self.arch, self.dtype)})")
-        _int("prefetch", self.prefetch, 0, 1)
-        st(self, "scale", softmax_scale("extend", self.scale, self.head_dim))
+        self._check_mfma()
+        self._check_scale()
 
-    # -- geometry (the names decode's DenseKV / PagedKV / cache_loop read) -----------------------
-    @property
-    def target(self) -> Target:
-        return target_of(self.arch)
+    def _prefetch_default(self) -> int:
+        """decode's rule (``common.serving.prefetch_default``), and 0 also with per-token scales
+        at head_dim 128 on 16-key pages with the x16 MFMA (gfx950): the extend kernel's causal
+        limit and Q-block registers leave no aligned 4-register range at a 249-register peak
+        there (measured with the default recipe; gfx942's x8 MFMA fits)."""
+        tight = (self.token_scales and self.head_dim == 128 and self.paged
+                 and self.mfma_k == 16)
+        return 0 if tight else prefetch_default(self)
 
-    @property
-    def in_type(self) -> DType:
-        return dtype_of(self.dtype)
-
-    @property
-    def kv_type(self) -> DType:
-        """The caches' element type (``dtype``: an fp8 cache is not built for extend)."""
-        return dtype_of(self.dtype)
-
-    kv_fp8 = False
-
-    @property
-    def kv_dtype(self) -> str:
-        return self.dtype
-
-    @property
-    def group(self) -> int:
-        return self.heads // self.kv_heads
-
-    @property
-    def kv_row_bytes(self) -> int:
-        """Bytes between two keys of one head in the cache: kv_heads x head_dim elements."""
-        return self.kv_type.nbytes(self.kv_heads * self.head_dim)
-
-    @property
-    def max_blocks_per_seq(self) -> int:
-        return -(-self.max_context // self.page_size)
-
-    @property
-    def page_bytes(self) -> int:
-        return self.page_size * self.kv_row_bytes
-
+    # -- geometry (the shared part, the names decode's DenseKV / PagedKV / cache_loop read:
+    # ``ServingConfig``) -------------------------------------------------------------------------
     @property
     def grid(self) -> tuple[int, int, int]:
         """(heads, batch, Q-blocks): the causal varlen grid (``attention.grid``)."""
         from ..attention.grid import grid
         return grid(True, self.batch, self.heads, self.seqlen_q, BLOCK_Q)
 
-    threads = 64
-    waves = 1
     rows_per_wg = BLOCK_Q
-    block_q = BLOCK_Q
-    block_k = BLOCK_K
-    # what the shared attention helpers (softmax, vtile, kvloop) read of a config: one wave,
-    # one V^T buffer, causal, a per-element key mask in the masked body
-    causal = True
-    key_mask = True
-    kv_buffers = 1
     varlen = True
 
     @property
-    def k_per_lane(self) -> int:
-        return self.mfma_k * BLOCK_Q // self.target.wave_size
-
-    @property
-    def mfma(self) -> str:
-        return f"v_mfma_f32_32x32x{self.mfma_k}_{self.dtype}"
-
-    @property
-    def lds_bytes(self) -> int:
-        return v_bytes(self.head_dim)
-
-    @property
     def name(self) -> str:
-        g = f"_g{self.group}" if self.group > 1 else ""
-        kv = f"_paged{self.page_size}" if self.paged else ""
+        g, kv = self.name_parts()
         return (f"attn_extend_{self.arch}_{self.dtype}_d{self.head_dim}_h{self.heads}{g}"
                 f"_c{self.max_context}{kv}_k{self.mfma_k}{'' if self.prefetch else '_pf0'}")
-
-    def to_dict(self) -> dict:
-        return asdict(self)

@@ -1,6 +1,7 @@
 """Fuzzing the extend kind: the hypothesis strategy of valid ``ExtendConfig``s (chunks of 1..70
 new tokens over contexts up to 160 or 320 keys, aligned to the 32-key block, one off, or any;
-dense or paged with pages of 16, 32, 64; MHA/GQA/MQA, both dtypes, head dims and arches, prefetch
+dense or paged with pages of 16, 32, 64, KV in ``dtype`` or the arch's fp8 with per-tensor
+or per-token scales (``decode.fuzz.draw_cache``); MHA/GQA/MQA, both dtypes, head dims and arches, prefetch
 0/1, 1..3 sequences whose ragged lengths the emulator seed draws: ``reference.ragged_lengths``),
 the shrink moves of a failing config and the kernels of the mutation proof."""
 from __future__ import annotations
@@ -12,6 +13,7 @@ from ...errors import ConfigError
 from ...target import ARCHES, CDNA4, DEFAULT_ARCH
 from ..attention.config import HEAD_DIMS
 from ..attention.fuzz import _seqlen
+from ..decode.fuzz import draw_cache
 from .config import BLOCK_K, BLOCK_Q, ExtendConfig
 
 
@@ -23,12 +25,7 @@ def extend_configs(draw, small: bool = True, arches=ARCHES) -> ExtendConfig:
     hi = 160 if small else 320
     ctx = _seqlen(draw, BLOCK_K, hi)
     sq = min(ctx, _seqlen(draw, BLOCK_Q, 70))
-    paged = draw(st.booleans())
-    extra, maxc = {}, ctx + draw(st.sampled_from((0, 0, 1, 40)))
-    if paged:
-        page = draw(st.sampled_from((16, 32, 64)))
-        maxc = -(-maxc // page) * page
-        extra = {"paged": True, "page_size": page}
+    maxc, extra = draw_cache(draw, arch, ctx + draw(st.sampled_from((0, 0, 1, 40))))
     try:
         return ExtendConfig(
             batch=draw(st.integers(1, 3)), heads=heads, kv_heads=kv_heads, seqlen_q=sq,
@@ -45,6 +42,8 @@ def to_raw(cfg: ExtendConfig) -> dict:
         d["scale"] = None
     d["mfma_k"] = None if d["mfma_k"] == ExtendConfig(arch=cfg.arch, dtype=cfg.dtype).mfma_k \
         else d["mfma_k"]
+    if d["kv_dtype"] == cfg.dtype:
+        d["kv_dtype"] = None
     if cfg.paged and d["num_blocks"] == cfg.batch * cfg.max_blocks_per_seq:
         d["num_blocks"] = None
     return d
@@ -62,9 +61,11 @@ def candidates(raw: dict):
     for val in sorted({1, 32, raw["seqlen_q"] // 2, raw["seqlen_q"] - 1}):
         if 1 <= val < raw["seqlen_q"]:
             yield {**raw, "seqlen_q": val}
-    for key, val in (("batch", 1), ("head_dim", 64), ("prefetch", 1), ("dtype", "f16")):
-        if raw[key] != val:
-            yield {**raw, key: val, "mfma_k": None, "num_blocks": None}
+    for key, val in (("batch", 1), ("head_dim", 64), ("prefetch", 1), ("dtype", "f16"),
+                     ("kv_scale", "tensor"), ("kv_dtype", None)):
+        if raw.get(key, "tensor") != val:
+            yield {**raw, key: val, "mfma_k": None, "num_blocks": None,
+                   **({"kv_scale": "tensor"} if key == "kv_dtype" else {})}
     if raw["heads"] > 1:
         yield {**raw, "heads": 1, "kv_heads": 1}
         if raw["kv_heads"] < raw["heads"]:
@@ -72,7 +73,8 @@ def candidates(raw: dict):
     if raw["paged"]:
         yield {**raw, "paged": False, "num_blocks": None}
     if raw["arch"] != DEFAULT_ARCH:
-        yield {**raw, "arch": DEFAULT_ARCH, "mfma_k": None}
+        yield {**raw, "arch": DEFAULT_ARCH, "mfma_k": None, "kv_dtype": None,
+               "kv_scale": "tensor"}
 
 
 # Extend proof kernels: both arches, dense and paged (16-key pages: two per block and the
@@ -80,7 +82,9 @@ def candidates(raw: dict):
 # the diagonal blocks partial, prefetch 0 and 1, the attention recipes and a fuzzed order. The
 # random inputs (three ragged sequences: ``reference.ragged_lengths``) walk 3+ key blocks with
 # a partial last one. bf16 only on CDNA4 (gfx942's bf16 rounding swapped with its neighbour is
-# a sub-ulp change no tolerance-based check sees: decode.fuzz says why).
+# a sub-ulp change no tolerance-based check sees: decode.fuzz says why). The fourth reads an
+# fp8 KV cache (the dequant, k_scale / v_scale folded), the fifth per-token scales (their
+# loads, the deferred v-scale prefetch, the score and P products).
 PROOF_KERNELS = (
     {"batch": 3, "heads": 4, "kv_heads": 2, "seqlen_q": 40, "head_dim": 64, "max_context": 144,
      "context_len": 130, "paged": True, "page_size": 16, "dtype": "f16",
@@ -90,4 +94,10 @@ PROOF_KERNELS = (
     {"batch": 2, "heads": 2, "seqlen_q": 33, "head_dim": 128, "max_context": 192,
      "context_len": 161, "paged": True, "page_size": 64, "prefetch": 0, "dtype": "f16",
      "schedule": "fuzz", "schedule_params": {"seed": 7}},
+    {"batch": 3, "heads": 4, "kv_heads": 1, "seqlen_q": 40, "head_dim": 64, "max_context": 144,
+     "context_len": 130, "paged": True, "page_size": 16, "dtype": "f16",
+     "kv_dtype": "fp8_e4m3fnuz", "schedule": "attn_basic"},
+    {"batch": 3, "heads": 2, "kv_heads": 1, "seqlen_q": 37, "head_dim": 64, "max_context": 144,
+     "context_len": 130, "paged": True, "page_size": 16, "dtype": "f16",
+     "kv_dtype": "fp8_e4m3fnuz", "kv_scale": "token", "schedule": "attn_basic"},
 )

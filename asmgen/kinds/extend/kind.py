@@ -89,6 +89,8 @@ class ExtendKind(KernelKind):
 
     def describe(self, cfg: ExtendConfig) -> str:
         kv = f" paged{cfg.page_size}" if cfg.paged else ""
+        if cfg.kv_fp8:
+            kv += f" kv {cfg.kv_dtype}" + (" per-token" if cfg.token_scales else "")
         return (f"b{cfg.batch} h{cfg.heads}/{cfg.kv_heads} q{cfg.seqlen_q} c{cfg.context_len}/"
                 f"{cfg.max_context} d{cfg.head_dim}{kv}")
 

@@ -32,14 +32,17 @@ from ...profiling.common import (
 )
 from ...profiling.device import trip_and_bound, uncertainty
 from ..attention.profile import makespan, trips_per_qblock
+from ..decode.profile import cache_values
 from .config import BLOCK_K, BLOCK_Q, ExtendConfig
 
 
 def extend_bytes(cfg: ExtendConfig, batch: int) -> dict:
-    """Bytes the problem must move at least: K/V of every context (once per KV head), Q, O,
-    LSE, the lengths and the block table."""
+    """Bytes the problem must move at least: K/V of every context (once per KV head, in
+    ``kv_dtype``, with per-token scales), Q, O, LSE, the lengths and the block table."""
     el = cfg.in_type.nbytes(1)
     kv = 2 * batch * cfg.context_len * cfg.kv_row_bytes
+    if cfg.token_scales:            # one f32 per key and KV head, for K and for V
+        kv += 2 * batch * cfg.context_len * cfg.kv_heads * 4
     rows = batch * cfg.seqlen_q * cfg.heads
     q = rows * cfg.head_dim * el
     out = rows * (cfg.head_dim * el + 4)
@@ -50,8 +53,11 @@ def extend_bytes(cfg: ExtendConfig, batch: int) -> dict:
 def hbm_share(cfg: ExtendConfig, batch: int, trips: np.ndarray) -> float:
     """Unique bytes (``extend_bytes``) over the bytes the workgroups load (Q once per workgroup,
     K and V of every walked block per query head)."""
-    row = cfg.in_type.nbytes(cfg.head_dim)
-    loaded = batch * cfg.heads * (BLOCK_Q * row * len(trips) + 2 * BLOCK_K * row * int(trips.sum()))
+    row, kvrow = cfg.in_type.nbytes(cfg.head_dim), cfg.kv_type.nbytes(cfg.head_dim)
+    if cfg.token_scales:
+        kvrow += 4
+    loaded = batch * cfg.heads * (BLOCK_Q * row * len(trips)
+                                  + 2 * BLOCK_K * kvrow * int(trips.sum()))
     b = extend_bytes(cfg, batch)
     return min(1.0, (b["kv"] + b["q"]) / loaded)
 
@@ -60,23 +66,13 @@ def _values(cfg: ExtendConfig, ctx: int, seed: int) -> dict:
     """Inputs of a one-sequence problem: 32 new tokens over ``ctx`` keys."""
     rng = np.random.default_rng(seed)
     dt = np_dtype(cfg.dtype)
-    H, HK, D = cfg.heads, cfg.kv_heads, cfg.head_dim
+    H, D = cfg.heads, cfg.head_dim
     vals = {"batch": 1, "total_q": BLOCK_Q, "max_seqlen_q": BLOCK_Q,
             "q": rng.uniform(-1, 1, (H, BLOCK_Q, D)).astype(dt),
             "o": np.zeros((H, BLOCK_Q, D), dt), "lse": np.zeros((H, BLOCK_Q), np.float32),
             "context_lens": np.array([ctx], np.int32),
             "cu_seqlens_q": np.array([0, BLOCK_Q], np.int32)}
-    if cfg.paged:
-        pages = max(1, -(-ctx // cfg.page_size))
-        shape = (pages, cfg.page_size, HK, D)
-        table = np.zeros((1, cfg.max_blocks_per_seq), np.int32)
-        table[0, :pages] = rng.permutation(pages)
-        vals.update(block_table=table, num_blocks=pages)
-    else:
-        shape = (1, cfg.max_context, HK, D)
-    vals["k_cache"] = rng.uniform(-1, 1, shape).astype(dt)
-    vals["v_cache"] = rng.uniform(-1, 1, shape).astype(dt)
-    return vals
+    return vals | cache_values(cfg, rng, ctx)
 
 
 def profile_extend(meta: dict, hsaco: bytes, iters: int, device: str | None,

@@ -3,18 +3,21 @@ tests and ``asmgen check``.
 
 Sequence b: new tokens cu_q[b] .. cu_q[b + 1] - 1 (q_len of them) of ``q [heads, total_q, D]``,
 keys 0 .. L - 1 of its cache (L = context_lens[b] clamped to 0..max_context; paged: through its
-block-table row). New token t sees keys j <= L - q_len + t; head h reads KV head h // group. A row
+block-table row; an fp8 cache times its ``k_scale`` / ``v_scale``, per tensor or per key as in
+decode: ``decode.reference.scaled_kv``). New token t sees keys j <= L - q_len + t; head h reads
+KV head h // group. A row
 that sees no key (L < q_len: refused at launch for host arrays), and every row of no sequence,
 has O = 0, LSE = -inf. The random
 inputs fill every cache entry no sequence may read (past a context, pages no table names) with
-NaN: a kernel reading one fails the comparison.
+NaN (per-token scales too; fp8 caches and their scales are drawn as decode's,
+``decode.reference.cache_values``): a kernel reading one fails the comparison.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ...dtypes import np_dtype
-from ..decode.reference import _attend, _compare, gather_kv
+from ..decode.reference import _attend, _compare, cache_values, scaled_kv
 
 
 def extend_reference(cfg, inp: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -24,7 +27,6 @@ def extend_reference(cfg, inp: dict) -> tuple[np.ndarray, np.ndarray]:
     G = cfg.group
     cu = np.asarray(inp["cu_seqlens_q"]).astype(np.int64)
     lens = np.clip(np.asarray(inp["context_lens"]).astype(np.int64), 0, cfg.max_context)
-    bt = inp.get("block_table") if cfg.paged else None
     o = np.zeros((H, TQ, D))
     lse = np.full((H, TQ), -np.inf)
     for b in range(len(cu) - 1):
@@ -32,8 +34,7 @@ def extend_reference(cfg, inp: dict) -> tuple[np.ndarray, np.ndarray]:
         n = q1 - q0
         if n <= 0:
             continue
-        k = gather_kv(inp["k_cache"], b, L, bt, cfg.page_size).astype(np.float64)
-        v = gather_kv(inp["v_cache"], b, L, bt, cfg.page_size).astype(np.float64)
+        k, v = scaled_kv(cfg, inp, b, L)
         lim = np.minimum(L - n + 1 + np.arange(n), L)
         for h in range(H):
             o[h, q0:q1], lse[h, q0:q1] = _attend(q[h, q0:q1], k[:, h // G], v[:, h // G], lim,
@@ -88,10 +89,7 @@ def extend_random_inputs(cfg, seed: int, q_lens=None, context_lens=None) -> dict
     else:
         shape = (B, cfg.max_context, HK, D)
         readable = np.arange(cfg.max_context)[None, :] < clip[:, None]
-    for n in ("k_cache", "v_cache"):
-        c = rng.uniform(-1, 1, shape)
-        c[~readable] = np.nan
-        out[n] = c.astype(dt)
+    out.update(cache_values(cfg, rng, shape, readable))
     out.update(batch=B, total_q=tq, max_seqlen_q=max(int(ql.max(initial=0)), 1))
     return out
 

@@ -23,23 +23,27 @@ side, the decode kind's cache loop for its key side:
   of the block table, per-lane offsets, keys past L out of range: a stale page's NaN is never
   read), and ``decode.body.cache_loop`` runs the loop (prefetch, V^T through LDS, the MFMAs
   around the online softmax of ``attention.softmax``).
+
+fp8 KV (``kv_dtype``, decode's): the cache bytes are widened in registers at the top of each
+block (``decode.kvload.dequant``); per-tensor k_scale is folded into the softmax scale and
+v_scale into the final normalisation (``decode.body.fold_tensor_scales``), per-token scales
+(``kv_scale`` "token", ``decode.kvscale``) are loaded with each block and applied in f32 to the
+scores and to P.
 """
 from __future__ import annotations
 
 from isa.instr import Instr
 from isa.operands import Imm, Special
 
-from ... import kernarg
-from ..attention import ktile
+from ..attention import ktile, vtile
 from ..attention import softmax as sm
-from ..attention import vtile
 from ..attention.template import AttnBuild
 from ..common.buffers import OOB_OFFSET, log2
 from ..decode.arith import imm_or_const, sdiv
-from ..decode.body import cache_loop
+from ..decode.body import cache_loop, fold_tensor_scales
 from ..decode.kvload import DenseKV
 from ..decode.paged import PagedKV
-from ..decode.resource import TAGS, srd_base
+from ..decode.resource import TAGS, load_kernargs, srd_base
 from ..decode.tags import DECODE_TAGS
 from .config import BLOCK_K, BLOCK_Q, ExtendConfig
 from .contract import extend_args
@@ -55,22 +59,8 @@ def build_extend(cfg: ExtendConfig):
     vcc = Special("vcc")
 
     # ---- arguments
-    args = extend_args(cfg)
-    offs = kernarg.offsets(args)
-    bufs = [a.name for a in args if a.kind == "buffer"]
-    srd = {n: k.vreg("s", 4, name=f"srd_{n}") for n in bufs}
-    for n in bufs:
-        p.add(Instr("s_load_dwordx2", (srd[n].sub(0, 2), ab.kernarg, Imm(offs[n]))),
-              ("addr", "karg"))
-    tq = ab.sreg(name="total_q")
-    p.add(Instr("s_load_dword", (tq, ab.kernarg, Imm(offs["total_q"]))), ("addr", "karg"))
-    scale = ab.sreg(name="scale")
-    p.add(Instr("s_load_dword", (scale, ab.kernarg, Imm(offs["scale"]))), ("addr", "karg"))
-    nblocks_arg = None
-    if cfg.paged:
-        nblocks_arg = ab.sreg(name="num_blocks")
-        p.add(Instr("s_load_dword", (nblocks_arg, ab.kernarg, Imm(offs["num_blocks"]))),
-              ("addr", "karg"))
+    _, srd, sc = load_kernargs(ab, extend_args(cfg), ("total_q",))
+    tq, scale, nblocks_arg = sc["total_q"], sc["scale"], sc.get("num_blocks")
     wh, b, wz = ab.wg_x, ab.wg_y, ab.wg_z                        # head, sequence, reversed Q-block
 
     # ---- sequence b: first packed row, new tokens sq, keys ctx (clamped to 0..max_context)
@@ -159,8 +149,10 @@ def build_extend(cfg: ExtendConfig):
     # ---- K/V cache geometry (decode's), the V^T tile, bperm, Q into registers
     kvh_off = ab.sreg(name="kvh_off")                            # kv_head D bytes into a row
     p.add(Instr("s_mul_i32", (kvh_off, kvh, Imm(cfg.kv_type.nbytes(D)))), TAGS)
-    dqb = ab.vreg(name="dq_b")
-    p.add(Instr("v_lshlrev_b32", (dqb, Imm(log2(cfg.kv_type.nbytes(1))), dq)), TAGS)
+    dqb = dq
+    if cfg.kv_type.nbytes(1) > 1:                                # fp8: one byte per element
+        dqb = ab.vreg(name="dq_b")
+        p.add(Instr("v_lshlrev_b32", (dqb, Imm(log2(cfg.kv_type.nbytes(1))), dq)), TAGS)
     vt = vtile.setup(ab, lane, col, half)
     k.lds_bytes = cfg.lds_bytes
     start = ab.sreg(name="kv_start")
@@ -169,6 +161,8 @@ def build_extend(cfg: ExtendConfig):
         kv = PagedKV(ab, srd, b, ctx, start, kvh_off, nblocks_arg, col, dqb, lane)
     else:
         kv = DenseKV(ab, srd, b, ctx, start, kvh_off, col, dqb, lane)
+    if cfg.token_scales:
+        kv.token_scales(kvh, half)
     bperm = None
     if not cfg.target.has("v_permlane32_swap_b32"):
         xl, bperm = ab.vreg(name="lane_x32"), ab.vreg(name="bperm")
@@ -176,9 +170,10 @@ def build_extend(cfg: ExtendConfig):
         p.add(Instr("v_lshlrev_b32", (bperm, Imm(2), xl)), TAGS)
     qf = ktile.load_q(p, ab, cfg, off_q, srd["q"])
     st_ = sm.init_state(ab, D)
+    scale, v_post = fold_tensor_scales(ab, scale, sc)
     sm.set_scale(ab, st_, scale)
     # the Q-block starts at or past its sequence's end: s_endpgm (the loop's prefetch follows)
     k.add_early_exit(Instr("s_cmp_ge_u32", (q0, sq)))
     cache_loop(ab, kv, vt, qf, st_, trips, rem, bperm)
-    sm.epilogue(ab, k.epilogue, st_, bperm, off_o, off_l, srd["o"], srd["lse"])
+    sm.epilogue(ab, k.epilogue, st_, bperm, off_o, off_l, srd["o"], srd["lse"], v_post)
     return k
