@@ -135,7 +135,6 @@ def test_kernel_uses_fp8_mfma_and_converts():
     ({"arch": "gfx942", "dtype": "fp8_e4m3fnuz", "out_dtype": "f16"}, "out_dtype='f16'"),
     ({"arch": "gfx942", "dtype": "bf16", "out_dtype": "f32"}, "out_dtype='f32'"),
     ({"arch": "gfx950", "dtype": "fp8_e4m3", "mfma_k": 64}, "mfma_k=64"),
-    ({"arch": "gfx950", "dtype": "fp8_e4m3", "varlen": True}, "varlen=True"),
 ])
 def test_fp8_refusals(kw, needle):
     with pytest.raises(ConfigError) as e:

@@ -11,6 +11,7 @@ import os
 import random
 import shlex
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,9 +22,10 @@ from asmgen.fuzz.mutate import CORRECTNESS_CLASSES, Program, all_sites, kernel_w
 from asmgen.fuzz.mutate_campaign import build_proof_kernel
 from asmgen.fuzz.runner import campaign
 from asmgen.fuzz.strategies import FuzzCase, fuzz_cases, seeds
-from asmgen.kinds.attention.fuzz import VARLEN_PROOF, attention_configs
+from asmgen.kinds.attention.fuzz import VARLEN_FP8_PROOF, VARLEN_PROOF, attention_configs
 from asmgen.kinds.attention.reference import ragged_lengths
 from asmgen.kinds.extend.config import ExtendConfig
+from asmgen.kinds.extend.fuzz import PROOF_KERNELS as EXTEND_PROOF
 
 PROFILE = settings.get_profile(os.environ.get("ASMGEN_FUZZ_PROFILE", "ci"))
 
@@ -48,8 +50,9 @@ def test_random_varlen_config_and_schedule_is_correct_on_emulator(cfg, sched, em
 
 def test_the_strategies_draw_the_features():
     """Over 200 drawn configs: varlen attention batches of several sequences, causal and not,
-    multi-wave; extend dense and paged (16 and 64), GQA, several sequences; and the ragged
-    lengths hold empty and length-1 sequences."""
+    multi-wave, fp8; extend dense and paged (16 and 64), GQA, several sequences, fp8 caches with
+    per-tensor and per-token scales; and the ragged lengths hold empty and length-1
+    sequences."""
     got = []
 
     @settings(PROFILE, max_examples=200)
@@ -64,6 +67,9 @@ def test_the_strategies_draw_the_features():
     assert {e.paged for e in ext} == {False, True} and any(e.kv_heads < e.heads for e in ext)
     assert {16, 64} <= {e.page_size for e in ext if e.paged}
     assert any(e.batch > 1 for e in ext)
+    assert {e.kv_scale for e in ext if e.kv_fp8} == {"tensor", "token"}
+    assert {e.paged for e in ext if e.token_scales} == {False, True}
+    assert any(a.fp8 for a in var)                       # fp8 varlen prefill
     import numpy as np
     lens = [n for s in range(20) for n in ragged_lengths(
         var[0].__class__(batch=4, seqlen_q=50, seqlen_k=70, varlen=True),
@@ -121,6 +127,34 @@ def test_extend_mutation_proof_kills_every_correctness_mutant(tmp_path):
             "reuse_inflight"} <= classes, classes
     assert "attn_extend" in text and "paged16" in text
     assert "verdict: every correctness mutant killed" in text
+
+
+def _one_mutant_per_class(kern, seed: int = 2):
+    """One sampled site per correctness class of ``kern``, each run: (mutant, result) pairs."""
+    prog = Program.from_asm(kern.asm, kern.config.target, kern.name)
+    sites = all_sites(prog, kernel_waves(kern))
+    rng = random.Random(seed)
+    tried = []
+    for cls in CORRECTNESS_CLASSES:
+        for m in rng.sample(sites.get(cls, []), min(1, len(sites.get(cls, [])))):
+            tried.append((m, run_mutant(kern, prog, m, seed=3)))
+    return tried
+
+
+@pytest.mark.parametrize("which", (
+    "extend_fp8", pytest.param("extend_fp8_token", marks=pytest.mark.slow),
+    pytest.param("varlen_fp8", marks=pytest.mark.slow)))
+def test_fp8_proof_kernels_kill_every_sampled_correctness_mutant(which):
+    """The fp8 proof kernels (extend over an fp8 paged cache, per tensor and per token; fp8
+    varlen prefill): one sampled site per correctness class, each killed as predicted."""
+    spec = {"extend_fp8": EXTEND_PROOF[3], "extend_fp8_token": EXTEND_PROOF[4],
+            "varlen_fp8": VARLEN_FP8_PROOF}[which]
+    kern = build_proof_kernel("extend" if which.startswith("extend") else "attention", spec)
+    assert kern.config.kv_fp8 if which.startswith("extend") else kern.config.fp8
+    tried = _one_mutant_per_class(kern)
+    assert len({m.cls for m, _ in tried}) >= 5, [m.cls for m, _ in tried]
+    bad = [(m.description, m.expected, r.outcome) for m, r in tried if not r.precise]
+    assert not bad, bad
 
 
 def test_varlen_mutation_proof_kills_every_correctness_mutant():

@@ -163,9 +163,6 @@ class AttentionConfig:
                               f"seqlen_k={self.seqlen_k}")
         if not isinstance(self.varlen, bool):
             raise ConfigError(f"attention varlen={self.varlen!r} is not a bool")
-        if self.varlen and fp8:
-            raise ConfigError(f"attention dtype={self.dtype!r} with varlen=True is not built "
-                              f"(fp8 attention takes dense batches)")
         if self.varlen and m != 1:
             raise ConfigError(f"attention seqlen_k_multiple={m} needs varlen=False: a packed "
                               f"sequence's key count is any value >= 0")

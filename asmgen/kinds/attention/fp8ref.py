@@ -15,7 +15,8 @@ and O = A v_scale / l, LSE = ln 2 (m + log2 l - log2 F). The reference does the 
 so it differs from the kernel only by f32 rounding, except where a value 2^(...) lies so close to
 a rounding midpoint of the fp8 grid that f32 and float64 may round it to different neighbours:
 each such P8_j (``AMBIGUOUS`` relative distance) adds its neighbours' gap x max_d |V8_j,d| to the
-row's allowance, rescaled like A. ``drop`` removes one modelled step (a scale, or the P offset F)
+row's allowance, rescaled like A. Packed (varlen) batches run each sequence on its own
+(``fp8_varlen_reference``). ``drop`` removes one modelled step (a scale, or the P offset F)
 so a test can show that the comparison sees it.
 """
 from __future__ import annotations
@@ -76,19 +77,45 @@ def fp8_reference(cfg, inp: dict, drop: str | None = None):
     return o, lse, allow * sc["v_scale"] / den
 
 
+def fp8_varlen_reference(cfg, inp: dict, drop: str | None = None):
+    """(O [H, total_q, D], LSE [H, total_q], allowance [H, total_q]) of packed fp8 sequences
+    (the varlen contract, heads-major): sequence b's rows cu_seqlens_q[b] .. [b + 1] over its
+    keys cu_seqlens_k[b] .. [b + 1], each by ``fp8_reference`` on its own (the kernel's key
+    blocks start at each sequence's first key); rows of no sequence: O = 0, LSE = -inf."""
+    q = np.asarray(inp["Q"])
+    H, TQ, D = q.shape
+    cu_q, cu_k = (np.asarray(inp[n]).astype(np.int64) for n in ("cu_seqlens_q", "cu_seqlens_k"))
+    o, lse, allow = np.zeros((H, TQ, D)), np.full((H, TQ), -np.inf), np.zeros((H, TQ))
+    for b in range(len(cu_q) - 1):
+        q0, q1, k0, k1 = int(cu_q[b]), int(cu_q[b + 1]), int(cu_k[b]), int(cu_k[b + 1])
+        if q1 <= q0:
+            continue
+        one = {n: inp[n] for n in ("q_scale", "k_scale", "v_scale")}
+        one.update(Q=q[None, :, q0:q1], K=np.asarray(inp["K"])[None, :, k0:k1],
+                   V=np.asarray(inp["V"])[None, :, k0:k1])
+        ob, lb, ab = fp8_reference(cfg, one, drop)
+        o[:, q0:q1], lse[:, q0:q1], allow[:, q0:q1] = ob[0], lb[0], ab[0]
+    return o, lse, allow
+
+
 def fp8_random_inputs(cfg, seed: int, scalars: dict | None = None) -> dict:
     """Seeded fp8 Q, K in [-16, 16) and V in [-8, 24) (a positive mean: dropping the P offset
     biases O) with q_scale, k_scale in [0.15, 0.3) and v_scale in [0.05, 0.1): scores spread over
     about e^+-12, so many P values sit below the fp8 normal range without the offset."""
     sc = {"batch": cfg.batch, "heads": cfg.heads, "kv_heads": cfg.kv_heads,
           "seqlen_q": cfg.seqlen_q, "seqlen_k": cfg.seqlen_k} | dict(scalars or {})
-    rng = np.random.default_rng(seed)
-    dt = np_dtype(cfg.dtype)
     b, h, hk, sq, sk, d = (sc["batch"], sc["heads"], sc["kv_heads"], sc["seqlen_q"],
                            sc["seqlen_k"], cfg.head_dim)
-    return {"Q": rng.uniform(-16, 16, (b, h, sq, d)).astype(dt),
-            "K": rng.uniform(-16, 16, (b, hk, sk, d)).astype(dt),
-            "V": rng.uniform(-8, 24, (b, hk, sk, d)).astype(dt),
+    return fp8_values(cfg, np.random.default_rng(seed), (b, h, sq, d), (b, hk, sk, d))
+
+
+def fp8_values(cfg, rng, q_shape, kv_shape) -> dict:
+    """Q of ``q_shape``, K and V of ``kv_shape`` and the three scales in
+    ``fp8_random_inputs``' ranges, drawn from ``rng`` (dense and packed varlen inputs)."""
+    dt = np_dtype(cfg.dtype)
+    return {"Q": rng.uniform(-16, 16, q_shape).astype(dt),
+            "K": rng.uniform(-16, 16, kv_shape).astype(dt),
+            "V": rng.uniform(-8, 24, kv_shape).astype(dt),
             "q_scale": float(np.float32(rng.uniform(0.15, 0.3))),
             "k_scale": float(np.float32(rng.uniform(0.15, 0.3))),
             "v_scale": float(np.float32(rng.uniform(0.05, 0.1)))}
@@ -111,7 +138,8 @@ F32_MATH = 2.0 ** -16
 def compare_fp8(cfg, outs: dict, inp: dict, drop: str | None = None) -> tuple[bool, str]:
     """(ok, message): |O - ref| <= tol |ref| + 2^-20 v_scale max|V8| + allowance per element,
     LSE within 1e-4 relative (both -inf where a row sees no key), no NaN."""
-    o_ref, lse_ref, allow = fp8_reference(cfg, inp, drop)
+    ref = fp8_varlen_reference if "cu_seqlens_q" in inp else fp8_reference
+    o_ref, lse_ref, allow = ref(cfg, inp, drop)
     o = np.asarray(outs["O"]).astype(np.float64)
     lse = np.asarray(outs["LSE"]).astype(np.float64)
     if np.isnan(o).any() or np.isnan(lse).any():

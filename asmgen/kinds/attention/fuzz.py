@@ -52,10 +52,9 @@ def attention_configs(draw, small: bool = True, arches=ARCHES) -> AttentionConfi
               mfma_k=None if fp8 else draw(st.sampled_from(MFMA_K[arch])),
               prefetch=draw(st.sampled_from((0, 1))))
     # drawn last (the draws above, and so the dense cases, are unchanged): a quarter of the
-    # 16-bit cases are packed varlen batches of 1..4 sequences whose ragged lengths (empty, 1,
-    # the maximum, any) the emulator seed draws (``reference.ragged_lengths``); fp8 takes
-    # dense batches only
-    if not fp8 and "seqlen_k_multiple" not in kw and draw(st.integers(0, 3)) == 0:
+    # cases (16-bit and fp8) are packed varlen batches of 1..4 sequences whose ragged lengths
+    # (empty, 1, the maximum, any) the emulator seed draws (``reference.ragged_lengths``)
+    if "seqlen_k_multiple" not in kw and draw(st.integers(0, 3)) == 0:
         kw.update(varlen=True, batch=draw(st.integers(1, 4)))
     try:
         return AttentionConfig(**kw)
@@ -156,12 +155,17 @@ MULTI_WAVE_ATTENTION = (
 )
 
 
+# fp8 varlen (FNUZ, causal): the packed sequences' scalar loads with the fp8 loop, P's offset
+# and the scales over ragged lengths (last: ``--kernels N`` keeps the ones before)
+VARLEN_FP8_PROOF = {**VARLEN_PROOF, "dtype": "fp8_e4m3fnuz", "schedule": "attn_basic"}
+
+
 def proof_kernels() -> tuple[dict, ...]:
     """The attention proof kernels the current ``AttentionConfig`` can express."""
     fields = set(AttentionConfig.__dataclass_fields__)
     multi = tuple(spec for spec in MULTI_WAVE_ATTENTION
                   if {"waves", "kv_buffers"} & set(spec) <= fields)
     if not multi:
-        return SINGLE_WAVE_ATTENTION
+        return SINGLE_WAVE_ATTENTION + (VARLEN_FP8_PROOF,)
     return (multi[:1] + SINGLE_WAVE_ATTENTION[:2] + multi[1:] + SINGLE_WAVE_ATTENTION[2:]
-            + MULTI_WAVE_FP8)
+            + MULTI_WAVE_FP8 + (VARLEN_FP8_PROOF,))

@@ -96,6 +96,17 @@ def varlen_random_inputs(cfg, seed: int, lens_q=None, lens_k=None) -> dict:
     return out | varlen_scalars(out) if ragged else out
 
 
+def fp8_varlen_random_inputs(cfg, seed: int, lens_q=None, lens_k=None) -> dict:
+    """Packed fp8 inputs: ``varlen_random_inputs``' lengths and layout (ragged lengths drawn
+    from the seed unless given) with the fp8 value ranges and scales (``fp8ref.fp8_values``),
+    and the runtime scalars of the packed arrays (``varlen_scalars``)."""
+    from .fp8ref import fp8_values
+    out = varlen_random_inputs(cfg, seed, lens_q, lens_k)
+    out.update(fp8_values(cfg, np.random.default_rng([seed, 8]), out["Q"].shape,
+                          out["K"].shape))
+    return out | varlen_scalars(out)
+
+
 def varlen_scalars(inp: dict) -> dict:
     """The runtime scalars of packed inputs (``varlen_random_inputs``)."""
     cq, ck = inp["cu_seqlens_q"], inp["cu_seqlens_k"]
@@ -107,6 +118,8 @@ def varlen_scalars(inp: dict) -> dict:
 def attention_random_inputs(cfg, seed: int, scalars: dict | None = None) -> dict:
     """Seeded Q, K, V in [-1, 1) rounded to the config's dtype (shapes of the contract; fp8:
     ``fp8ref.fp8_random_inputs``, with the scales)."""
+    if getattr(cfg, "fp8", False) and getattr(cfg, "varlen", False):
+        return fp8_varlen_random_inputs(cfg, seed)
     if getattr(cfg, "fp8", False):
         from .fp8ref import fp8_random_inputs
         return fp8_random_inputs(cfg, seed, scalars)
