@@ -156,6 +156,15 @@ class ArgSpec:
 ArgLike = ArgSpec | Mapping[str, Any]
 
 
+def row_major_strides(shape) -> tuple[int, ...]:
+    """Element strides of a C-contiguous array of ``shape`` (the contracts' ``strides``)."""
+    out, acc = [], 1
+    for n in reversed(tuple(shape)):
+        out.append(acc)
+        acc *= n
+    return tuple(reversed(out))
+
+
 def as_args(args: Iterable[ArgLike]) -> tuple[ArgSpec, ...]:
     """ArgSpecs from ArgSpecs or contract dicts; names must be unique."""
     if isinstance(args, (Mapping, str, bytes)) or not isinstance(args, Iterable):

@@ -20,7 +20,8 @@ from dataclasses import asdict, dataclass
 
 from ...dtypes import DTYPES, DType, dtype_of
 from ...errors import ConfigError
-from ...target import ARCHES, DEFAULT_ARCH, IN_DTYPES, VGPR_MAX, Target, target_of
+from ...target import ARCHES, DEFAULT_ARCH, IN_DTYPES, VGPR_MAX, target_of
+from ..common.arch import ArchTyped
 from .lds import BLOCK_K, BLOCK_Q, kv_buffer_bytes, v_bytes
 
 HEAD_DIMS = (64, 128)
@@ -71,7 +72,7 @@ def _int(name: str, value, lo: int, hi: int) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class AttentionConfig:
+class AttentionConfig(ArchTyped):
     """One attention forward kernel: O = softmax(Q K^T * scale [+ causal mask]) V, plus LSE."""
 
     batch: int = 1
@@ -174,22 +175,12 @@ class AttentionConfig:
         st(self, "scale", softmax_scale("attention", self.scale, self.head_dim))
 
     @property
-    def target(self) -> Target:
-        """The hardware of ``arch`` (``asmgen.target``)."""
-        return target_of(self.arch)
-
-    @property
     def block_q(self) -> int:
         return BLOCK_Q
 
     @property
     def block_k(self) -> int:
         return BLOCK_K
-
-    @property
-    def in_type(self) -> DType:
-        """The element type of Q, K, V and O (``asmgen.dtypes``)."""
-        return dtype_of(self.dtype)
 
     @property
     def out_type(self) -> DType:

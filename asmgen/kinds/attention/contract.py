@@ -5,7 +5,7 @@ scalars ``q_scale``, ``k_scale``, ``v_scale`` last (Q = q_scale x Q8, the same f
 ``out_dtype``."""
 from __future__ import annotations
 
-from ...kernarg import ArgSpec
+from ...kernarg import ArgSpec, row_major_strides
 from .config import BATCH_MAX, HEADS_MAX, SEQ_MAX, AttentionConfig
 
 
@@ -16,18 +16,11 @@ def attention_args(cfg: AttentionConfig) -> list[ArgSpec]:
     b, h, hk, sq, sk, d = (cfg.batch, cfg.heads, cfg.kv_heads, cfg.seqlen_q, cfg.seqlen_k,
                            cfg.head_dim)
 
-    def strides(shape):
-        out, acc = [], 1
-        for n in reversed(shape):
-            out.append(acc)
-            acc *= n
-        return tuple(reversed(out))
-
     shapes = {"Q": (b, h, sq, d), "K": (b, hk, sk, d), "V": (b, hk, sk, d), "O": (b, h, sq, d),
               "LSE": (b, h, sq)}
     q_dims, kv_dims = ("batch", "heads", "seqlen_q", d), ("batch", "kv_heads", "seqlen_k", d)
     dims = {"Q": q_dims, "K": kv_dims, "V": kv_dims, "O": q_dims, "LSE": q_dims[:3]}
-    args = _buffers(cfg, shapes, strides, dims)
+    args = _buffers(cfg, shapes, row_major_strides, dims)
     # every size is read at run time (kinds.attention.template); the limits are the config's
     hi = {"batch": BATCH_MAX, "heads": HEADS_MAX, "kv_heads": HEADS_MAX, "seqlen_q": SEQ_MAX,
           "seqlen_k": SEQ_MAX}
@@ -79,14 +72,7 @@ def varlen_args(cfg: AttentionConfig) -> list[ArgSpec]:
               "LSE": (h, tq)}
     dims = {"Q": q_dims, "K": kv_dims, "V": kv_dims, "O": q_dims, "LSE": q_dims[:2]}
 
-    def strides(shape):
-        out, acc = [], 1
-        for n in reversed(shape):
-            out.append(acc)
-            acc *= n
-        return tuple(reversed(out))
-
-    args = _buffers(cfg, shapes, strides, dims)
+    args = _buffers(cfg, shapes, row_major_strides, dims)
     for n in ("cu_seqlens_q", "cu_seqlens_k"):
         args.append(ArgSpec(n, "buffer", "i32", (b + 1,), (1,), "in", dims=("batch+1",)))
     tot = SEQ_MAX      # packed tokens: the dense seqlen bound (num_records, SALU products)

@@ -17,9 +17,10 @@ from dataclasses import asdict
 
 from ...dtypes import DTYPES, DType, dtype_of
 from ...errors import ConfigError
-from ...target import ARCHES, IN_DTYPES, Target, target_of
+from ...target import ARCHES, IN_DTYPES
 from ..attention.config import HEAD_DIMS, mfma_ks, softmax_scale
 from ..attention.lds import BLOCK_K, BLOCK_Q, v_bytes
+from .arch import ArchTyped
 
 HEADS_MAX = 256                      # the kv-head division (decode.arith.sdiv) keeps n < 2^16
 BATCH_MAX = 1 << 16
@@ -46,7 +47,7 @@ def prefetch_default(cfg) -> int:
     return 0 if cfg.token_scales and cfg.head_dim == 128 and big_pages else 1
 
 
-class ServingConfig:
+class ServingConfig(ArchTyped):
     """Validation and geometry of a one-wave KV-cache attention config (module docstring)."""
 
     __slots__ = ()
@@ -146,15 +147,7 @@ class ServingConfig:
     def _check_scale(self) -> None:
         object.__setattr__(self, "scale", softmax_scale(self.KIND, self.scale, self.head_dim))
 
-    # -- geometry -------------------------------------------------------------------------------
-    @property
-    def target(self) -> Target:
-        return target_of(self.arch)
-
-    @property
-    def in_type(self) -> DType:
-        return dtype_of(self.dtype)
-
+    # -- geometry (``target``, ``in_type``: ``ArchTyped``) -------------------------------------------------------------------------------
     @property
     def kv_type(self) -> DType:
         """The K/V caches' element type."""

@@ -16,13 +16,59 @@ from __future__ import annotations
 from isa.instr import Instr
 from isa.operands import Imm
 
+from ..attention import ktile, vtile
 from ..attention import softmax as sm
-from ..attention import vtile
 from ..attention.kvloop import kv_loop
+from ..common.buffers import log2
 from . import kvscale
 from .config import BLOCK_K
-from .kvload import dequant
+from .kvload import DenseKV, dequant
+from .paged import PagedKV
 from .resource import TAGS
+
+
+def cache_source(ab, srd, b, ctx, start, kvh, nblocks, dq, lane, col, half):
+    """(K/V source, V^T tile) of sequence ``b`` and KV head ``kvh``: the V^T tile's LDS
+    addresses (``attention.vtile``), then ``DenseKV`` or ``PagedKV`` from key ``start`` (None:
+    key 0, an SGPR set here) over ``ctx`` keys, with the per-token scales' resources when
+    ``kv_scale`` is "token"; ``dq``: the lane's first head-dim element."""
+    cfg, k, p = ab.cfg, ab.k, ab.k.prologue
+    kvh_off = ab.sreg(name="kvh_off")                            # kv_head D bytes into a row
+    p.add(Instr("s_mul_i32", (kvh_off, kvh, Imm(cfg.kv_type.nbytes(cfg.head_dim)))), TAGS)
+    dqb = dq
+    if cfg.kv_type.nbytes(1) > 1:                                # fp8: one byte per element
+        dqb = ab.vreg(name="dq_b")
+        p.add(Instr("v_lshlrev_b32", (dqb, Imm(log2(cfg.kv_type.nbytes(1))), dq)), TAGS)
+    vt = vtile.setup(ab, lane, col, half)
+    k.lds_bytes = cfg.lds_bytes
+    if start is None:
+        start = ab.sreg(name="kv_start")
+        p.add(Instr("s_mov_b32", (start, Imm(0))), TAGS)
+    if cfg.paged:
+        kv = PagedKV(ab, srd, b, ctx, start, kvh_off, nblocks, col, dqb, lane)
+    else:
+        kv = DenseKV(ab, srd, b, ctx, start, kvh_off, col, dqb, lane)
+    if cfg.token_scales:
+        kv.token_scales(kvh, half)
+    return kv, vt
+
+
+def loop_state(ab, lane, off_q, srd_q, scale, sc: dict):
+    """(bperm, Q operands, softmax state, v_post) before the loop: gfx942's cross-half
+    ``ds_bpermute`` address (None where ``v_permlane32_swap_b32`` exists), Q into registers
+    (``attention.ktile.load_q``), the online softmax's state with its scale (per-tensor fp8
+    scales folded: ``fold_tensor_scales``)."""
+    cfg, p = ab.cfg, ab.k.prologue
+    bperm = None
+    if not cfg.target.has("v_permlane32_swap_b32"):
+        xl, bperm = ab.vreg(name="lane_x32"), ab.vreg(name="bperm")
+        p.add(Instr("v_xor_b32", (xl, Imm(32), lane)), TAGS)
+        p.add(Instr("v_lshlrev_b32", (bperm, Imm(2), xl)), TAGS)
+    qf = ktile.load_q(p, ab, cfg, off_q, srd_q)
+    st_ = sm.init_state(ab, cfg.head_dim)
+    scale, v_post = fold_tensor_scales(ab, scale, sc)
+    sm.set_scale(ab, st_, scale)
+    return bperm, qf, st_, v_post
 
 
 def fold_tensor_scales(ab, scale, kv_sc: dict):

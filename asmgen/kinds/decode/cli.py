@@ -23,6 +23,12 @@ def add_arguments(a: argparse.ArgumentParser) -> None:
                    help="typical context the split count is chosen for (default --max-context)")
     a.add_argument("--num-splits", type=int, default=None,
                    help="KV splits per sequence (default: from batch, context and CU count)")
+    add_cache_arguments(a)
+
+
+def add_cache_arguments(a: argparse.ArgumentParser) -> None:
+    """The KV cache's and the loop's options (decode and extend): --paged, --page-size,
+    --num-blocks, --scale, --prefetch, --kv-dtype, --kv-scale."""
     a.add_argument("--paged", action="store_true", help="vLLM paged KV cache + block_table")
     a.add_argument("--page-size", type=int, default=16, help="keys per page (16..256)")
     a.add_argument("--num-blocks", type=int, default=None,
@@ -30,12 +36,8 @@ def add_arguments(a: argparse.ArgumentParser) -> None:
     a.add_argument("--scale", type=float, default=None, help="default 1/sqrt(head_dim)")
     a.add_argument("--prefetch", type=int, default=None, choices=(0, 1),
                    help="load key blocks one iteration ahead (default 1; 0 with --kv-scale "
-                        "token at head_dim 128 on pages of 32+ keys)")
-    add_kv_arguments(a)
-
-
-def add_kv_arguments(a: argparse.ArgumentParser) -> None:
-    """--kv-dtype and --kv-scale (decode and extend)."""
+                        "token at head_dim 128 on paged caches where the prefetched scales do "
+                        "not fit: common/serving.py)")
     a.add_argument("--kv-dtype", default=None, choices=("f16", "bf16", "fp8_e4m3fnuz", "fp8_e4m3"),
                    help="K/V cache dtype (default --dtype; fp8: the arch's E4M3, FNUZ on CDNA3, "
                         "OCP on CDNA4, with k_scale / v_scale)")
@@ -49,9 +51,14 @@ def cli_kwargs(args: argparse.Namespace) -> dict:
     return dict(batch=args.batch, heads=args.heads, kv_heads=args.kv_heads,
                 q_tokens=args.q_tokens, head_dim=args.head_dim, dtype=args.dtype, arch=args.arch,
                 max_context=args.max_context, context_len=args.context_len,
-                num_splits=args.num_splits, paged=args.paged, page_size=args.page_size,
-                num_blocks=args.num_blocks, scale=args.scale, prefetch=args.prefetch,
-                kv_dtype=args.kv_dtype, kv_scale=args.kv_scale)
+                num_splits=args.num_splits, **cache_kwargs(args))
+
+
+def cache_kwargs(args: argparse.Namespace) -> dict:
+    """The keywords of ``add_cache_arguments``' options."""
+    return dict(paged=args.paged, page_size=args.page_size, num_blocks=args.num_blocks,
+                scale=args.scale, prefetch=args.prefetch, kv_dtype=args.kv_dtype,
+                kv_scale=args.kv_scale)
 
 
 def add_combine_arguments(a: argparse.ArgumentParser) -> None:

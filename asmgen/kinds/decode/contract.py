@@ -19,22 +19,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ...kernarg import ArgSpec
+from ...kernarg import ArgSpec, row_major_strides
 from ..attention.contract import F32_TINY, SCALE_MAX
 from .config import BATCH_MAX, BUFFER_BYTES_MAX, DecodeConfig
 
 
-def _strides(shape):
-    out, acc = [], 1
-    for n in reversed(shape):
-        out.append(acc)
-        acc *= n
-    return tuple(reversed(out))
-
-
 def _buf(name, dtype, dims, sizes, io="in") -> ArgSpec:
     shape = tuple(sizes.get(d, d) if isinstance(d, str) else d for d in dims)
-    return ArgSpec(name, "buffer", dtype, shape, _strides(shape), io, dims=tuple(dims))
+    return ArgSpec(name, "buffer", dtype, shape, row_major_strides(shape), io, dims=tuple(dims))
 
 
 def partial_dims(cfg) -> tuple[tuple, tuple]:

@@ -63,11 +63,13 @@ def decode_configs(draw, small: bool = True, arches=ARCHES) -> DecodeConfig:
         reject()
 
 
-def to_raw(cfg: DecodeConfig) -> dict:
+def to_raw(cfg) -> dict:
+    """A serving config (decode or extend) as drawn: the defaults (scale 1/sqrt(D), the arch's
+    native mfma_k, KV in dtype, the batch's pages) back to None so they follow a shrink."""
     d = cfg.to_dict()
     if d["scale"] == 1.0 / cfg.head_dim ** 0.5:
         d["scale"] = None
-    d["mfma_k"] = None if d["mfma_k"] == DecodeConfig(arch=cfg.arch, dtype=cfg.dtype).mfma_k \
+    d["mfma_k"] = None if d["mfma_k"] == type(cfg)(arch=cfg.arch, dtype=cfg.dtype).mfma_k \
         else d["mfma_k"]
     if d["kv_dtype"] == cfg.dtype:
         d["kv_dtype"] = None
@@ -92,6 +94,12 @@ def candidates(raw: dict):
         if raw.get(key, "tensor") != val:
             yield {**raw, key: val, "mfma_k": None,
                    **({"kv_scale": "tensor"} if key == "kv_dtype" else {})}
+    yield from cache_candidates(raw)
+
+
+def cache_candidates(raw: dict):
+    """The last shrink moves of a serving config (decode and extend): fewer heads (one, or one
+    GQA group), a dense cache, the default arch (its KV in dtype)."""
     if raw["heads"] > 1:
         yield {**raw, "heads": 1, "kv_heads": 1}
         if raw["kv_heads"] < raw["heads"]:

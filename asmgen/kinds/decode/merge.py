@@ -17,13 +17,13 @@ from isa.instr import Instr
 from isa.operands import Imm, Special
 
 from ... import kernarg
-from ...dtypes import DType, dtype_of
 from ...errors import ConfigError
-from ...target import ARCHES, DEFAULT_ARCH, IN_DTYPES, Target, target_of
+from ...target import ARCHES, DEFAULT_ARCH, IN_DTYPES
 from ..attention.config import HEAD_DIMS
 from ..attention.softmax import NEG_INF, f32_bits
 from ..attention.softmax import _pack as pack_pair
 from ..attention.template import AttnBuild
+from ..common.arch import ArchTyped
 from ..common.buffers import OOB_OFFSET, log2
 from .arith import imm_or_const
 from .config import BATCH_MAX, HEADS_MAX, Q_TOKENS_MAX, SPLITS_MAX, _int
@@ -35,7 +35,7 @@ ELEMS = 8           # head-dim elements per lane (one 16-byte load of f16/bf16)
 
 
 @dataclass(frozen=True, slots=True)
-class CombineConfig:
+class CombineConfig(ArchTyped):
     batch: int = 1
     heads: int = 8
     q_tokens: int = 1
@@ -56,14 +56,6 @@ class CombineConfig:
         _int("heads", self.heads, 1, HEADS_MAX)
         _int("q_tokens", self.q_tokens, 1, Q_TOKENS_MAX)
         _int("num_splits", self.num_splits, 1, SPLITS_MAX)
-
-    @property
-    def target(self) -> Target:
-        return target_of(self.arch)
-
-    @property
-    def in_type(self) -> DType:
-        return dtype_of(self.dtype)
 
     @property
     def lanes_per_row(self) -> int:

@@ -37,16 +37,13 @@ from isa.instr import Instr
 from isa.operands import Imm, Special
 
 from ...ir import VReg
-from ..attention import ktile, vtile
 from ..attention import softmax as sm
 from ..attention.template import AttnBuild
 from ..common.buffers import OOB_OFFSET, log2
 from .arith import imm_or_const, sdiv, vdiv
-from .body import cache_loop, fold_tensor_scales
+from .body import cache_loop, cache_source, loop_state
 from .config import BLOCK_K, BLOCK_Q, DecodeConfig
 from .contract import decode_args
-from .kvload import DenseKV
-from .paged import PagedKV
 from .resource import TAGS, load_kernargs, srd_base
 from .tags import DECODE_TAGS
 
@@ -190,32 +187,10 @@ def build_decode(cfg: DecodeConfig) -> object:
     row_srd(n_l, ro, 4)
 
     # ---- K/V geometry (dense or paged) and the V^T tile's LDS addresses
-    kvh_off = ab.sreg(name="kvh_off")                            # kv_head D bytes into a row
-    p.add(Instr("s_mul_i32", (kvh_off, kvh, Imm(cfg.kv_type.nbytes(D)))), TAGS)
-    dqb = dq
-    if cfg.kv_type.nbytes(1) > 1:
-        dqb = ab.vreg(name="dq_b")
-        p.add(Instr("v_lshlrev_b32", (dqb, Imm(log2(cfg.kv_type.nbytes(1))), dq)), TAGS)
-    vt = vtile.setup(ab, lane, col, half)
-    k.lds_bytes = cfg.lds_bytes
-    if cfg.paged:
-        kv = PagedKV(ab, srd, b, ctx, start, kvh_off, nblocks_arg, col, dqb, lane)
-    else:
-        kv = DenseKV(ab, srd, b, ctx, start, kvh_off, col, dqb, lane)
-    if cfg.token_scales:
-        kv.token_scales(kvh, half)
+    kv, vt = cache_source(ab, srd, b, ctx, start, kvh, nblocks_arg, dq, lane, col, half)
 
-    # ---- bperm (gfx942 cross-half exchange), Q into registers
-    bperm = None
-    if not cfg.target.has("v_permlane32_swap_b32"):
-        xl, bperm = ab.vreg(name="lane_x32"), ab.vreg(name="bperm")
-        p.add(Instr("v_xor_b32", (xl, Imm(32), lane)), TAGS)
-        p.add(Instr("v_lshlrev_b32", (bperm, Imm(2), xl)), TAGS)
-    qf = ktile.load_q(p, ab, cfg, off_q, srd["q"])
-
-    st_ = sm.init_state(ab, D)
-    scale, v_post = fold_tensor_scales(ab, scale, sc)
-    sm.set_scale(ab, st_, scale)
+    # ---- bperm (gfx942 cross-half exchange), Q into registers, the softmax state
+    bperm, qf, st_, v_post = loop_state(ab, lane, off_q, srd["q"], scale, sc)
     rem = ab.vreg(name="krem_lane")
 
     def mask_limit(block) -> None:

@@ -10,10 +10,10 @@ from hypothesis import reject
 from hypothesis import strategies as st
 
 from ...errors import ConfigError
-from ...target import ARCHES, CDNA4, DEFAULT_ARCH
+from ...target import ARCHES, CDNA4
 from ..attention.config import HEAD_DIMS
 from ..attention.fuzz import _seqlen
-from ..decode.fuzz import draw_cache
+from ..decode.fuzz import cache_candidates, draw_cache, to_raw  # noqa: F401  (to_raw: the kind's)
 from .config import BLOCK_K, BLOCK_Q, ExtendConfig
 
 
@@ -36,19 +36,6 @@ def extend_configs(draw, small: bool = True, arches=ARCHES) -> ExtendConfig:
         reject()
 
 
-def to_raw(cfg: ExtendConfig) -> dict:
-    d = cfg.to_dict()
-    if d["scale"] == 1.0 / cfg.head_dim ** 0.5:
-        d["scale"] = None
-    d["mfma_k"] = None if d["mfma_k"] == ExtendConfig(arch=cfg.arch, dtype=cfg.dtype).mfma_k \
-        else d["mfma_k"]
-    if d["kv_dtype"] == cfg.dtype:
-        d["kv_dtype"] = None
-    if cfg.paged and d["num_blocks"] == cfg.batch * cfg.max_blocks_per_seq:
-        d["num_blocks"] = None
-    return d
-
-
 def candidates(raw: dict):
     """Smaller variants, most aggressive first: shorter contexts and chunks, batch 1, fewer
     heads, D 64, dense, then the defaults (prefetch 1, f16, gfx942)."""
@@ -66,15 +53,7 @@ def candidates(raw: dict):
         if raw.get(key, "tensor") != val:
             yield {**raw, key: val, "mfma_k": None, "num_blocks": None,
                    **({"kv_scale": "tensor"} if key == "kv_dtype" else {})}
-    if raw["heads"] > 1:
-        yield {**raw, "heads": 1, "kv_heads": 1}
-        if raw["kv_heads"] < raw["heads"]:
-            yield {**raw, "heads": raw["heads"] // raw["kv_heads"], "kv_heads": 1}
-    if raw["paged"]:
-        yield {**raw, "paged": False, "num_blocks": None}
-    if raw["arch"] != DEFAULT_ARCH:
-        yield {**raw, "arch": DEFAULT_ARCH, "mfma_k": None, "kv_dtype": None,
-               "kv_scale": "tensor"}
+    yield from cache_candidates(raw)
 
 
 # Extend proof kernels: both arches, dense and paged (16-key pages: two per block and the

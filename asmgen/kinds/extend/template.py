@@ -35,14 +35,11 @@ from __future__ import annotations
 from isa.instr import Instr
 from isa.operands import Imm, Special
 
-from ..attention import ktile, vtile
 from ..attention import softmax as sm
 from ..attention.template import AttnBuild
 from ..common.buffers import OOB_OFFSET, log2
 from ..decode.arith import imm_or_const, sdiv
-from ..decode.body import cache_loop, fold_tensor_scales
-from ..decode.kvload import DenseKV
-from ..decode.paged import PagedKV
+from ..decode.body import cache_loop, cache_source, loop_state
 from ..decode.resource import TAGS, load_kernargs, srd_base
 from ..decode.tags import DECODE_TAGS
 from .config import BLOCK_K, BLOCK_Q, ExtendConfig
@@ -147,31 +144,8 @@ def build_extend(cfg: ExtendConfig):
     ab.mask_limit = mask_limit
 
     # ---- K/V cache geometry (decode's), the V^T tile, bperm, Q into registers
-    kvh_off = ab.sreg(name="kvh_off")                            # kv_head D bytes into a row
-    p.add(Instr("s_mul_i32", (kvh_off, kvh, Imm(cfg.kv_type.nbytes(D)))), TAGS)
-    dqb = dq
-    if cfg.kv_type.nbytes(1) > 1:                                # fp8: one byte per element
-        dqb = ab.vreg(name="dq_b")
-        p.add(Instr("v_lshlrev_b32", (dqb, Imm(log2(cfg.kv_type.nbytes(1))), dq)), TAGS)
-    vt = vtile.setup(ab, lane, col, half)
-    k.lds_bytes = cfg.lds_bytes
-    start = ab.sreg(name="kv_start")
-    p.add(Instr("s_mov_b32", (start, Imm(0))), TAGS)
-    if cfg.paged:
-        kv = PagedKV(ab, srd, b, ctx, start, kvh_off, nblocks_arg, col, dqb, lane)
-    else:
-        kv = DenseKV(ab, srd, b, ctx, start, kvh_off, col, dqb, lane)
-    if cfg.token_scales:
-        kv.token_scales(kvh, half)
-    bperm = None
-    if not cfg.target.has("v_permlane32_swap_b32"):
-        xl, bperm = ab.vreg(name="lane_x32"), ab.vreg(name="bperm")
-        p.add(Instr("v_xor_b32", (xl, Imm(32), lane)), TAGS)
-        p.add(Instr("v_lshlrev_b32", (bperm, Imm(2), xl)), TAGS)
-    qf = ktile.load_q(p, ab, cfg, off_q, srd["q"])
-    st_ = sm.init_state(ab, D)
-    scale, v_post = fold_tensor_scales(ab, scale, sc)
-    sm.set_scale(ab, st_, scale)
+    kv, vt = cache_source(ab, srd, b, ctx, None, kvh, nblocks_arg, dq, lane, col, half)
+    bperm, qf, st_, v_post = loop_state(ab, lane, off_q, srd["q"], scale, sc)
     # the Q-block starts at or past its sequence's end: s_endpgm (the loop's prefetch follows)
     k.add_early_exit(Instr("s_cmp_ge_u32", (q0, sq)))
     cache_loop(ab, kv, vt, qf, st_, trips, rem, bperm)
