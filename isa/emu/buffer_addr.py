@@ -46,8 +46,21 @@ class Srd:
 
 
 def decode_srd(w, srsrc) -> Srd:
-    """The V# in s[srsrc:srsrc+3]."""
-    d0, d1, d2, d3 = w.sgpr[srsrc.index:srsrc.index + 4].tolist()
+    """The V# in s[srsrc:srsrc+3] (decoded once per distinct 4 dwords: ``_SRDS``)."""
+    words = tuple(w.sgpr[srsrc.index:srsrc.index + 4].tolist())
+    srd = _SRDS.get(words)
+    if srd is None:
+        srd = _decode(srsrc, *words)
+        if len(_SRDS) >= 4096:
+            _SRDS.clear()
+        _SRDS[words] = srd
+    return srd
+
+
+_SRDS: dict = {}     # (dword0..3) -> Srd; a V# the guide does not cover raises and is not kept
+
+
+def _decode(srsrc, d0: int, d1: int, d2: int, d3: int) -> Srd:
     if (d1 >> 30) & 1:
         raise EmulatorError(f"buffer resource {srsrc} has the cache-swizzle bit (dword1 bit 30) set "
                             f"(dword1 {d1:#x}); its addressing is not documented in the ISA guide")
@@ -80,7 +93,7 @@ def addresses(w, sh, lanes):
     srd = decode_srd(w, sh.srsrc)
     kind = form(srd, sh.idxen)
     soff = scalar_operand_value(w, sh.soffset)
-    n = len(LANES64[lanes])
+    n = len(range(64)[lanes]) if isinstance(lanes, slice) else len(lanes)
     r = sh.vaddr.index if sh.vaddr is not None and hasattr(sh.vaddr, "index") else 0
     index = None
     if sh.idxen:

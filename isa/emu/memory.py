@@ -16,6 +16,11 @@ from .errors import GlobalOutOfBoundsError, LaunchError
 
 BASE0 = 1 << 32
 ALIGN = 1 << 16
+_RANGES = [np.arange(n) for n in range(65)]    # byte offsets 0..n-1 of an n-byte lane access
+
+
+def _range(n: int) -> np.ndarray:
+    return _RANGES[n] if n < len(_RANGES) else np.arange(n)
 
 
 class GlobalMemory:
@@ -55,7 +60,7 @@ class GlobalMemory:
         (byte offset, allocation index, other workgroup) of the first byte another workgroup of
         this launch wrote, or None. Workgroups are unordered, so such a pair is a race."""
         groups = [loc] if isinstance(loc, tuple) else [(b, o) for b, o, _ in loc]
-        rng = np.arange(nbytes)
+        rng = _range(nbytes)
         for buf, off in groups:
             k = next(i for i, b in enumerate(self.bufs) if b is buf)
             sh = self.writers[k]
@@ -123,7 +128,7 @@ class GlobalMemory:
     def gather(loc, n: int, nbytes: int) -> np.ndarray:
         """uint8[n, nbytes] at a ``locate`` result (allocations never move during a run, so a
         location found at issue is still valid when the access lands)."""
-        rng = np.arange(nbytes)
+        rng = _range(nbytes)
         if isinstance(loc, tuple):
             buf, off = loc
             return buf[off[:, None] + rng]
@@ -135,7 +140,7 @@ class GlobalMemory:
     @staticmethod
     def scatter(loc, data: np.ndarray) -> None:
         """Write uint8[n, nbytes] at a ``locate`` result."""
-        rng = np.arange(data.shape[1])
+        rng = _range(data.shape[1])
         if isinstance(loc, tuple):
             buf, off = loc
             buf[off[:, None] + rng] = data
