@@ -17,6 +17,7 @@ from .predict import (
     HAZARD_WINDOW,
     PUBLISH,
     barrier_intervals,
+    dma_pending_at,
     new_violations,
     publish_matters,
     wait_states,
@@ -132,12 +133,17 @@ def sites_waitcnt(prog: Program, waves: int) -> tuple[list[Mutant], list[Mutant]
         mut = prog.instrs[:i] + prog.instrs[i + 1:]
         new = _predict(prog, mut)
         if new and all(v.detail == PUBLISH for v in new) and \
-                not publish_matters(prog.instrs, prog.target, i, prog.loop_ranges()):
-            new = []          # only an unread publication breaks (see publish_matters)
+                not publish_matters(prog.instrs, prog.target, i, prog.loop_ranges(), 64 * waves):
+            new = []          # only a publication read too early breaks (see publish_matters)
         if new:
             v = new[0]
+            expected = (v.error,)
+            if v.detail == PUBLISH and dma_pending_at(mut, prog.target, v.index):
+                # an unpublished LDS-DMA: read first by its own wave (a DMA not waited for) or
+                # by another (a race), whichever the waves' interleaving brings first
+                expected = ("LdsRaceError", "PendingReadError")
             dels.append(Mutant("delete_waitcnt", i, f"delete [{i}] {ins}", [("del", i, "")],
-                               (v.error,), mut))
+                               expected, mut))
         vm, lg = _waitcnt(ins)
         for nvm, nlg in ((vm + 1, lg), (vm, lg + 1)):
             if (nvm, nlg) == (vm, lg) or nvm > 63 or nlg > 15 or (nvm != vm and vm == 63) \

@@ -21,7 +21,10 @@ every point where the stream
 A mutation site matters when the mutated stream has a violation the original does not have; the
 first new one is the *precise* error the emulator must report. A deleted wait whose only new
 violations are unpublished LDS writes at a barrier matters only when ``publish_matters`` sees an
-LDS read while the write is still pending (loop bodies walked twice, into the next epoch).
+LDS read of the write's bytes (``asmgen.fuzz.lds_ranges``) while the write is still pending
+(loop bodies walked twice, into the next epoch). When the unpublished write is an LDS-DMA, the
+emulator may name the wave's own read of it first (``PendingReadError``: a DMA nobody waited for
+with vmcnt) or another wave's (``LdsRaceError``); ``dma_pending_at`` tells the proof to accept both.
 """
 from __future__ import annotations
 
@@ -32,6 +35,7 @@ from isa.operands import Imm
 
 from ..passes.effects import effects
 from ..target import Target
+from .lds_ranges import Ranges, overlap
 
 PUBLISH = "s_barrier with own LDS writes pending"
 HAZARD_WINDOW = 24    # instructions to look back for hazards (largest rule: 20 states on gfx950)
@@ -185,47 +189,80 @@ def unrolled(n: int, loops: list[range]) -> list[int]:
     return out + list(range(pos, n))
 
 
-def _pending_lds_at_barriers(instrs: list[Instr], target: Target, order: list[int]):
-    """Walk ``order`` (stream indices) with the in-order counter model of ``register_violations``;
-    yield (position, kind, pending LDS-write positions) with kind "barrier" at each s_barrier
-    and "read" at each LDS read."""
-    vm: list[tuple[int, bool]] = []
-    lg: list[tuple[int, bool, bool]] = []
+def _pending_lds_at_barriers(instrs: list[Instr], target: Target, order: list[int],
+                             threads: int | None = None):
+    """Walk ``order`` (stream indices) with the in-order counter model of ``register_violations``
+    and the register intervals of ``lds_ranges.Ranges``; yield (position, kind, pending, bytes)
+    with kind "barrier" at each s_barrier and "read" at each LDS read, ``pending`` mapping the
+    position of each LDS write still in flight to (its byte range, whether it is an LDS-DMA) and
+    ``bytes`` the read's byte range (None: unknown, any byte)."""
+    ranges = Ranges(target, threads)
+    vm: list[tuple[int, bool, tuple]] = []
+    lg: list[tuple[int, bool, bool, tuple]] = []
     for pos, idx in enumerate(order):
         ins = instrs[idx]
         e = effects(target, ins)
         if e.waitcnt:
             vm, lg = _after_wait(ins, vm, lg, smem_at=1)
             continue
-        pending = {p for p, w in vm if w} | {p for p, _, w in lg if w}
+        pending = {p: (r, True) for p, w, r in vm if w} | {p: (r, False) for p, _, w, r in lg if w}
+        rng = ranges.access(ins) if e.lds else None
         if e.barrier:
-            yield pos, "barrier", pending
+            yield pos, "barrier", pending, None
         elif _lds_read(target, ins):
-            yield pos, "read", pending
+            yield pos, "read", pending, rng
         if e.counter == "vm":
-            vm.append((pos, e.lds_dma))
+            vm.append((pos, e.lds_dma, rng))
         elif e.counter == "lgkm":
-            lg.append((pos, e.smem, e.lds_store and not e.lds_dma))
+            lg.append((pos, e.smem, e.lds_store and not e.lds_dma, rng))
+        ranges.step(ins)
 
 
-def publish_matters(instrs: list[Instr], target: Target, deleted: int, loops: list[range]) -> bool:
+def published_read(instrs: list[Instr], target: Target, deleted: int, loops: list[range],
+                   threads: int | None = None) -> tuple[int, bool] | None:
     """Deleting the wait at ``deleted`` leaves LDS writes pending at an s_barrier that the
-    unmutated stream publishes there: does an LDS read follow (same stream, so any wave can
-    reach it after the barrier) while such a write is still pending? Without LDS addresses the
-    proof cannot tell which bytes a read touches; when the writing wave itself retires the write
-    (a later wait) before any LDS read, e.g. a prefetch buffer read two epochs later, the site is
-    not provably harmful and is no site (the attention proof found such a survivor)."""
+    unmutated stream publishes there: the first LDS read (same stream, so any wave can reach it
+    after the barrier) of bytes such a write may still be writing, as (stream index of the read,
+    whether an LDS-DMA is among those writes), or None. The bytes are ``lds_ranges``' intervals
+    over all lanes of the workgroup's ``threads`` work-items (None: unknown, every read may
+    touch every write). When the writing wave itself retires the write (a later wait) before
+    any LDS read of its bytes, e.g. a prefetch buffer read two barriers later (3 LDS buffers
+    rotating, attention's K/V and the gfx950 fp8 TN pgr2 GEMM), the write was published in time
+    and the site is not provably harmful: no site."""
     order = unrolled(len(instrs), loops)
     # barriers (by stream index: positions shift in the mutated walk) where the unmutated stream
     # already has LDS writes pending; it passes, so those are not this mutation's doing
-    already = {order[pos] for pos, kind, pend in _pending_lds_at_barriers(instrs, target, order)
+    already = {order[pos] for pos, kind, pend, _ in
+               _pending_lds_at_barriers(instrs, target, order, threads)
                if kind == "barrier" and pend}
     mut_order = [j for j in order if j != deleted]
-    tracked: set[int] = set()
-    for pos, kind, pend in _pending_lds_at_barriers(instrs, target, mut_order):
+    tracked: dict[int, tuple] = {}
+    for pos, kind, pend, rng in _pending_lds_at_barriers(instrs, target, mut_order, threads):
         if kind == "barrier" and pend and mut_order[pos] not in already:
             tracked |= pend
-        elif kind == "read" and tracked & pend:
-            return True
-        tracked &= pend             # writes retired by a wait since the last event drop out
-    return False
+        elif kind == "read":
+            hit = [dma for p, (w, dma) in tracked.items() if p in pend and overlap(w, rng)]
+            if hit:
+                return mut_order[pos], any(hit)
+        # writes retired by a wait since the last event drop out
+        tracked = {p: v for p, v in tracked.items() if p in pend}
+    return None
+
+
+def publish_matters(instrs: list[Instr], target: Target, deleted: int, loops: list[range],
+                    threads: int | None = None) -> bool:
+    """Does deleting the wait at ``deleted`` let an LDS read see an unpublished write
+    (``published_read``)?"""
+    return published_read(instrs, target, deleted, loops, threads) is not None
+
+
+def dma_pending_at(instrs: list[Instr], target: Target, index: int) -> bool:
+    """Is an LDS-DMA write still in flight (vmcnt) when the text-order walk reaches ``index``?"""
+    vm: list[tuple[int, bool]] = []
+    for i, ins in enumerate(instrs[:index]):
+        e = effects(target, ins)
+        if e.waitcnt:
+            vm, _ = _after_wait(ins, vm, [], smem_at=1)
+        elif e.counter == "vm":
+            vm.append((i, e.lds_dma))
+    return any(d for _, d in vm)

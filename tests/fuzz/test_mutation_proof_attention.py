@@ -186,7 +186,7 @@ def test_publication_sites_need_a_read_while_the_write_is_pending():
     """
     from asmgen.fuzz.mutate_sites import sites_waitcnt
     dels, _ = sites_waitcnt(_prog(head + read), 2)
-    assert [(m.site, m.expected) for m in dels] == [(3, ("LdsRaceError",))]
+    assert [(m.site, m.expected) for m in dels] == [(3, ("LdsRaceError", "PendingReadError"))]
     dels, _ = sites_waitcnt(_prog(head + "s_waitcnt vmcnt(0)\n" + read), 2)
     assert not [m for m in dels if m.site == 3], [m.description for m in dels]
 
