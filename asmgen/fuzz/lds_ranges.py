@@ -23,6 +23,8 @@ falls back to "may race" and no real race is lost to a missing rule.
 """
 from __future__ import annotations
 
+import functools
+
 from isa.instr import Instr
 from isa.operands import Imm, Reg, Special
 
@@ -110,6 +112,10 @@ def _chain(f, g):
     return lambda a, b, c: None if (x := f(a, b)) is None else g(x, c)
 
 
+def _lshl_add(n, a, b):
+    return _chain(_shl, _add)(a, (n, n), b)
+
+
 # mnemonic -> (function of the source intervals in operand order); sources after the
 # destination(s). VOP2 "rev" forms take the shift amount first (ISA guide, VOP2 opcodes).
 OPS = {
@@ -132,8 +138,7 @@ OPS = {
     "v_add3_u32": lambda a, b, c: _chain(_add, _add)(a, b, c),
     "v_or3_b32": lambda a, b, c: _chain(_or, _or)(a, b, c),
     "v_mad_u32_u24": lambda a, b, c: _chain(_mul24, _add)(a, b, c),
-    **{f"s_lshl{n}_add_u32": (lambda n: lambda a, b: _chain(_shl, _add)(a, (n, n), b))(n)
-       for n in (1, 2, 3, 4)},
+    **{f"s_lshl{n}_add_u32": functools.partial(_lshl_add, n) for n in (1, 2, 3, 4)},
 }
 # ops that compute with their first N sources only (v_cndmask's lane mask selects between them)
 LEADING_SOURCES = {"v_cndmask_b32": 2}

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from asmgen.fuzz.lds_ranges import Ranges, overlap
-from asmgen.fuzz.mutate import SURVIVED, Program, kernel_waves, run_mutant
+from asmgen.fuzz.mutate import SURVIVED, Mutant, Program, kernel_waves, run_mutant
 from asmgen.fuzz.mutate_campaign import build_proof_kernel, proof_kernels
 from asmgen.fuzz.mutate_sites import sites_waitcnt
 from asmgen.fuzz.predict import published_read
@@ -101,7 +101,6 @@ def test_fp8_tn_pgr2_rotating_buffer_wait_is_benign_on_the_emulator(proof):
                           64 * kernel_waves(kern)) is None
     dels, _ = sites_waitcnt(prog, kernel_waves(kern))
     assert wait not in {m.site for m in dels}
-    from asmgen.fuzz.mutate import Mutant
     r = run_mutant(kern, prog, Mutant("delete_waitcnt", wait, "", [("del", wait, "")], ()))
     assert r.outcome == SURVIVED, r.message
 
