@@ -17,9 +17,9 @@ from .predict import (
     HAZARD_WINDOW,
     PUBLISH,
     barrier_intervals,
-    dma_pending_at,
     new_violations,
-    publish_matters,
+    published_read,
+    unrolled,
     wait_states,
 )
 
@@ -124,6 +124,30 @@ def _waitcnt_instr(target: Target, text: str) -> Instr:
     return parse_line(text, target.arch)
 
 
+def _deletion_error(prog: Program, i: int, waves: int) -> tuple[str, ...] | None:
+    """The error(s) deleting the wait at ``i`` must raise, or None when it breaks nothing
+    provably. The walk is ``predict.unrolled`` (loop bodies twice: a load left pending at the
+    loop's end is read by the next trip); the first new violation *as the emulator meets it*
+    decides: a register one where its reader or writer stands, an unpublished LDS write at the
+    first read of its bytes (``published_read``; never, when its writer retires it first), an
+    unpublished LDS-DMA as either error (its own wave's read: a DMA not waited for; another
+    wave's: a race, whichever the waves' interleaving brings first)."""
+    loops = prog.loop_ranges()
+    order = unrolled(len(prog.instrs), loops)
+    mut_order = [j for j in order if j != i]
+    orig = [prog.instrs[j] for j in order]
+    mut = [prog.instrs[j] for j in mut_order]
+    new = new_violations(orig, mut, prog.target, _ident(orig), _ident(mut))
+    events = [(v.index, (v.error,)) for v in new if v.detail != PUBLISH]
+    if any(v.detail == PUBLISH for v in new):
+        hit = published_read(prog.instrs, prog.target, i, loops, 64 * waves)
+        if hit is not None:
+            pos, dma = hit
+            events.append((pos, ("LdsRaceError", "PendingReadError") if dma else
+                           ("LdsRaceError",)))
+    return min(events, key=lambda e: e[0])[1] if events else None   # ties: reads first
+
+
 def sites_waitcnt(prog: Program, waves: int) -> tuple[list[Mutant], list[Mutant]]:
     from .predict import _waitcnt
     dels, raises = [], []
@@ -131,17 +155,8 @@ def sites_waitcnt(prog: Program, waves: int) -> tuple[list[Mutant], list[Mutant]
         if not effects(prog.target, ins).waitcnt:
             continue
         mut = prog.instrs[:i] + prog.instrs[i + 1:]
-        new = _predict(prog, mut)
-        if new and all(v.detail == PUBLISH for v in new) and \
-                not publish_matters(prog.instrs, prog.target, i, prog.loop_ranges(), 64 * waves):
-            new = []          # only a publication read too early breaks (see publish_matters)
-        if new:
-            v = new[0]
-            expected = (v.error,)
-            if v.detail == PUBLISH and dma_pending_at(mut, prog.target, v.index):
-                # an unpublished LDS-DMA: read first by its own wave (a DMA not waited for) or
-                # by another (a race), whichever the waves' interleaving brings first
-                expected = ("LdsRaceError", "PendingReadError")
+        expected = _deletion_error(prog, i, waves)
+        if expected:
             dels.append(Mutant("delete_waitcnt", i, f"delete [{i}] {ins}", [("del", i, "")],
                                expected, mut))
         vm, lg = _waitcnt(ins)

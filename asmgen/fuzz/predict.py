@@ -22,9 +22,10 @@ A mutation site matters when the mutated stream has a violation the original doe
 first new one is the *precise* error the emulator must report. A deleted wait whose only new
 violations are unpublished LDS writes at a barrier matters only when ``publish_matters`` sees an
 LDS read of the write's bytes (``asmgen.fuzz.lds_ranges``) while the write is still pending
-(loop bodies walked twice, into the next epoch). When the unpublished write is an LDS-DMA, the
-emulator may name the wave's own read of it first (``PendingReadError``: a DMA nobody waited for
-with vmcnt) or another wave's (``LdsRaceError``); ``dma_pending_at`` tells the proof to accept both.
+(loop bodies walked twice, into the next epoch), and then the error is the one met first in that
+walk: the read (a race) or a register violation before it (``mutate_sites._deletion_error``).
+When the unpublished write is an LDS-DMA, the emulator may name the wave's own read of it first
+(``PendingReadError``: a DMA nobody waited for with vmcnt) or another wave's (``LdsRaceError``).
 """
 from __future__ import annotations
 
@@ -222,8 +223,9 @@ def published_read(instrs: list[Instr], target: Target, deleted: int, loops: lis
                    threads: int | None = None) -> tuple[int, bool] | None:
     """Deleting the wait at ``deleted`` leaves LDS writes pending at an s_barrier that the
     unmutated stream publishes there: the first LDS read (same stream, so any wave can reach it
-    after the barrier) of bytes such a write may still be writing, as (stream index of the read,
-    whether an LDS-DMA is among those writes), or None. The bytes are ``lds_ranges``' intervals
+    after the barrier) of bytes such a write may still be writing, as (its position in the
+    mutated walk ``[j for j in unrolled(...) if j != deleted]``, whether an LDS-DMA is among
+    those writes), or None. The bytes are ``lds_ranges``' intervals
     over all lanes of the workgroup's ``threads`` work-items (None: unknown, every read may
     touch every write). When the writing wave itself retires the write (a later wait) before
     any LDS read of its bytes, e.g. a prefetch buffer read two barriers later (3 LDS buffers
@@ -243,7 +245,7 @@ def published_read(instrs: list[Instr], target: Target, deleted: int, loops: lis
         elif kind == "read":
             hit = [dma for p, (w, dma) in tracked.items() if p in pend and overlap(w, rng)]
             if hit:
-                return mut_order[pos], any(hit)
+                return pos, any(hit)
         # writes retired by a wait since the last event drop out
         tracked = {p: v for p, v in tracked.items() if p in pend}
     return None
@@ -254,15 +256,3 @@ def publish_matters(instrs: list[Instr], target: Target, deleted: int, loops: li
     """Does deleting the wait at ``deleted`` let an LDS read see an unpublished write
     (``published_read``)?"""
     return published_read(instrs, target, deleted, loops, threads) is not None
-
-
-def dma_pending_at(instrs: list[Instr], target: Target, index: int) -> bool:
-    """Is an LDS-DMA write still in flight (vmcnt) when the text-order walk reaches ``index``?"""
-    vm: list[tuple[int, bool]] = []
-    for i, ins in enumerate(instrs[:index]):
-        e = effects(target, ins)
-        if e.waitcnt:
-            vm, _ = _after_wait(ins, vm, [], smem_at=1)
-        elif e.counter == "vm":
-            vm.append((i, e.lds_dma))
-    return any(d for _, d in vm)

@@ -17,7 +17,8 @@ from isa.asm_parse import parse_line
 
 
 def _prog(body: str, arch: str = "gfx942") -> Program:
-    lines = ["k:"] + ["  " + ln.strip() for ln in body.strip().splitlines()]
+    lines = ["k:"] + [ln.strip() if ln.strip().endswith(":") else "  " + ln.strip()
+                      for ln in body.strip().splitlines()]
     return Program.from_asm("\n".join(lines), target_of(arch), "k")
 
 
@@ -57,6 +58,32 @@ def test_read_of_another_buffer_is_not_a_site_and_of_the_same_bytes_is():
     prog = _prog(unknown)
     i = next(n for n, x in enumerate(prog.instrs) if x.op == "s_barrier") - 1
     assert _wait_sites(prog)[i] == ("LdsRaceError",)
+
+
+def test_a_load_left_pending_at_the_loop_end_is_met_in_the_next_trip_first():
+    """The wait at the loop's end covers a ds_write (unpublished at the barrier: its bytes are
+    not read before the next wait) and a ds_read whose result the next trip's first instruction
+    reads: the emulator meets that register read first (the old text-order walk, one trip,
+    predicted the unpublished write's LdsRaceError)."""
+    prog = _prog("""
+        s_mov_b32 s0, 4
+        v_and_b32 v1, 0x3ff, v0
+        v_lshlrev_b32 v1, 2, v1
+        ds_read_b32 v5, v1 offset:1024
+        s_waitcnt lgkmcnt(0)
+        loop:
+        v_add_u32 v6, v5, v5
+        ds_write_b32 v1, v6
+        ds_read_b32 v5, v1 offset:1024
+        s_waitcnt lgkmcnt(0)
+        s_barrier
+        s_sub_u32 s0, s0, 1
+        s_cmp_lg_u32 s0, 0
+        s_cbranch_scc1 loop
+        s_endpgm
+    """)
+    assert prog.loop_ranges() == [range(5, 12)]
+    assert _wait_sites(prog)[8] == ("PendingReadError",)
 
 
 def test_ranges_follow_address_arithmetic_and_partial_exec():
