@@ -68,10 +68,11 @@ class GlobalMemory:
                 sh = self.writers[k] = np.zeros(buf.size, np.int32)
             idx = off[:, None] + rng
             prev = sh[idx]
-            clash = (prev != 0) & (prev != wg + 1)
-            if clash.any():
-                j = np.argwhere(clash)[0]
-                return int(idx[tuple(j)]), k, int(prev[tuple(j)]) - 1
+            if np.count_nonzero(prev):          # bytes written before in this launch: by whom?
+                clash = (prev != 0) & (prev != wg + 1)
+                if np.count_nonzero(clash):
+                    j = np.argwhere(clash)[0]
+                    return int(idx[tuple(j)]), k, int(prev[tuple(j)]) - 1
             sh[idx] = wg + 1
         return None
 
@@ -98,8 +99,8 @@ class GlobalMemory:
             if addrs.size:
                 raise GlobalOutOfBoundsError(self._describe(int(addrs[0]), nbytes, what))
             return np.zeros(0, np.uint8), np.zeros(0, np.int64)
-        lo = int(addrs.min())
-        hi = int(addrs.max())
+        lo = int(np.minimum.reduce(addrs, axis=None))
+        hi = int(np.maximum.reduce(addrs, axis=None))
         i = bisect.bisect_right(self.bases, lo) - 1
         if i >= 0 and hi + nbytes <= self.ends[i]:
             return self.bufs[i], (addrs - np.uint64(self.bases[i])).astype(np.int64)
