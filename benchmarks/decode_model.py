@@ -52,14 +52,21 @@ PUBLISHED = (
          src="github.com/facebookexperimental/triton/pull/2040, 'TLX us' column"),
 )
 NOT_FOUND = ("No kernel-level figure was found for composable_kernel's paged attention or for "
-             "vLLM's ROCm custom paged attention (paged_attention_ll4mi) at batch 64, context "
-             "4096/8192, GQA 8, D128, nor for AITER on MI300X at that shape: vLLM PRs 8310, "
-             "15720, 13843 and ROCm/vllm 22, 385 report end-to-end tokens/s only; the ROCm "
-             "blogs found (vLLM 0.9.x, vLLM's ROCm attention backends post) report serving "
-             "throughput; TLX PRs 2281/2288/2778 report AITER at D64 only. Searched: the "
+             "vLLM's ROCm custom paged attention (csrc/rocm/attention.cu, "
+             "paged_attention_ll4mi) at batch 64, context 4096/8192, GQA 8, D128, nor for "
+             "AITER on MI300X at that shape: vLLM PRs 8310, 15720, 13843, 17004 and ROCm/vllm "
+             "22, 385 (from 372), 446 report end-to-end serving tokens/s only; composable_kernel "
+             "PR 3128's description (CK Tile unified attention, as indexed) gives no decode "
+             "timing, and a later CK commit's MI355 timings are prefill (paged vs contiguous "
+             "K/V); "
+             "ROCm/triton PR 718 times a Triton paged decode (48/6 heads, fp8 KV, contexts up "
+             "to 384), not CK or vLLM's kernel; the ROCm blogs found (vLLM 0.9.x, vLLM's ROCm "
+             "attention backends post) report serving throughput; TLX PRs 2281/2288/2778 "
+             "report AITER at D64 only. Searched (2026-12-04 and before): the "
              "pages, issues, docs and code corpora for AITER pa / pa_fwd_asm / paged attention "
-             "decode MI300X MI355X, composable_kernel paged attention, vLLM ROCm paged "
-             "attention benchmarks, SGLang AMD decode benchmarks.")
+             "decode MI300X MI355X, composable_kernel paged / unified attention decode, vLLM "
+             "ROCm custom paged attention (attention.cu, paged_attention_ll4mi, "
+             "benchmark_paged_attention) kernel timings, SGLang AMD decode benchmarks.")
 
 
 def published_tbps(p: dict) -> float:

@@ -1,6 +1,7 @@
 """Extend attention under the calibrated cycle model (issue 17): batch 16 x 512 new tokens over a
 4096-key cached prefix (context 4608), 64 query heads over 8 KV heads (GQA group 8), head_dim
-128, bf16, dense and paged (16-key pages) caches, on both arches' default devices; beside it,
+128, bf16 queries, caches dense and paged (16-key pages) in bf16, and paged in the arch's fp8 with
+per-tensor and per-token scales, on both arches' default devices; beside it,
 through the same model in the same run, asmgen's own causal prefill of the same problem (dense
 K/V of 4608 keys per sequence, seqlen_q 512, bottom-right causal: the same visible pairs and
 FLOPs), one wave per workgroup (the extend kernel's loop shape) and the model-ranked default.
@@ -22,6 +23,13 @@ from pathlib import Path
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 SQ, PREFIX, H, HK, D = 512, 4096, 64, 8, 128
+FP8 = {"gfx942": "fp8_e4m3fnuz", "gfx950": "fp8_e4m3"}
+EXTENDS = {                          # name -> extend keywords (kv_dtype filled in per arch)
+    "dense": dict(),
+    "paged16": dict(paged=True, page_size=16),
+    "paged16 fp8": dict(paged=True, page_size=16, kv_dtype="fp8"),
+    "paged16 fp8 tok": dict(paged=True, page_size=16, kv_dtype="fp8", kv_scale="token"),
+}
 
 
 def main() -> None:
@@ -49,12 +57,13 @@ def main() -> None:
                                     seqlen_k=ctx, head_dim=D, dtype="bf16", causal=True,
                                     arch=arch)
             rows.append((f"prefill default w{kern.config.waves}", profile(kern.save(Path(tmp)))))
-            for paged in (False, True):
+            for name, kw in EXTENDS.items():
+                kw = dict(kw)
+                if kw.get("kv_dtype") == "fp8":
+                    kw["kv_dtype"] = FP8[arch]
                 ext = api.generate("extend", arch=arch, batch=B, heads=H, kv_heads=HK,
-                                   seqlen_q=SQ, head_dim=D, dtype="bf16", max_context=ctx,
-                                   paged=paged, page_size=16)
-                rows.append((f"extend {'paged16' if paged else 'dense'}",
-                             profile(ext.save(Path(tmp)))))
+                                   seqlen_q=SQ, head_dim=D, dtype="bf16", max_context=ctx, **kw)
+                rows.append((f"extend {name}", profile(ext.save(Path(tmp)))))
             base = rows[0][1]["cycles"]
             flops = 4.0 * B * H * D * (SQ * PREFIX + SQ * (SQ + 1) // 2)
             for name, out in rows:
