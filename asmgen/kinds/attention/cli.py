@@ -28,14 +28,15 @@ def add_arguments(a: argparse.ArgumentParser) -> None:
     a.add_argument("--scale", type=float, default=None, help="default 1/sqrt(head_dim)")
     a.add_argument("--schedule", default=None,
                    help="recipe name (attn_basic, attn_interleave, attn_prio, "
-                        "attn_prio_interleave, shuffle); with none of --schedule, --waves, "
+                        "attn_prio_interleave, attn_pingpong, shuffle); with none of --schedule, --waves, "
                         "--kv-buffers, --seed: the configuration the cycle model ranks best for "
                         "the problem (printed), else attn_basic")
     a.add_argument("--waves", type=int, default=None,
-                   help="waves per workgroup (1, 2, 4), 32 query rows each; > 1 shares K/V "
-                        "through LDS (default 1 when a tuning flag is given)")
+                   help="waves per workgroup (1, 2, 4, 8: the ping-pong loop), 32 query rows "
+                        "each; > 1 shares K/V through LDS (default 1 when a tuning flag is "
+                        "given, 8 with --schedule attn_pingpong)")
     a.add_argument("--kv-buffers", type=int, default=None,
-                   help="LDS K/V buffers (2, 3; default 1 for one wave, else 2)")
+                   help="LDS K/V buffers (2, 3; default 1 for one wave, 3 for 8, else 2)")
     a.add_argument("--seqlen-k-multiple", type=int, default=1,
                    help="promise runtime seqlen_k is a multiple of this (checked at launch); a "
                         "multiple of 32 drops the per-element key mask when not causal")
@@ -63,7 +64,9 @@ def cli_kwargs(args: argparse.Namespace) -> dict:
     """Keywords of ``asmgen.api.generate`` for ``asmgen attention``'s arguments (as given)."""
     params = {} if args.seed is None else {"seed": args.seed}
     return dict(_problem(args), schedule=args.schedule or "attn_basic", schedule_params=params,
-                waves=args.waves or 1, kv_buffers=args.kv_buffers)
+                **({"waves": args.waves} if args.waves else
+                   {} if args.schedule == "attn_pingpong" else {"waves": 1}),
+                kv_buffers=args.kv_buffers)
 
 
 def cli_generate(args: argparse.Namespace, generate):

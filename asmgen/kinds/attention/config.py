@@ -2,7 +2,7 @@
 
 Every limit raises ``ConfigError`` naming the bad value and the limit before any instruction is
 built. The kernel (``asmgen.kinds.attention.template``) gives each workgroup ``waves`` waves (1, 2, 4)
-of ``BLOCK_Q`` = 32 query rows each, of one (batch, head) (``rows_per_wg`` = 32 waves); it walks
+of ``BLOCK_Q`` = 32 query rows each (8: the ping-pong loop, ``kinds.attention.pingpong``), of one (batch, head) (``rows_per_wg`` = 32 waves); it walks
 the keys in blocks of ``block_k`` = 32. With ``kv_buffers`` = 1 (only for one wave) K goes
 straight to operand registers and V through one LDS buffer; with 2 or 3 the workgroup loads
 each K/V block once into one of ``kv_buffers`` LDS buffers (``kinds.attention.pipe``).
@@ -51,8 +51,9 @@ def __getattr__(name: str):
         value = globals()[name] = {a: mfma_ks(a) for a in ARCHES}
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-WAVES = (1, 2, 4)
+WAVES = (1, 2, 4, 8)
 KV_BUFFERS = (1, 2, 3)
+PINGPONG_WAVES = 8     # the ping-pong loop (``kinds.attention.pingpong``): two groups of 4 waves
 
 
 def softmax_scale(kind: str, scale, head_dim: int) -> float:
@@ -144,12 +145,15 @@ class AttentionConfig(ArchTyped):
         if self.waves not in WAVES:
             raise ConfigError(f"attention waves={self.waves!r} is not one of {WAVES}")
         if self.kv_buffers is None:
-            st(self, "kv_buffers", 1 if self.waves == 1 else 2)
+            st(self, "kv_buffers", 1 if self.waves == 1 else 3 if self.pingpong else 2)
         if self.kv_buffers not in KV_BUFFERS:
             raise ConfigError(f"attention kv_buffers={self.kv_buffers!r} is not one of {KV_BUFFERS}")
         if self.kv_buffers == 1 and self.waves > 1:
             raise ConfigError(f"attention kv_buffers=1 needs waves=1 (got waves={self.waves}): "
                               f"shared K/V blocks need >= 2 LDS buffers")
+        if self.pingpong:
+            from .pingpong import check_config
+            check_config(self)
         if self.kv_buffers > 1 and self.prefetch != 1:
             raise ConfigError(f"attention prefetch={self.prefetch} applies to kv_buffers=1 only; "
                               f"with kv_buffers={self.kv_buffers} blocks are loaded "
@@ -202,6 +206,12 @@ class AttentionConfig(ArchTyped):
     def rows_per_wg(self) -> int:
         """Query rows of one workgroup (32 per wave)."""
         return BLOCK_Q * self.waves
+
+    @property
+    def pingpong(self) -> bool:
+        """8 waves: the ping-pong loop (``kinds.attention.pingpong``), two groups of 4 waves
+        alternating between an MFMA phase and a softmax / memory phase."""
+        return self.waves == PINGPONG_WAVES
 
     @property
     def threads(self) -> int:

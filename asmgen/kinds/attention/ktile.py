@@ -197,15 +197,16 @@ def load_block(ab, block, kt: KTile, srd_k: VReg, buf: VReg,
                   ("gr_k", "lw_k"), lds_write=region, publish_after=publish_after)
 
 
-def read_operands(ab, body, kt: KTile, base: VReg) -> list[VReg]:
-    """A operands of every k-step of S^T = K Q^T from the buffer at ``base`` (SGPR)."""
+def read_operands(ab, body, kt: KTile, base: VReg, dst: list[VReg] | None = None) -> list[VReg]:
+    """A operands of every k-step of S^T = K Q^T from the buffer at ``base`` (SGPR); ``dst``:
+    the 4-register tuples to read into (one per ds_read_b128, ``read_regs``), else new ones."""
     cfg = ab.cfg
     addr = ab.vreg(name="k_ra_buf")
     body.add(Instr("v_add_u32", (addr, base, kt.read_addr)), ("addr", "lr_k_addr"))
     out = []
     # one ds_read_b128 per 32 bytes of the row: x16 k-step a, or x8 k-steps 2a, 2a + 1
     for a_ in range(cfg.in_type.nbytes(cfg.head_dim) // 32):
-        r = ab.k.vreg("v", 4, align=4, name=f"kf{a_}")
+        r = dst[a_] if dst else ab.k.vreg("v", 4, align=4, name=f"kf{a_}")
         key = 32 * a_
         a = addr
         if key:
@@ -213,8 +214,19 @@ def read_operands(ab, body, kt: KTile, base: VReg) -> list[VReg]:
             body.add(Instr("v_xor_b32", (a, Imm(key) if key <= 64 else ab.const(key), addr)),
                      ("addr", "lr_k_addr"))
         body.add(Instr("ds_read_b128", (r, a)), ("lr_k",), lds_read="K_r")
-        if paired(cfg):
-            out += [r.sub(0, 2), r.sub(2, 2)]
-        else:
-            out.append(r)
-    return out
+        out.append(r)
+    return split_operands(cfg, out)
+
+
+def read_regs(ab) -> list[VReg]:
+    """Registers ``read_operands`` reads one K block into: one 4-register tuple per 32 bytes of
+    a key row (the ping-pong loop carries them across iterations)."""
+    n = ab.cfg.in_type.nbytes(ab.cfg.head_dim) // 32
+    return [ab.k.vreg("v", 4, align=4, name=f"kf{a}") for a in range(n)]
+
+
+def split_operands(cfg, regs: list[VReg]) -> list[VReg]:
+    """The k-step A operands of the ds_read_b128 tuples ``regs``: x8 (paired) two per tuple."""
+    if not paired(cfg):
+        return list(regs)
+    return [h for r in regs for h in (r.sub(0, 2), r.sub(2, 2))]

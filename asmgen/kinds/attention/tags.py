@@ -36,6 +36,9 @@ class AttnTag(TagEnum):
     SETPRIO_QK_LO = "setprio_qk_lo"   # the drop after the QK cluster (multi-wave loop)
     SETPRIO_PV_HI = "setprio_pv_hi"   # the raise before the PV cluster
     INIT = "init"                 # softmax state initialisation
+    PHASE_V = "phase_v"           # ping-pong: every node of the softmax / memory phase
+    BARRIER_MID = "barrier_mid"   # ping-pong: the barrier after the MFMA phase
+    BARRIER_END = "barrier_end"   # ping-pong: the barrier after the softmax / memory phase
 
 
 ATTN_TAGS = TagVocabulary("attention", CommonTag, AttnTag)

@@ -339,7 +339,10 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
         ab.tri = tri_masks(ab)
     if vl:   # the workgroup's Q-block starts at or past its sequence's end: s_endpgm
         k.add_early_exit(Instr("s_cmp_ge_u32", (qwg, sq)))
-    if pipe:
+    if cfg.pingpong:
+        from .pingpong import build_loop
+        build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm, swave)
+    elif pipe:
         pipeline.build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm)
     else:
         _register_k_loop(ab, st_, qf, vt, srd, trips, kb, rem, bperm, off_qk)

@@ -262,11 +262,21 @@ def _store_rows8(ab, block, vt: VTile, lw: VReg, rows: list[VReg]) -> None:
             write("ds_write_b32", data, 4 * q + e)
 
 
-def read_operands(ab, body, vt: VTile, base: VReg | None = None) -> dict[tuple[int, int], VReg]:
+def read_regs(ab, vt: VTile) -> list[VReg]:
+    """Registers ``read_operands`` reads one V block into (the ping-pong loop carries them):
+    one 4-register tuple per ds_read_b128, in the order ``read_operands`` issues them."""
+    n = ab.cfg.head_dim // 32 * (1 if vt.fp8 else 2)
+    return [ab.k.vreg("v", 4, align=4, name=f"vT{i}") for i in range(n)]
+
+
+def read_operands(ab, body, vt: VTile, base: VReg | None = None,
+                  dst: list[VReg] | None = None) -> dict[tuple[int, int], VReg]:
     """A operands per (k-step s, 32-dim block db): two ds_read_b128 per db; each read holds
     positions 16 h + 8 half + 0..7 = keys 16 half + 4 h + {0..3, 8..11}: two x8 k-steps, or
     one x16 k-step (whose P operand pairs the same keys, ``attention_softmax``). ``base``: an
-    SGPR LDS byte offset (the buffer being computed) added to the read address first."""
+    SGPR LDS byte offset (the buffer being computed) added to the read address first; ``dst``:
+    the registers to read into (``read_regs``), else new ones."""
+    regs = iter(dst) if dst else None
     D = ab.cfg.head_dim
     out = {}
     addr = vt.read_addr
@@ -280,7 +290,7 @@ def read_operands(ab, body, vt: VTile, base: VReg | None = None) -> dict[tuple[i
     if vt.fp8:      # one read per db: both 8-byte k-steps (module docstring)
         rb_ = row_bytes(ab.cfg.in_type)
         for db in range(D // 32):
-            r = ab.k.vreg("v", 4, align=4, name=f"vT{db}")
+            r = next(regs) if regs else ab.k.vreg("v", 4, align=4, name=f"vT{db}")
             off = db * 32 * rb_
             body.add(Instr("ds_read_b128", (r, addr), (("offset", off),) if off else ()),
                      ("lr_v",), lds_read=vt.read_region)
@@ -289,7 +299,7 @@ def read_operands(ab, body, vt: VTile, base: VReg | None = None) -> dict[tuple[i
     rb_ = SWZ_ROW_BYTES if vt.swizzle else ROW_BYTES
     for db in range(D // 32):
         for half in range(2):
-            r = ab.k.vreg("v", 4, align=4, name=f"vT{db}_{half}")
+            r = next(regs) if regs else ab.k.vreg("v", 4, align=4, name=f"vT{db}_{half}")
             off = db * 32 * rb_ + (0 if vt.swizzle else 16 * half)
             body.add(Instr("ds_read_b128", (r, addrs[half]), (("offset", off),) if off else ()),
                      ("lr_v",), lds_read=vt.read_region)
@@ -298,4 +308,23 @@ def read_operands(ab, body, vt: VTile, base: VReg | None = None) -> dict[tuple[i
             else:
                 out[2 * half, db] = r.sub(0, 2)
                 out[2 * half + 1, db] = r.sub(2, 2)
+    return out
+
+
+def split_operands(ab, vt: VTile, regs: list[VReg]) -> dict[tuple[int, int], VReg]:
+    """The (k-step, 32-dim block) A operands of ``read_regs`` tuples, as ``read_operands``
+    returns them (the ping-pong loop's carried V^T operands)."""
+    out = {}
+    it = iter(regs)
+    for db in range(ab.cfg.head_dim // 32):
+        if vt.fp8:
+            r = next(it)
+            out[0, db], out[1, db] = r.sub(0, 2), r.sub(2, 2)
+            continue
+        for half in range(2):
+            r = next(it)
+            if ab.cfg.mfma_k == 16:
+                out[half, db] = r
+            else:
+                out[2 * half, db], out[2 * half + 1, db] = r.sub(0, 2), r.sub(2, 2)
     return out

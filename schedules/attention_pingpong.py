@@ -1,0 +1,48 @@
+"""``attn_pingpong``: the phases of the 8-wave attention ping-pong loop
+(``asmgen.kinds.attention.pingpong``; HipKittens' 8-wave attention forward, cdna-facts 9.3).
+
+The loop body is an MFMA phase (the QK MFMAs of block j and the PV MFMAs of block j - 1
+between ``s_setprio 1`` and ``s_setprio 0``), the mid barrier, the softmax / memory phase (tag
+``phase_v``) and the end barrier. This recipe pins that order with one SchedGroup pipeline
+(open-ended groups close as their nodes run out), so no softmax or memory op of a wave issues
+between its MFMAs: its SIMD partner, one phase behind, fills that time. Within the softmax /
+memory phase the global loads rank first (longest latency: the K DMA three blocks ahead, V two
+ahead), then the V^T ds_writes, the ds_reads of the next MFMA operands, then the softmax, each
+address node just below its memory op (``PhaseRecipe``). ``mfma_phase=False`` leaves the
+phases unpinned (the barriers still fence the LDS ops, so it stays correct: schedule fuzzing).
+Requires (and defaults to) ``waves=8`` (and ``kv_buffers=3``).
+"""
+from __future__ import annotations
+
+from asmgen.kinds.attention.tags import AttnTag as A
+from asmgen.sched.groups import SchedGroup
+
+from . import register
+from .attention_fwd import AttnRecipe
+from .common import CommonTag, check_int
+from .pingpong import OPEN, PhaseRecipe
+
+_RANKS = ((A.ROWMAX, 6), (A.XLANE, 6), (A.GR_K, 5), (A.GR_K_ADDR, 5), (A.GR_V, 5),
+          (A.LW_V, 3), (A.LW_V_ADDR, 3), (A.PACK_V, 3), (A.LR_K, 3), (A.LR_K_ADDR, 3),
+          (A.LR_V, 3), (A.LR_V_ADDR, 3))
+
+
+def phase_groups() -> tuple[SchedGroup, ...]:
+    """MFMA phase, mid barrier, softmax / memory phase, end barrier (module docstring)."""
+    return (SchedGroup({CommonTag.SETPRIO_HI}, 1), SchedGroup({CommonTag.MFMA}, OPEN),
+            SchedGroup({CommonTag.SETPRIO_LO}, 1), SchedGroup({A.BARRIER_MID}, 1),
+            SchedGroup({A.PHASE_V}, OPEN), SchedGroup({A.BARRIER_END}, 1))
+
+
+@register("attn_pingpong")
+def attn_pingpong(mfma_phase: bool = True, seed: int | None = None) -> AttnRecipe:
+    """``seed``: random tie-break among equally ranked ready nodes (schedule fuzzing)."""
+    if not isinstance(mfma_phase, bool):
+        from asmgen.errors import ConfigError
+        raise ConfigError(f"attn_pingpong mfma_phase={mfma_phase!r} is not a bool")
+    if seed is not None:
+        check_int("seed", seed, 0, 2**31 - 1)
+    loop = PhaseRecipe(ranks=_RANKS, groups=phase_groups() if mfma_phase else (), seed=seed)
+    params = ({} if mfma_phase else {"mfma_phase": False}) | ({} if seed is None else {"seed": seed})
+    shape = {"waves": 8, "kv_buffers": 3}
+    return AttnRecipe("attn_pingpong", loop, params, defaults=shape, requires={"waves": 8})
