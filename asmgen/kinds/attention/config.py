@@ -54,6 +54,7 @@ def __getattr__(name: str):
 WAVES = (1, 2, 4, 8)
 KV_BUFFERS = (1, 2, 3)
 PINGPONG_WAVES = 8     # the ping-pong loop (``kinds.attention.pingpong``): two groups of 4 waves
+PINGPONG_BUFFERS = 3   # its K ring (the V ring takes the V^T regions of the first two)
 
 
 def softmax_scale(kind: str, scale, head_dim: int) -> float:
@@ -145,15 +146,22 @@ class AttentionConfig(ArchTyped):
         if self.waves not in WAVES:
             raise ConfigError(f"attention waves={self.waves!r} is not one of {WAVES}")
         if self.kv_buffers is None:
-            st(self, "kv_buffers", 1 if self.waves == 1 else 3 if self.pingpong else 2)
+            st(self, "kv_buffers", 1 if self.waves == 1 else
+               PINGPONG_BUFFERS if self.pingpong else 2)
         if self.kv_buffers not in KV_BUFFERS:
             raise ConfigError(f"attention kv_buffers={self.kv_buffers!r} is not one of {KV_BUFFERS}")
         if self.kv_buffers == 1 and self.waves > 1:
             raise ConfigError(f"attention kv_buffers=1 needs waves=1 (got waves={self.waves}): "
                               f"shared K/V blocks need >= 2 LDS buffers")
-        if self.pingpong:
-            from .pingpong import check_config
-            check_config(self)
+        if self.pingpong:    # the ping-pong loop's limits (``kinds.attention.pingpong``)
+            if self.kv_buffers != PINGPONG_BUFFERS:
+                raise ConfigError(f"attention waves={PINGPONG_WAVES} (the ping-pong loop) needs "
+                                  f"kv_buffers={PINGPONG_BUFFERS}, got kv_buffers="
+                                  f"{self.kv_buffers}")
+            if self.head_dim != 128:
+                raise ConfigError(f"attention waves={PINGPONG_WAVES} (the ping-pong loop) is built "
+                                  f"for head_dim=128, got head_dim={self.head_dim}: at 64 a K/V "
+                                  f"block does not split into 8 equal shares")
         if self.kv_buffers > 1 and self.prefetch != 1:
             raise ConfigError(f"attention prefetch={self.prefetch} applies to kv_buffers=1 only; "
                               f"with kv_buffers={self.kv_buffers} blocks are loaded "

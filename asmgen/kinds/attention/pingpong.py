@@ -46,26 +46,14 @@ from dataclasses import replace
 from isa.instr import Instr
 from isa.operands import Imm
 
-from ...errors import ConfigError
 from . import ktile, vtile
 from . import softmax as sm
-from .config import BLOCK_K, PINGPONG_WAVES
+from .config import BLOCK_K, PINGPONG_BUFFERS
 from .kvloop import kv_loop
 
 GROUP_WAVES = 4      # waves per group: one per SIMD (wave w runs on SIMD w % 4)
-K_BUFFERS = 3        # K ring (3 ahead), the V ring uses the first 2 buffers' V^T regions
+K_BUFFERS = PINGPONG_BUFFERS   # K ring (3 ahead), the V ring: the first 2 buffers' V^T regions
 PHASE_V = "phase_v"  # every node of V_j (the recipe pins the phases with it)
-
-
-def check_config(cfg) -> None:
-    """The ping-pong loop's limits beyond ``AttentionConfig``'s own (names the bad value)."""
-    if cfg.kv_buffers != K_BUFFERS:
-        raise ConfigError(f"attention waves={PINGPONG_WAVES} (the ping-pong loop) needs "
-                          f"kv_buffers={K_BUFFERS}, got kv_buffers={cfg.kv_buffers}")
-    if cfg.head_dim != 128:
-        raise ConfigError(f"attention waves={PINGPONG_WAVES} (the ping-pong loop) is built for "
-                          f"head_dim=128, got head_dim={cfg.head_dim}: at 64 a K/V block does "
-                          f"not split into 8 equal shares")
 
 
 def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm, swave) -> None:
