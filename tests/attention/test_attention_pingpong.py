@@ -150,3 +150,16 @@ def test_mutation_proof_of_pingpong_kernel():
     spec = next(s for s in proof_kernels("attention") if s.get("waves") == 8)
     r = mutate_kernel(build_proof_kernel("attention", spec), per_class=4, seed=0)
     assert r.ok(), r.text()
+
+
+def test_gfx950_takes_v_by_dma_and_transposing_reads():
+    """gfx950 16-bit x16: V arrives by LDS-DMA like K (2 dwordx4 DMAs per wave and block: one K,
+    one V) and leaves LDS by ds_read_b64_tr_b16 (16 per block: 2 per x16 operand); the loop has
+    no ds_write and no v_perm. gfx942 (no such instruction) keeps the transposing ds_writes."""
+    k = kernel(C(**D128, arch="gfx950", seqlen_q=256, seqlen_k=256, seqlen_k_multiple=32), PP)
+    ops = [ln.split()[0] for ln in _loop_body(k.asm)]
+    assert ops.count("ds_read_b64_tr_b16") == 16 and ops.count("buffer_load_dwordx4") == 2
+    assert not any(o.startswith("ds_write") or o == "v_perm_b32" for o in ops)
+    k2 = kernel(C(**D128, seqlen_q=256, seqlen_k=256, seqlen_k_multiple=32), PP)
+    ops2 = [ln.split()[0] for ln in _loop_body(k2.asm)]
+    assert "ds_read_b64_tr_b16" not in ops2 and "ds_write_b16" in ops2

@@ -33,7 +33,10 @@ barrier, and for an LDS-DMA at the ``publish_after``-th barrier after it, cdna-f
   * V buffer t % 2 was read last (V_(t-2)) in V_(t-2): 2t - 2, before 2t - 1.
 
 LDS: three buffers of ``kv_buffer_bytes`` (the K region of all three, the V^T region of the
-first two). Each wave loads 1/8 of every block: K by ``kinds.attention.ktile`` (1 DMA chunk per
+first two). On gfx950 (16-bit, x16 MFMA; ``v_dma``) V goes by LDS-DMA too (``kinds.attention.
+vtr``): V_(j+2) in V_j into V buffer (j + 2) % 3 (the V regions of all three; read in V_(j+2):
+the same three barriers as K, and buffer (j + 2) % 3 was read last in V_(j-1)), V_j read into FV
+by ``ds_read_b64_tr_b16``. Each wave loads 1/8 of every block: K by ``kinds.attention.ktile`` (1 DMA chunk per
 wave on gfx950, 4 on gfx942 at D128), V by ``vtile`` (one key row of 8 dims per thread). Causal
 kernels branch per block as ``kvloop`` describes; the test concerns block j (whose softmax V_j
 runs), every body keeps M_j's PV half and both barriers; the skip body (no key of block j
@@ -46,7 +49,7 @@ from dataclasses import replace
 from isa.instr import Instr
 from isa.operands import Imm
 
-from . import ktile, vtile
+from . import ktile, vtile, vtr
 from . import softmax as sm
 from .config import BLOCK_K, PINGPONG_BUFFERS
 from .kvloop import kv_loop
@@ -54,6 +57,14 @@ from .kvloop import kv_loop
 GROUP_WAVES = 4      # waves per group: one per SIMD (wave w runs on SIMD w % 4)
 K_BUFFERS = PINGPONG_BUFFERS   # K ring (3 ahead), the V ring: the first 2 buffers' V^T regions
 PHASE_V = "phase_v"  # every node of V_j (the recipe pins the phases with it)
+
+
+def v_dma(cfg) -> bool:
+    """V by LDS-DMA and transposing reads (``kinds.attention.vtr``) where the arch has them
+    (gfx950, 16-bit, x16 MFMA): V_(j+2) is DMA'd in V_j like K (publish_after 3, a 3-buffer V
+    ring in the V^T regions), V_j read by ``ds_read_b64_tr_b16``; no V staging VGPRs, v_perm or
+    ds_write."""
+    return vtr.available(cfg)
 
 
 def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm, swave) -> None:
@@ -71,29 +82,41 @@ def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm, swave) -> None:
         block.add(Instr("s_sub_i32", (r.sub(2), r.sub(2), ab.const(step))), tags)
         block.add(Instr("s_max_i32", (r.sub(2), r.sub(2), Imm(0))), tags)
 
+    vdma = v_dma(cfg)
     kbufs = [ab.sreg(name=f"k_buf{x}") for x in range(K_BUFFERS)]
-    vbufs = [ab.sreg(name=f"v_buf{x}") for x in range(2)]
-    for x, b in enumerate(kbufs + vbufs):
-        p.add(Instr("s_mov_b32", (b, Imm((x % K_BUFFERS) * bb))), ("addr",))
+    vbufs = [ab.sreg(name=f"v_buf{x}") for x in range(3 if vdma else 2)]
+    kreg = ktile.k_region_bytes(D, cfg.in_type)
+    for x, b in enumerate(kbufs):
+        p.add(Instr("s_mov_b32", (b, Imm(x * bb))), ("addr",))
+    for x, b in enumerate(vbufs):      # vtile's addresses hold the V^T region's offset already
+        p.add(Instr("s_mov_b32", (b, Imm(x * bb + (kreg if vdma else 0)))), ("addr",))
     for blk in range(K_BUFFERS):
         ktile.load_block(ab, p, kt, srd["K"], kbufs[blk], region=f"K{blk}")
         advance(p, "K")
-    rows = vtile.load_rows(ab, p, vt, srd["V"])
-    advance(p, "V")
-    vtile.store_rows(ab, p, replace(vt, region="V0"), rows, base=vbufs[0])
-    staging = vtile.load_rows(ab, p, vt, srd["V"])
-    advance(p, "V")
+    staging = vtr_ = None
+    if vdma:     # V_0, V_1 by DMA (``vtr``)
+        vtr_ = vtr.setup(ab, ab.lane, ab.half)
+        for blk in range(2):
+            ktile.load_block(ab, p, kt, srd["V"], vbufs[blk], region=f"V{blk}")
+            advance(p, "V")
+    else:
+        rows = vtile.load_rows(ab, p, vt, srd["V"])
+        advance(p, "V")
+        vtile.store_rows(ab, p, replace(vt, region="V0"), rows, base=vbufs[0])
+        staging = vtile.load_rows(ab, p, vt, srd["V"])
+        advance(p, "V")
     p.add(Instr("s_barrier"), ("barrier",))
     fk = ktile.read_regs(ab)
     ktile.read_operands(ab, p, kt, kbufs[0], dst=fk)
-    fv = vtile.read_regs(ab, vt)
+    fv = vtr.read_regs(ab) if vdma else vtile.read_regs(ab, vt)
     kpl, per = cfg.k_per_lane, cfg.in_type.per_dword
     pn = 2 if cfg.fp8 else kpl // per
     pc = [k.vreg("v", pn, align=2 if pn == 2 else 4, name=f"pc{s}") for s in range(16 // kpl)]
     for r in fv + pc:
         for i in range(r.count):
             p.add(Instr("v_mov_b32", (r.sub(i), Imm(0))), ("init",))
-    kops, vops = ktile.split_operands(cfg, fk), vtile.split_operands(ab, vt, fv)
+    kops = ktile.split_operands(cfg, fk)
+    vops = vtr.split(ab, fv) if vdma else vtile.split_operands(ab, vt, fv)
     k.add_conditional_barrier("prologue_end", Instr("s_cmp_ge_u32", (swave, Imm(GROUP_WAVES))))
 
     def pv(block) -> None:
@@ -128,11 +151,17 @@ def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm, swave) -> None:
                     body.add(Instr("v_mov_b32", (dst.sub(i), src.sub(i))), ("softmax", "pack"))
         ktile.load_block(ab, body, kt, srd["K"], kbufs[0], publish_after=3)
         advance(body, "K")
-        vtile.store_rows(ab, body, vt, staging, base=vbufs[1])
-        vtile.load_rows(ab, body, vt, srd["V"], staging)
+        if vdma:     # V_(j+2) by DMA into V buffer (j + 2) % 3, read (V_(j+2)) 3 barriers on
+            ktile.load_block(ab, body, kt, srd["V"], vbufs[2], region="V_w", publish_after=3)
+        else:
+            vtile.store_rows(ab, body, vt, staging, base=vbufs[1])
+            vtile.load_rows(ab, body, vt, srd["V"], staging)
         advance(body, "V")
         ktile.read_operands(ab, body, kt, kbufs[1], dst=fk)
-        vtile.read_operands(ab, body, vt, vbufs[0], dst=fv)
+        if vdma:
+            vtr.read_operands(ab, body, vtr_, vbufs[0], fv)
+        else:
+            vtile.read_operands(ab, body, vt, vbufs[0], dst=fv)
         body.add(Instr("s_add_u32", (kb, kb, Imm(BLOCK_K))), ("addr", "kv_adv"))
         for bufs in (kbufs, vbufs):      # bufs[x] <- bufs[x + 1]
             tmp = ab.sreg(name="kv_rot")

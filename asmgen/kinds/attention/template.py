@@ -233,6 +233,7 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
 
     # ---- lane coordinates
     lane, col, half, kq = (ab.vreg(name=n) for n in ("lane", "col", "half", "kq"))
+    ab.lane, ab.half = lane, half
     p.add(Instr("v_and_b32", (lane, Imm(63), ab.tid)), tags)
     p.add(Instr("v_and_b32", (col, Imm(31), lane)), tags)
     p.add(Instr("v_lshrrev_b32", (half, Imm(5), lane)), tags)
