@@ -17,6 +17,7 @@ from ..tables import spec_table
 from . import pending
 from .errors import EmulatorError
 from .mfma_fast import fdpa as fast_fdpa
+from .mfma_fast import fdpa_at as fast_fdpa_at
 from .operand_io import GroupUnsupported, group_mode
 from .registry import MAI, SOP
 
@@ -235,16 +236,32 @@ def _group_mfma(ins, name, arch, vdst, srcs, cd, mods, fast, scale_ops=None):
             (g.V if dfile_v else g.A)[g.sel, d0:d0 + cd] = d
         return fn_scaled
 
+    # register operands are read straight out of the members' files (a contiguous run of wave
+    # slots is a view of the stacked files: no copy of A, B or C, isa.emu.mfma_fast.fdpa_at)
+    def file_of(op):
+        if isinstance(op, Reg) and op.file in ("v", "a"):
+            i, v = op.index, op.file == "v"
+            return lambda g: ((g.V if v else g.A)[g.sel], i)
+        return None
+    direct = [file_of(op) for op in srcs]
+    if not (fast is not None and all(direct) and srcs[0].count >= need and srcs[1].count >= need
+            and srcs[2].count == cd):
+        direct = None
+
     def fn(m, g):
         if not g.full_exec():
             bad = next(w for w in g.members if w._exec != (1 << 64) - 1)
             raise m.error(EmulatorError, f"MFMA with EXEC {bad.exec:#018x}: only a full EXEC is "
                           "modelled", bad)
-        a, b, c = get_a(g), get_b(g), get_c(g)
         d = None
-        if fast is not None and a.shape[1] >= need and b.shape[1] >= need and c.shape[1] == cd:
-            d = fast_fdpa(fast, a, b, np.ascontiguousarray(c))
+        if direct is not None and g.is_slice:
+            (fa, ia), (fb, ib), (fc, ic) = (f(g) for f in direct)
+            d = fast_fdpa_at(fast, fa, ia, fb, ib, fc, ic)
+        elif fast is not None:
+            a, b, c = get_a(g), get_b(g), get_c(g)
+            if a.shape[1] >= need and b.shape[1] >= need and c.shape[1] == cd:
+                d = fast_fdpa(fast, a, b, np.ascontiguousarray(c))
         if d is None:
-            d = mfma_fn(name, arch, a, b, c, cbsz=cbsz, abid=abid, blgp=blgp)
+            d = mfma_fn(name, arch, get_a(g), get_b(g), get_c(g), cbsz=cbsz, abid=abid, blgp=blgp)
         (g.V if dfile_v else g.A)[g.sel, d0:d0 + cd] = d
     return fn

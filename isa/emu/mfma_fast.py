@@ -168,22 +168,29 @@ def _inverse(flat: np.ndarray, size: int) -> np.ndarray | None:
     return inv
 
 
-def _raw(regs: np.ndarray, need: int, raw) -> np.ndarray:
-    """[W, n, 64] uint32 registers -> [W, need * 64 * 32/bits] raw element codes (a view if possible)."""
-    r = regs[:, :need]
-    if not r.flags.c_contiguous:
-        r = np.ascontiguousarray(r)
-    return r.view(raw).reshape(r.shape[0], -1)
-
-
 def fdpa(p: Plan, a: np.ndarray, b: np.ndarray, c: np.ndarray):
     """D registers [W, cd_regs, 64] for registers a, b [W, n, 64] and c [W, cd_regs, 64] (uint32),
     or None when the inputs need the model's special-value branch (the caller runs the model)."""
-    w = c.shape[0]
-    # np.take along an axis: the same elements as fancy indexing [:, idx], several times faster
-    ca = np.take(_raw(a, p.need_a, p.raw), p.idx_a, axis=1)    # [W, blocks, Gc, H, M, G] codes
-    cb = np.take(_raw(b, p.need_a, p.raw), p.idx_b, axis=1)
-    cc = np.take(c.reshape(w, -1), p.cd_flat, axis=1)          # [W, blocks, M, N] uint32
+    return fdpa_at(p, _rows(a), 0, _rows(b), 0, _rows(c), 0)
+
+
+def _rows(regs: np.ndarray) -> np.ndarray:
+    return regs if regs.flags.c_contiguous else np.ascontiguousarray(regs)
+
+
+def fdpa_at(p: Plan, fa: np.ndarray, ia: int, fb: np.ndarray, ib: int, fc: np.ndarray, ic: int):
+    """``fdpa`` reading A, B and C straight out of register files: ``fa``/``fb``/``fc`` C-contiguous
+    uint32 [W, R, 64] (each wave's whole VGPR or AGPR file, or just the operand's rows), the
+    operands starting at registers ``ia``/``ib``/``ic``. Nothing is copied but the elements the
+    MFMA reads (np.take along an axis: the same elements as fancy indexing [:, idx], several times
+    faster); the result is D [W, cd_regs, 64] or None (the model answers)."""
+    w = fc.shape[0]
+    epr = 32 // p.bits                         # raw elements per register and lane
+    ra = fa.view(p.raw).reshape(w, -1)
+    rb = fb.view(p.raw).reshape(w, -1)
+    ca = np.take(ra, p.idx_a + ia * 64 * epr if ia else p.idx_a, axis=1)   # [W, blocks, Gc, H, M, G]
+    cb = np.take(rb, p.idx_b + ib * 64 * epr if ib else p.idx_b, axis=1)
+    cc = np.take(fc.reshape(w, -1), p.cd_flat + ic * 64 if ic else p.cd_flat, axis=1)  # [W, blocks, M, N]
     d = _compute(p, ca, cb, cc)
     if d is None:
         return None

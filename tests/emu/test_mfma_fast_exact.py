@@ -179,3 +179,26 @@ def test_stage2_exact_window_edges(two):
         got = mfma_fast._accumulate(s_units * np.exp2(e - 24), e + mfma_fast._EO, c,
                                     c.view(np.uint32), two)
         assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), d
+
+
+@pytest.mark.parametrize("arch,name", FAST)
+def test_operands_read_in_place_from_register_files(arch, name):
+    """``fdpa_at`` reads A, B and C at register offsets of whole [W, 256, 64] files (the group MFMA's
+    path, isa.emu.control): the same D as ``fdpa`` on the operand rows cut out."""
+    info = mfma_info(name, arch)
+    rng = np.random.default_rng(3)
+    plan = mfma_fast.plan(name, arch, 0, 0, 0)
+    def file_of(dt):
+        k = 4 // np.dtype(dt).itemsize             # elements per 32-bit register and lane
+        return rng.standard_normal((5, 256, 64 * k)).astype(dt).view(np.uint32)
+    va, vb = file_of(_dtype(name, arch, "a")), file_of(_dtype(name, arch, "b"))
+    files = rng.standard_normal((3, 5, 256, 64)).astype(np.float32).view(np.uint32)
+    ac = files[2]
+    ia, ib, ic = 7, 130, 256 - info.cd_regs - 3
+    n = plan.need_a
+    want = mfma_fast.fdpa(plan, va[:, ia:ia + n], vb[:, ib:ib + n], ac[:, ic:ic + info.cd_regs])
+    got = mfma_fast.fdpa_at(plan, va, ia, vb, ib, ac, ic)
+    assert want is not None and got is not None
+    assert np.array_equal(got, want)
+    assert np.array_equal(got, mfma_model(name, arch, va[:, ia:ia + n], vb[:, ib:ib + n],
+                                          ac[:, ic:ic + info.cd_regs]))
