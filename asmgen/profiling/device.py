@@ -6,7 +6,7 @@ from __future__ import annotations
 
 
 def tile_traffic(params, m: int, n: int, k: int, tile, copies: int, order: str = "m_fastest",
-                 group: int = 8, in_bytes: int = 2) -> tuple[dict, float]:
+                 group: int = 8, in_bytes: float = 2) -> tuple[dict, float]:
     """(traffic of one trip of the first round, mean load latency) of a tiled GEMM."""
     from isa.cycle.problem import TileGrid, gemm_traffic, loaded_latency
     grid = TileGrid(m, n, k, tuple(tile), in_bytes=in_bytes, order=order, group=group)

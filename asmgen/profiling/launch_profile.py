@@ -56,7 +56,7 @@ def profile_launch(path, iters: int | None = None, device: str | None = None,
         m, n, k = (int(lc.evaluate(tiles.get(x, x.upper()), d, f"tiles.{x}")) for x in "mnk")
         traffic, latency = tile_traffic(params, m, n, k, tiles["tile"], copies,
                                         tiles.get("order", "m_fastest"), int(tiles.get("group", 8)),
-                                        int(tiles.get("in_bytes", 2)))
+                                        float(tiles.get("in_bytes", 2)))
     streams, allowed = _streams(meta, hsaco, trips, seed)
     copies, res, summ = model_cu(mm, params, streams, copies, 0.0, loop, latency)
     cpi = summ["cycles_per_iter"]

@@ -40,13 +40,13 @@ class TileGrid:
     n: int
     k: int
     tile: tuple[int, int, int]
-    in_bytes: int = 2          # bytes per A/B element (bf16/f16)
+    in_bytes: float = 2        # bytes per A/B element (bf16/f16 2, fp8/i8 1, fp4 0.5)
     order: str = "m_fastest"
     group: int = 8             # GROUP_SIZE_M of the "grouped" order
 
     def __post_init__(self) -> None:
-        if min(self.m, self.n, self.k, *self.tile, self.in_bytes, self.group) < 1:
-            raise CycleModelError(f"tile grid {self} has a size below 1")
+        if min(self.m, self.n, self.k, *self.tile, self.group) < 1 or not self.in_bytes > 0:
+            raise CycleModelError(f"tile grid {self} has a size below 1 or no bytes per element")
         if self.order not in ORDERS:
             raise CycleModelError(f"tile order {self.order!r} is not one of {ORDERS}")
 

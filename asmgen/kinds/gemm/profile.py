@@ -84,7 +84,10 @@ def profile_gemm(meta: dict, hsaco: bytes, iters: int, device: str | None,
     # per-CU share, so the CU model runs with hbm_fraction 0 and the device's latency
     copies = wgs_per_cu or co_resident(meta, params)
     clock = clock_mhz or params.clock_mhz
-    traffic, latency = tile_traffic(params, prob["m"], prob["n"], prob["k"], prob["tile"], copies)
+    # the panels' bytes are the input type's (an fp8 K slab is half a bf16 one; MX scales, 1/32
+    # of a byte per element, are left out)
+    traffic, latency = tile_traffic(params, prob["m"], prob["n"], prob["k"], prob["tile"], copies,
+                                    in_bytes=dt)
     copies, res, summ = model_cu(meta, params, streams, copies, 0.0, loop, latency)
     cpi = summ["cycles_per_iter"]
     extra_iters = prob["k_iters"] - prob["small_iters"]
