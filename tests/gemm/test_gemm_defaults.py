@@ -62,7 +62,8 @@ def test_cli_without_tuning_flags_prints_the_default(tmp_path, capsys):
 def test_8bit_other_layouts_get_the_padded_pingpong(arch, dtype, layout):
     """An 8-bit GEMM with an MN-contiguous operand: the 8-wave ping-pong over padded LDS rows
     (no LDS-DMA, which TN has no K-contiguous operand for), and it builds at 8192^3 (before,
-    TN fell through to the 64x64 class); NT keeps the LDS-DMA + swizzle ping-pong on gfx942 and
+    TN fell through to the 64x64 class); NT keeps the LDS-DMA + swizzle ping-pong on gfx942 (at
+    DepthU 64) and
     takes the padded one on gfx950 (two 32-byte swizzle units per 64-byte row)."""
     from asmgen.api import gemm
     first = candidates(8192, 8192, arch, layout, dtype)[0]
@@ -74,4 +75,6 @@ def test_8bit_other_layouts_get_the_padded_pingpong(arch, dtype, layout):
     assert cfg == first and kern.config.tile[:2] == (256, 256)
     nt = candidates(8192, 8192, arch, "NT", dtype)[0]
     assert nt == first if arch == "gfx950" else (nt["direct_to_lds"] and nt["lds_swizzle"])
+    # gfx942 NT, the fast path: DepthU 64, the two 8-bit 256x256 buffers of its 64 KiB LDS
+    assert nt["tile"] == ((256, 256, 64) if arch == "gfx942" else first["tile"])
     assert candidates(8192, 8192, arch, "NT")[0]["direct_to_lds"]      # f16: unchanged

@@ -17,7 +17,8 @@ in the cycle-model notes of issue 14). Not a search: the first entry the generat
   pad on gfx942, 32 bytes of pad on gfx950) and no LDS-DMA, which TN cannot use at all
   (``LOWP_PADDED``). On gfx950 a 64-byte fp8 row has only two 32-byte swizzle units, and the
   padded rows model 1.21-1.24x faster than LDS-DMA + swizzle in NT too; on gfx942 NT keeps the
-  LDS-DMA + swizzle ping-pong (1597 vs 1603 TF padded: a tie).
+  LDS-DMA + swizzle ping-pong at DepthU 64 (``LOWP_NT_CDNA3``: two 8-bit 256x256x64 buffers
+  fill the 64 KiB; 1.08x DepthU 32 under the model).
 * Enough 128x128 tiles to fill the CUs: the 4-wave recipe the model ranks best at that tile.
 * Smaller problems: 64x64x32 ``pgr1`` with 2x2 waves (more workgroups than CUs sooner).
 """
@@ -37,10 +38,10 @@ DMA_SWZ = {"direct_to_lds": True, "lds_swizzle": True}
 LDS_BUFFERS = 2
 
 
-def _depth(arch: str) -> int:
-    """The largest power-of-two DepthU whose two 256x256 bf16 LDS buffers fit the arch's LDS
-    (32 on CDNA3's 64 KiB, 64 on CDNA4's 160 KiB)."""
-    d = target_of(arch).lds_limit // (LDS_BUFFERS * dtype_of("bf16").nbytes(256 + 256))
+def _depth(arch: str, dtype: str = "bf16") -> int:
+    """The largest power-of-two DepthU whose two 256x256 LDS buffers of ``dtype`` fit the arch's
+    LDS (bf16: 32 on CDNA3's 64 KiB, 64 on CDNA4's 160 KiB; 8-bit: 64 on CDNA3)."""
+    d = target_of(arch).lds_limit // (LDS_BUFFERS * dtype_of(dtype).nbytes(256 + 256))
     return 1 << (d.bit_length() - 1)
 
 
@@ -75,6 +76,14 @@ LOWP_PADDED = {arch: (((256, 256, DEPTH[arch]), (2, 4), "pingpong",
                       {"prefetch": 1, **({} if arch == CDNA3 else {"lds_pad": 32})}),
                      ((128, 128, DEPTH[arch]), (2, 2), "pgr1", {}))
               for arch in CUS}
+# 8-bit NT on gfx942 (the K-contiguous fast path of issue 15): the LDS-DMA + swizzle ping-pong
+# at the DepthU two 8-bit 256x256 buffers fill (64; bf16's 32 halves the bytes per barrier).
+# Ranked by the model at 8192^3 fp8_e4m3fnuz (benchmarks/lowp_gemm.py, TF at the power-limited
+# clock, 2026-12-04, after the L2 traffic counts 1 byte per element): 256x256x64 1252 TF at
+# 1303 MHz (MFMA busy 0.97) > 256x256x32 1164 at 1413 (busy 0.82); Triton 3.9's 256x256x128 fp8
+# TN GEMM 1227 through the same model. 128x128 was not re-ranked (pgr1 DepthU 32 as for bf16).
+LOWP_NT_CDNA3 = (((256, 256, _depth(CDNA3, "i8")), (2, 4), "pingpong",
+                  {**DMA_SWZ, "prefetch": 1}), TABLE["NT"][CDNA3][1])
 SMALL = ((64, 64, 32), (2, 2), "pgr1", {})
 # MX types (block scales): DepthU 128. Ranked by the model at 8192^3 mxfp8 (asmgen profile, TF at
 # 1704 MHz): 256x256x128 ck_v4 32x32x64 2602 > ck_v4 16x16x128 2370 > pgr1 32x32x64 2394 /
@@ -100,6 +109,8 @@ def candidates(m: int, n: int, arch: str, layout: str = "NT", dtype: str = "f16"
         rows = MX4 if dtype_of(dtype).bits < 8 else MX
     elif dtype_of(dtype).bits == 8 and (layout != "NT" or arch != CDNA3):
         rows = LOWP_PADDED[arch]
+    elif dtype_of(dtype).bits == 8:
+        rows = LOWP_NT_CDNA3
     else:
         rows = TABLE["NT" if layout == "NT" else "other"][arch]
     out = []
