@@ -67,11 +67,11 @@ INTERLEAVE = ["--waves", "2x2", "--schedule", "interleave", "--direct-to-lds", "
 ROWS = [
     ("gfx942", "bf16 default", "bf16", []),
     ("gfx942", "fp8 default", "fp8_e4m3fnuz", []),
-    ("gfx942", "fp8 DepthU 64", "fp8_e4m3fnuz", ["--tile", "256x256x64", *PINGPONG]),
+    ("gfx942", "fp8 DepthU 32", "fp8_e4m3fnuz", ["--tile", "256x256x32", *PINGPONG]),
     ("gfx942", "fp8 -> fp8 out", "fp8_e4m3fnuz", ["--out-dtype", "fp8_e4m3fnuz"]),
     ("gfx942", "fp8 row/col scales", "fp8_e4m3fnuz", ["--scale-a", "row", "--scale-b", "col"]),
     ("gfx942", "i8 -> bf16 default", "i8", ["--out-dtype", "bf16"]),
-    ("gfx942", "i8 -> bf16 DepthU 64", "i8", ["--out-dtype", "bf16", "--tile", "256x256x64",
+    ("gfx942", "i8 -> bf16 DepthU 32", "i8", ["--out-dtype", "bf16", "--tile", "256x256x32",
                                              *PINGPONG]),
     ("gfx942", "i8 -> i32 default", "i8", []),
     ("gfx950", "bf16 default", "bf16", []),

@@ -91,7 +91,9 @@ SMALL = ((64, 64, 32), (2, 2), "pgr1", {})
 # 2026-12-03, TF at each kernel's power-limited clock): mxfp8 interleave 256x256x128 2904 and
 # pingpong 256x256x64 2827 vs this ck_v4 2802; mxfp4 interleave 256x256x256 4847, pingpong
 # 256x256x128 4772 vs ck_v4 4825: all L2-bound, every gap under the model error (±7.4 %): ties,
-# the default stays
+# the default stays. After the L2 traffic counts the input bytes (2026-12-04, same script) none
+# is L2-bound: mxfp8 unchanged (2802 / 2904 / 2827), mxfp4 ck_v4 5384, interleave 5628, pingpong
+# 5500 (1.05x: under the model error, still a tie)
 MX = (((256, 256, 128), (2, 2), "ck_v4", {**DMA_SWZ, "mfma": (32, 32, 64)}),
       ((128, 128, 128), (2, 2), "ck_v4", {**DMA_SWZ, "mfma": (32, 32, 64)}))
 MX_SMALL = ((64, 64, 128), (2, 2), "pgr1", {"mfma": (16, 16, 128)})
