@@ -1,6 +1,7 @@
 """Print asmgen's flash-attention forward kernels under the calibrated cycle model: the default
-configuration (``asmgen attention`` with no tuning flag) and the best known one (4 waves, two LDS
-K/V buffers, ``attn_prio_interleave``, ``--seqlen-k-multiple 32``), on gfx942 and gfx950, causal
+configuration (``asmgen attention`` with no tuning flag), the best known 4-wave one (two LDS
+K/V buffers, ``attn_prio_interleave``, ``--seqlen-k-multiple 32``) and the 8-wave ping-pong
+(``attn_pingpong``, ``--seqlen-k-multiple 32``), on gfx942 and gfx950, causal
 and not, with the model's bound breakdown per row (``asmgen profile --json``: the share of the
 loop each resource is busy, the largest one is the bound).
 
@@ -36,7 +37,9 @@ sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != 
 sys.path.append(str(ROOT / "benchmarks"))
 BEST = ["--schedule", "attn_prio_interleave", "--waves", "4", "--kv-buffers", "2",
         "--seqlen-k-multiple", "32"]
-CONFIGS = {"default": [], "best": BEST}
+# the 8-wave ping-pong loop (kinds.attention.pingpong), key mask dropped like "best"
+PINGPONG = ["--schedule", "attn_pingpong", "--seqlen-k-multiple", "32"]
+CONFIGS = {"default": [], "best": BEST, "pingpong": PINGPONG}
 SHARES = ("mfma", "issue", "lds", "vmem", "waits", "barrier")
 
 

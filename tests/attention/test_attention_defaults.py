@@ -10,7 +10,7 @@ import pytest
 from asmgen.cli import main
 from asmgen.errors import ConfigError
 from asmgen.kinds.attention.config import AttentionConfig
-from asmgen.kinds.attention.defaults import MASKED, TABLE, build_default, candidates
+from asmgen.kinds.attention.defaults import MASKED, PINGPONG, TABLE, build_default, candidates
 from asmgen.target import ARCHES
 
 PROBLEM = ["--batch", "1", "--heads", "2", "--seqlen-k", "256", "--head-dim", "64",
@@ -67,19 +67,38 @@ def test_every_table_row_builds_and_assembles(key):
     assert k.hsaco and k.meta["config"]["waves"] == waves
 
 
+def _row(t) -> dict:
+    return dict(zip(("schedule", "waves", "kv_buffers"), t))
+
+
+def test_pingpong_rows_come_first_for_long_mask_free_queries():
+    """The 8-wave ping-pong leads where ``PINGPONG`` has a row, for 256 query rows or more and
+    no per-element key mask; the 4-wave table row follows it (the generator may refuse it)."""
+    assert PINGPONG
+    for (arch, d, causal), row in PINGPONG.items():
+        got = candidates(arch, d, causal, 8192, 32)
+        assert got[:2] == [_row(row), _row(TABLE[(arch, d, causal)])]
+        assert candidates(arch, d, causal, 255, 32)[0] == _row(TABLE[(arch, d, causal)])
+        if not causal:      # the key mask kept: the masked ranking, no ping-pong
+            assert candidates(arch, d, False, 8192, 1)[0] == _row(MASKED[(arch, d)])
+    assert all(k[0] == ARCHES[0] for k in PINGPONG)     # gfx950: ties, not taken
+
+
 def test_candidates_and_fallback():
     assert candidates(ARCHES[0], 128, False, 8192)[0] == dict(zip(
-        ("schedule", "waves", "kv_buffers"), TABLE[(ARCHES[0], 128, False)]))
+        ("schedule", "waves", "kv_buffers"), MASKED[(ARCHES[0], 128)]))
+    assert candidates(ARCHES[0], 64, False, 8192, 32)[0] == dict(zip(
+        ("schedule", "waves", "kv_buffers"), TABLE[(ARCHES[0], 64, False)]))
     assert candidates(ARCHES[0], 128, False, 127)[0]["waves"] == 1
     # non-causal with the key mask kept takes the masked ranking; causal and mask-free do not
     for arch, d in MASKED:
         row = dict(zip(("schedule", "waves", "kv_buffers"), MASKED[(arch, d)]))
         assert candidates(arch, d, False, 8192, 1)[0] == row
         assert candidates(arch, d, False, 8192, 16)[0] == row
-        assert candidates(arch, d, False, 8192, 64)[0] == dict(zip(
-            ("schedule", "waves", "kv_buffers"), TABLE[(arch, d, False)]))
-        assert candidates(arch, d, True, 8192, 1)[0] == dict(zip(
-            ("schedule", "waves", "kv_buffers"), TABLE[(arch, d, True)]))
+        assert candidates(arch, d, False, 8192, 64)[0] == _row(
+            PINGPONG.get((arch, d, False), TABLE[(arch, d, False)]))
+        assert candidates(arch, d, True, 8192, 1)[0] == _row(
+            PINGPONG.get((arch, d, True), TABLE[(arch, d, True)]))
     with pytest.raises(ConfigError, match="gfx90a"):
         candidates("gfx90a", 128, False, 8192)
     tried = []
@@ -89,8 +108,9 @@ def test_candidates_and_fallback():
         if kw["waves"] > 1:
             raise ConfigError("refused")
         return AttentionConfig(**{k: v for k, v in kw.items() if k != "schedule"})
-    cfg, cand = build_default(gen, arch=ARCHES[0], head_dim=128, causal=False, seqlen_q=8192)
-    assert tried == [4, 1] and cand["waves"] == 1 and cfg.waves == 1
+    cfg, cand = build_default(gen, arch=ARCHES[0], head_dim=128, causal=False, seqlen_q=8192,
+                              seqlen_k_multiple=32)
+    assert tried == [8, 4, 1] and cand["waves"] == 1 and cfg.waves == 1
 
     def refuse(**kw):         # every candidate refused: the last one's error
         raise ConfigError(f"no {kw['schedule']} w{kw['waves']}")

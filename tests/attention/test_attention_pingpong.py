@@ -4,8 +4,8 @@ and not, lengths off the block size, GQA), the loop's shape (two barriers per bo
 offset barriers, an MFMA phase of MFMAs only), its config limits, the fuzz strategy and the
 mutation proof.
 
-Default run: four cases x two seeds; ``--runslow`` adds the cross product and the mutation
-proof of the proof kernel."""
+Default run: four cases x two seeds, one fp8 and one varlen case; ``--runslow`` adds the cross
+product, the other fp8/varlen seeds, other recipes and the mutation proof of the proof kernel."""
 from __future__ import annotations
 
 import itertools
@@ -163,3 +163,35 @@ def test_gfx950_takes_v_by_dma_and_transposing_reads():
     k2 = kernel(C(**D128, seqlen_q=256, seqlen_k=256, seqlen_k_multiple=32), PP)
     ops2 = [ln.split()[0] for ln in _loop_body(k2.asm)]
     assert "ds_read_b64_tr_b16" not in ops2 and "ds_write_b16" in ops2
+
+
+OTHER = {   # fp8 (each arch's E4M3: the byte-transposed V tile, 4-byte K DMA) and varlen
+    "fp8_942_causal": C(**D128, dtype="fp8_e4m3fnuz", seqlen_q=100, seqlen_k=130, causal=True),
+    "fp8_950": C(**D128, dtype="fp8_e4m3", arch="gfx950", seqlen_q=100, seqlen_k=130),
+    "varlen_950_causal": C(**D128, dtype="bf16", arch="gfx950", causal=True, varlen=True,
+                           batch=3, heads=2, seqlen_q=100, seqlen_k=130),
+}
+FAST = [("fp8_942_causal", 0), ("varlen_950_causal", 1)]
+SLOW = [(n, sd) for n in sorted(OTHER) for sd in (0, 1) if (n, sd) not in FAST]
+
+
+def _check_other(name, seed):
+    """Through the kind's own check (``asmgen check``: the fp8 reference and tolerance, ragged
+    varlen lengths drawn from the seed)."""
+    import asmgen
+    from asmgen.kinds import registry
+    k = kernel(OTHER[name], PP)
+    run = asmgen.load(k, backend="emu", seed=seed)
+    ok, msg = registry.get("attention").check(k.meta, run, seed)
+    assert ok, msg
+
+
+@pytest.mark.parametrize("name,seed", FAST)
+def test_fp8_and_varlen_match_reference(name, seed):
+    _check_other(name, seed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,seed", SLOW)
+def test_fp8_and_varlen_match_reference_wide(name, seed):
+    _check_other(name, seed)

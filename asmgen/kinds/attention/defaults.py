@@ -7,6 +7,8 @@ issue 16). Not a search: the first candidate the generator accepts wins.
 
 * ``seqlen_q`` of at least one 4-wave Q-block (128 rows): the table's row. At D128, 4 waves
   sharing K/V through LDS under ``attn_prio_interleave`` lead on both arches, causal or not.
+* ``seqlen_q`` of at least 256 rows, gfx942 D128 without the key mask: the 8-wave ping-pong
+  (``PINGPONG``) first, the table's row next.
 * Shorter ``seqlen_q``: a 4-wave workgroup would hold idle waves; one wave, K in registers
   (``attn_interleave``, the best one-wave recipe in every ranking).
 
@@ -56,6 +58,19 @@ MASKED: dict[tuple[str, int], tuple[str, int, int]] = {
     (CDNA4, 128): ("attn_interleave", 4, 2),
     (CDNA4, 64): ("attn_prio_interleave", 4, 2),
 }
+# The 8-wave ping-pong loop (``kinds.attention.pingpong``) where it leads by more than the model
+# error, for seqlen_q of at least one 8-wave Q-block (256 rows), without the per-element key mask
+# (same runs, ``benchmarks/attention.py``; TF at the sustained clock):
+#   gfx942 D128  non-causal pingpong w8b3 696 > prio_interleave w4b2 654 (+6 %, worst error 3.8 %)
+#                causal     pingpong w8b3 686 > prio_interleave w4b2 647 (+6 %)
+#                key mask kept: 623 ~ 626, not taken
+#   gfx950 D128  non-causal 1371 ~ 1370, causal 1353 ~ 1366, key mask kept 1102 ~ 1073
+#                (interleave w4b2): ties within the 10.8 % error, not taken (the loop is bound by
+#                the softmax VALU the two groups share, not by the MFMA / softmax overlap)
+PINGPONG: dict[tuple[str, int, bool], tuple[str, int, int]] = {
+    (CDNA3, 128, False): ("attn_pingpong", 8, 3),
+    (CDNA3, 128, True): ("attn_pingpong", 8, 3),
+}
 SHORT = ("attn_interleave", 1, 1)
 FALLBACK = ("attn_basic", 1, 1)     # builds for every config the others refuse
 
@@ -67,6 +82,9 @@ def candidates(arch: str, head_dim: int, causal: bool, seqlen_q: int,
         raise ConfigError(f"no attention defaults for arch {arch!r} (know {ARCHES})")
     rows = []
     masked = not causal and seqlen_k_multiple % BLOCK_K != 0      # AttentionConfig.key_mask
+    key = (arch, head_dim, causal)
+    if seqlen_q >= BLOCK_Q * 8 and not masked and key in PINGPONG:
+        rows.append(PINGPONG[key])
     if seqlen_q >= BLOCK_Q * 4 and (arch, head_dim, causal) in TABLE:
         rows.append(MASKED[(arch, head_dim)] if masked and (arch, head_dim) in MASKED
                     else TABLE[(arch, head_dim, causal)])
