@@ -34,11 +34,13 @@ from dataclasses import dataclass, field
 from ..kernarg import as_args
 from .launch import LaunchError, grid_of, resolve_scalars, scalar_value
 
-# wave-instructions per second of isa.emu, wall clock, on this 2-core machine under its usual load
-# (load average 9-13): benchmarks/check_rate.py, 2026-12-03, printed 16k-23k/s for the emulation
-# alone (66k-95k/s of CPU time); a whole `asmgen check` run (inputs, decode, reference, a busier
-# machine) measured 6.5k/s. 12k/s is between; the estimate is an order of magnitude, not a promise.
-EMU_INSTR_PER_SECOND = 12_000.0
+# wave-instructions per second of isa.emu, wall clock, on this 2-core machine under its usual load.
+# Measured 2026-12-04 with `PYTHONPATH=. python benchmarks/check_rate.py` on a quiet machine (load
+# 1.6): 67k/s (README GEMM at 256^3), 98k/s (f16 GEMM), 33k/s (attention) wall; on 2026-12-03,
+# before that session's emulator speed-ups, the same script gave 16k-23k/s under load 9-13 and a
+# whole `asmgen check` run 6.5k/s. 25k/s is the GEMM figure under the usual load (about a third of
+# the quiet one, as before); the estimate is an order of magnitude, not a promise.
+EMU_INSTR_PER_SECOND = 25_000.0
 DEFAULT_BUDGET_S = 30.0
 
 
