@@ -14,13 +14,25 @@ index_stride + index % index_stride * element_size + offset % element_size.
 
 Range checking (CDNA3 ISA guide, "Range Checking"; soffset is never part of the check):
 * raw buffer (add_tid 0, swizzle 0, idxen 0; any stride): out of range when offset >= num_records
-  (bytes), per dword for multi-dword accesses;
+  (bytes);
 * structured buffer (add_tid 0, idxen 1, stride != 0; linear or swizzled): out of range when
   index >= num_records;
 * private (scratch) buffer (add_tid 1, idxen 0): no range checking.
+The guide's notes: out-of-range reads return 0, out-of-range writes write nothing, and
+"Load/store-Dword-x{2,3,4} range-check per component": each dword of a multi-dword access is
+checked on its own (offset + 4k), so the in-range dwords of a lane move and the rest read 0 / are
+dropped (isa.emu.mem_buffer touches memory with the in-range dwords only). A dword counts as in
+range when all its bytes are below num_records: LLVM (llvm-project PR #132981, "the hardware will
+mask off the entire word" of an 8-byte buffer's load at offset 6; AMDGPUUsage "Relaxed Buffer OOB
+Mode", PR #134734) documents the hardware masking a word that straddles num_records; for the
+dword-aligned offsets and num_records of every kernel here it is the guide's offset >= num_records.
+A byte/short access is checked with its own size. Structured and private accesses are in or out
+as a whole lane (one index per lane).
 Forms the guide does not cover are refused with a typed error: swizzle without idxen or add_tid,
-add_tid together with idxen, the gfx942 cache-swizzle bit. idxen with stride 0 (the index adds
-nothing) is checked as a raw buffer.
+add_tid together with idxen, the gfx942 cache-swizzle bit, and a swizzled access that straddles an
+element (offset % element_size + size > element_size: the guide's swizzle formula places whole
+elements, LLVM splits private accesses to the descriptor's element size, max-private-element-size).
+idxen with stride 0 (the index adds nothing) is checked as a raw buffer.
 """
 from __future__ import annotations
 
@@ -117,6 +129,11 @@ def addresses(w, sh, lanes):
         rel = offset
     elif srd.swizzle:
         es, ist = srd.element_size, srd.index_stride
+        if offset.size and int((offset % es).max()) + sh.nbytes > es:
+            raise EmulatorError(f"a {sh.nbytes}-byte access through a swizzled V# straddles an "
+                                f"element (element_size {es} bytes, offset "
+                                f"{int(offset[np.argmax(offset % es + sh.nbytes > es)])}); the ISA "
+                                "guide's swizzled addressing does not cover it; not modelled")
         rel = ((index // ist) * srd.stride + (offset // es) * es) * ist + (index % ist) * es + offset % es
     else:
         rel = offset + index * srd.stride

@@ -53,24 +53,32 @@ def _addresses(w, sh: _Shape, lanes):
 
 
 def _locate(m, w, addr, in_range, nbytes, what):
-    """(location, byte mask of the in-range lanes or None, in-range lane rows or None)."""
+    """Where a MUBUF access's bytes are: (location, rows, cols, piece size). With ``rows`` None
+    every lane's ``nbytes`` at ``addr`` are in range and ``location`` covers them; otherwise the
+    in-range dwords only (the guide range-checks Dword-x{2,3,4} per component, buffer_addr), one
+    piece per (lane row ``rows[j]``, byte column ``cols[j]``) of ``min(4, nbytes)`` bytes: an
+    out-of-range dword never touches memory, so only the in-range ones must lie in an allocation
+    (a 16-byte load whose first dwords end exactly at the allocation's end is fine)."""
     try:
         if in_range is None:
-            return m.mem.locate(addr, nbytes, what), None, None
-        rows = np.flatnonzero(in_range.any(axis=1))
-        mask_b = np.repeat(in_range[rows], 4, axis=1)[:, :nbytes]
-        return (m.mem.locate(addr[rows], nbytes, what) if rows.size else None), mask_b, rows
+            return m.mem.locate(addr, nbytes, what), None, None, nbytes
+        rows, k = np.nonzero(in_range)
+        size = min(4, nbytes)
+        cols = 4 * k
+        loc = m.mem.locate(addr[rows] + cols.astype(np.uint64), size, what) if rows.size else None
+        return loc, rows, cols, size
     except GlobalOutOfBoundsError as e:
         raise m.error(GlobalOutOfBoundsError, e.what, w) from None
 
 
-def _gather(mem, loc, mask_b, rows, n, nbytes):
+def _gather(mem, where, n, nbytes):
     """uint8[n, nbytes]: loaded bytes, 0 for out-of-range dwords (they never touch memory)."""
-    if mask_b is None:
+    loc, rows, cols, size = where
+    if rows is None:
         return mem.gather(loc, n, nbytes)
     out = np.zeros((n, nbytes), np.uint8)
     if rows.size:
-        out[rows] = np.where(mask_b, mem.gather(loc, len(rows), nbytes), 0)
+        out[rows[:, None], cols[:, None] + byte_range(size)] = mem.gather(loc, len(rows), size)
     return out
 
 
@@ -95,13 +103,13 @@ def _bind_load(ins, nbytes, signed):
             if not keep.all():      # lanes whose LDS address is out of range are masked off (ISA 3.11)
                 lanes, idx = LANES64[lanes][keep], idx[keep]
         addr, in_range = _addresses(w, sh, lanes)
-        loc, mask_b, rows = _locate(m, w, addr, in_range, nbytes, "buffer load")
+        where = _locate(m, w, addr, in_range, nbytes, "buffer load")
         mem, n = m.mem, len(addr)
         if lds:
             lds_data = m.lds.buf
 
             def apply():
-                lds_data[idx] = _gather(mem, loc, mask_b, rows, n, nbytes)
+                lds_data[idx] = _gather(mem, where, n, nbytes)
             op = AsyncOp(w, VM, (), apply, w.pc, ins, lds_dw=dwords_of(idx), lds_write=True, dma=True)
             m.lds.dma_issue(m, w, op)
             m.issue(w, op)
@@ -110,7 +118,7 @@ def _bind_load(ins, nbytes, signed):
         d = vdst.index
 
         def apply():
-            f[d:d + ndw, lanes] = bytes_to_dwords(_gather(mem, loc, mask_b, rows, n, nbytes), signed).T
+            f[d:d + ndw, lanes] = bytes_to_dwords(_gather(mem, where, n, nbytes), signed).T
         m.issue(w, AsyncOp(w, VM, regs, apply, w.pc, ins))
     return fn
 
@@ -123,17 +131,16 @@ def _bind_store(ins, nbytes):
     def fn(m, w):
         lanes = w.exec_lanes()
         addr, in_range = _addresses(w, sh, lanes)
-        loc, mask_b, rows = _locate(m, w, addr, in_range, nbytes, "buffer store")
+        loc, rows, cols, size = _locate(m, w, addr, in_range, nbytes, "buffer store")
         data = lanes_to_bytes(regfile(w, vdata)[vdata.index:vdata.index + ndw], lanes, nbytes)
+        if rows is not None:       # the in-range dwords only; out-of-range writes are dropped
+            data = data[rows[:, None], cols[:, None] + byte_range(size)]
         mem = m.mem
-        m.claim_global_writes(w, loc, nbytes)
+        m.claim_global_writes(w, loc, size)
 
         def apply():
-            if mask_b is None:
+            if loc is not None:
                 mem.scatter(loc, data)
-            elif rows.size:
-                old = mem.gather(loc, len(rows), nbytes)
-                mem.scatter(loc, np.where(mask_b, data[rows], old))
         m.issue(w, AsyncOp(w, VM, (), apply, w.pc, ins))
     return fn
 

@@ -66,11 +66,11 @@ def _bind_buffer_load_d16(ins, nb, signed, hi):
     def fn(m, w):
         lanes = w.exec_lanes()
         addr, in_range = mem_buffer._addresses(w, sh, lanes)
-        loc, mask_b, rows = mem_buffer._locate(m, w, addr, in_range, nb, "buffer load")
+        where = mem_buffer._locate(m, w, addr, in_range, nb, "buffer load")
         f, mem, n = regfile(w, vdst), m.mem, len(addr)
 
         def apply():
-            _merge(f, d, lanes, mem_buffer._gather(mem, loc, mask_b, rows, n, nb), signed, hi)
+            _merge(f, d, lanes, mem_buffer._gather(mem, where, n, nb), signed, hi)
         m.issue(w, AsyncOp(w, VM, regs, apply, w.pc, ins))
     return fn
 
@@ -82,18 +82,16 @@ def _bind_buffer_store_hi(ins, nb):
     def fn(m, w):
         lanes = w.exec_lanes()
         addr, in_range = mem_buffer._addresses(w, sh, lanes)
-        loc, mask_b, rows = mem_buffer._locate(m, w, addr, in_range, nb, "buffer store")
+        loc, rows, _, _ = mem_buffer._locate(m, w, addr, in_range, nb, "buffer store")
         data = lanes_to_bytes(regfile(w, vdata)[vdata.index:vdata.index + 1] >> np.uint32(16), lanes, nb)
+        if rows is not None:        # one piece per in-range lane (a sub-dword access is one piece)
+            data = data[rows]
         mem = m.mem
-        if loc is not None:
-            m.claim_global_writes(w, loc, nb)
+        m.claim_global_writes(w, loc, nb)
 
         def apply():
-            if mask_b is None:
+            if loc is not None:
                 mem.scatter(loc, data)
-            elif rows.size:
-                old = mem.gather(loc, len(rows), nb)
-                mem.scatter(loc, np.where(mask_b, data[rows], old))
         m.issue(w, AsyncOp(w, VM, (), apply, w.pc, ins))
     return fn
 
