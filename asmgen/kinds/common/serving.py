@@ -117,12 +117,6 @@ class ServingConfig(ArchTyped):
             self._int("num_blocks", self.num_blocks, 1, BUFFER_BYTES_MAX // self.page_bytes)
         elif self.num_blocks is not None:
             raise ConfigError(f"{kind} num_blocks={self.num_blocks!r} applies to paged=True only")
-        elif self.token_scales and self.max_context % 4:
-            # the scales load 4 keys at a time: a group straddling the buffer's end is range
-            # checked per dword (cdna-facts section 5), but its bytes would pass the allocation's
-            # end, which the emulator refuses; a multiple of 4 keeps every group inside
-            raise ConfigError(f"{kind} max_context={self.max_context} is not a multiple of 4, "
-                              f"which dense per-token scales (kv_scale='token') need")
         elif self.batch * self.max_context * self.kv_row_bytes > BUFFER_BYTES_MAX:
             raise ConfigError(f"{kind} dense KV cache {self.batch}x{self.max_context}x"
                               f"{self.kv_row_bytes} bytes exceeds the 4 GiB of a buffer "

@@ -27,8 +27,7 @@ def _length(draw, hi: int) -> int:
 def draw_cache(draw, arch: str, maxc: int) -> tuple[int, dict]:
     """(max_context, config keywords) of a drawn KV cache (decode and extend): dense or paged
     with pages of 16, 32, 64 (max_context rounded up to whole pages), in ``dtype`` or the arch's
-    fp8 with per-tensor or per-token scales (a dense per-token cache: max_context rounded up to
-    a multiple of 4, ``ServingConfig``'s limit)."""
+    fp8 with per-tensor or per-token scales."""
     extra = {}
     if draw(st.booleans()):
         page = draw(st.sampled_from((16, 32, 64)))
@@ -38,8 +37,6 @@ def draw_cache(draw, arch: str, maxc: int) -> tuple[int, dict]:
     extra["kv_dtype"] = draw(st.sampled_from([None, *fp8]))
     if extra["kv_dtype"] is not None:
         extra["kv_scale"] = draw(st.sampled_from(("tensor", "token")))
-        if extra["kv_scale"] == "token" and "paged" not in extra:
-            maxc = -(-maxc // 4) * 4
     return maxc, extra
 
 

@@ -15,10 +15,12 @@ P_r *= v_scale_r after the row sum and before P is packed for the PV MFMA (``onl
 With ``prefetch`` the next block's scales load into the same registers after their last reads
 (apply_k; the P scaling, ``Loader.flush``), most of an iteration before their use.
 
-Keys past the context: dense, the resource ends at the context (per-dword range check, cdna-facts
-section 5: they read 0); paged, a 4-key group straddling the context reads the page's stale
-scales, which only masked keys see: the mask replaces their scores by -inf whatever k_scale was,
-and the masked body multiplies P by v_scale with ``v_mul_legacy_f32`` (0 x NaN = 0).
+Keys past the context: dense, the resource ends at the context (per-dword range check, CDNA3
+ISA "Range Checking", cdna-facts section 5: they read 0 and touch no memory, so the last row's
+group may pass the array's end when max_context is not a multiple of 4); paged, a 4-key group
+straddling the context reads the page's stale scales, which only masked keys see: the mask
+replaces their scores by -inf whatever k_scale was, and the masked body multiplies P by v_scale
+with ``v_mul_legacy_f32`` (0 x NaN = 0).
 """
 from __future__ import annotations
 
