@@ -157,6 +157,25 @@ def test_fp8_proof_kernels_kill_every_sampled_correctness_mutant(which):
     assert not bad, bad
 
 
+def test_fp8_triangle_body_mutants_are_run_at_an_aligned_size():
+    """The causal fp8 proof kernels (dense and varlen) are checked again at an aligned size
+    (``check_sizes``), where the triangle body runs: every hoisted V^T ds_read, one of them in
+    that body (dead code at the unaligned 40 x 130 keys, where it survived), is killed as
+    predicted."""
+    from asmgen.kinds.attention.fuzz import SINGLE_WAVE_ATTENTION
+    dense = next(s for s in SINGLE_WAVE_ATTENTION if s.get("dtype") == "fp8_e4m3fnuz")
+    for spec in (dense, VARLEN_FP8_PROOF):
+        kern = build_proof_kernel("attention", spec)
+        assert kern.proof_sizes and "loop_kv_tri" in kern.asm
+        prog = Program.from_asm(kern.asm, kern.config.target, kern.name)
+        hoists = all_sites(prog, kernel_waves(kern)).get("hoist_ds_read", [])
+        assert len(hoists) >= 3
+        bad = [(m.description, m.expected, r.outcome)
+               for m, r in ((m, run_mutant(kern, prog, m, seed=3)) for m in hoists)
+               if not r.precise]
+        assert not bad, (kern.name, bad)
+
+
 def test_varlen_mutation_proof_kills_every_correctness_mutant():
     """The varlen proof kernel (last of the attention list): one sampled site per correctness
     class, each killed as predicted (its random inputs are ragged packed batches)."""

@@ -118,8 +118,12 @@ def candidates(raw: dict):
 # prefetch 0 and 1, and every attention recipe (critical path, interleaved, fuzzed order).
 # Each walks at least 4 key blocks. The config keys are ``AttentionConfig`` fields; ``schedule``
 # and ``schedule_params`` name the recipe.
+# Varlen: the last of the ragged sequences has the config's lengths (``reference.ragged_lengths``);
+# checked again with it at 40 x 104 keys (104 - 40 = 64: its first Q-block's diagonal aligned, so
+# the triangle body runs: unaligned lengths leave it dead code, where a mutant survives unseen)
 VARLEN_PROOF = {"seqlen_q": 40, "seqlen_k": 130, "batch": 3, "heads": 2, "kv_heads": 1,
-                "causal": True, "varlen": True, "schedule": "attn_basic"}
+                "causal": True, "varlen": True, "schedule": "attn_basic",
+                "check_sizes": ({"max_seqlen_q": 40, "max_seqlen_k": 104},)}
 SINGLE_WAVE_ATTENTION = (
     # causal, seqlen_k - seqlen_q = -32: Q-block 0 sees no key (the per-element mask), 1 to 3
     # end on their diagonal (the triangle), 4 is partial (the mask, keys past seqlen_k)
@@ -132,8 +136,11 @@ SINGLE_WAVE_ATTENTION = (
     {"seqlen_q": 64, "seqlen_k": 129, "arch": CDNA4, "mfma_k": 8, "schedule": "fuzz",
      "schedule_params": {"seed": 12}},
     # fp8 (gfx942 FNUZ): the byte-transposed V tile, the fp8 MFMAs, P's in-place converts
+    # (checked again at 40 x 104 keys, aligned: the triangle body runs; at 40 x 130 a mutant
+    # there, e.g. a V^T ds_read hoisted above the tile's ds_writes, survives as dead code)
     {"seqlen_q": 40, "seqlen_k": 130, "heads": 2, "kv_heads": 1, "dtype": "fp8_e4m3fnuz",
-     "causal": True, "schedule": "attn_interleave"},
+     "causal": True, "schedule": "attn_interleave",
+     "check_sizes": ({"seqlen_q": 40, "seqlen_k": 104},)},
     # varlen (after the first ones: ``--kernels N`` keeps them): three packed sequences of
     # ragged lengths (``reference.ragged_lengths``), causal per sequence, the cu_seqlens loads,
     # the early exit of the Q-blocks past a sequence
@@ -167,7 +174,7 @@ MULTI_WAVE_ATTENTION = (
 
 # fp8 varlen (FNUZ, causal): the packed sequences' scalar loads with the fp8 loop, P's offset
 # and the scales over ragged lengths (last: ``--kernels N`` keeps the ones before)
-VARLEN_FP8_PROOF = {**VARLEN_PROOF, "dtype": "fp8_e4m3fnuz", "schedule": "attn_basic"}
+VARLEN_FP8_PROOF = {**VARLEN_PROOF, "dtype": "fp8_e4m3fnuz", "schedule": "attn_interleave"}
 
 
 def proof_kernels() -> tuple[dict, ...]:
