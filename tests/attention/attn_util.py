@@ -33,3 +33,14 @@ def run_case(cfg: AttentionConfig, seed: int, schedule: str = "attn_basic",
     out = EmuRunner(meta, k.hsaco, seed=seed)(seqlen_q=sq, seqlen_k=sk, **inp, **outs)
     ok, msg = compare_attention(cfg, out, inp)
     return ok, msg, out
+
+
+def steady_body(kern) -> list:
+    """Scheduled nodes of the KV loop's steady-state body: the block ``loop`` (the one body of a
+    length-promised kernel, else the unmasked arm every whole key block runs, kvloop)."""
+    return next(b for b in kern.compiled.stream.blocks if b.name == "loop").nodes
+
+
+def ir_loop_blocks(k) -> list:
+    """Every loop block of a ``KernelIR`` (its bodies and the branch blocks between them)."""
+    return [b for b in k.blocks() if b.role == "loop"]

@@ -12,7 +12,7 @@ import itertools
 
 import numpy as np
 import pytest
-from attn_util import kernel, run_case
+from attn_util import ir_loop_blocks, kernel, run_case, steady_body
 
 from asmgen.errors import ConfigError
 from asmgen.kinds.attention.config import AttentionConfig
@@ -78,7 +78,7 @@ def test_loop_shares_kv_through_lds(arch, dma, lane_bytes):
     ds_writes; every MFMA operand but Q is read from LDS (ds_read_b128: two x8 k-steps or one
     x16 k-step of K, V^T); one s_barrier per iteration; no K load into VGPRs."""
     cfg = C(waves=2, head_dim=128, arch=arch)
-    body = [n.instr for n in kernel(cfg, "attn_prio").compiled.stream.body]
+    body = [n.instr for n in steady_body(kernel(cfg, "attn_prio"))]
     ops = [i.op for i in body]
     loads = [i for i in body if i.op == dma and dict(i.mods).get("lds")]
     assert len(loads) == 32 * 256 // (64 * lane_bytes) // 2   # 8 KiB K block / chunk / 2 waves
@@ -99,7 +99,8 @@ def _no_barrier_kernel(cfg):
 
     def build(c):
         k = orig(c)
-        k.loop.body.nodes = [n for n in k.loop.body.nodes if n.instr.op != "s_barrier"]
+        for b in ir_loop_blocks(k):
+            b.nodes = [n for n in b.nodes if n.instr.op != "s_barrier"]
         return k
     ta.build_attention = build
     try:
@@ -177,7 +178,7 @@ def test_setprio_per_cluster(schedule):
     priority 0; attn_prio_interleave may start the PV cluster under the softmax tail (PV k-step
     0 needs only the first keys' P)."""
     k = kernel(C(waves=2, head_dim=128), schedule)
-    body = [n for n in k.compiled.stream.body]
+    body = steady_body(k)
     sp = [(i, str(n.instr)) for i, n in enumerate(body) if n.instr.op == "s_setprio"]
     assert [s for _, s in sp] == ["s_setprio 1", "s_setprio 0", "s_setprio 1", "s_setprio 0"]
     qk = [i for i, n in enumerate(body) if "mfma_qk" in n.tags]

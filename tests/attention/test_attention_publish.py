@@ -8,7 +8,7 @@ import copy
 
 import numpy as np
 import pytest
-from attn_util import run_case
+from attn_util import ir_loop_blocks, run_case, steady_body
 
 from asmgen.api import EmuRunner
 from asmgen.api import compile_attention, get_attention_recipe
@@ -31,7 +31,7 @@ def _compile(cfg, schedule="attn_basic", body_publish_after=None):
 
     def build(c):
         k = orig(c)
-        for n in k.loop.body.nodes:
+        for n in (n for b in ir_loop_blocks(k) for n in b.nodes):
             if _is_dma(n):
                 n.publish_after = body_publish_after
         return k
@@ -44,7 +44,7 @@ def _compile(cfg, schedule="attn_basic", body_publish_after=None):
 
 
 def _barrier_vmcnt(kern) -> int:
-    body = kern.compiled.stream.body
+    body = steady_body(kern)
     i = [n.instr.op for n in body].index("s_barrier")
     prev = body[i - 1].instr
     return decode(prev.operands[0].value).vmcnt if prev.op == "s_waitcnt" else 63
@@ -64,7 +64,7 @@ def test_three_buffers_annotate_and_relax_the_loop_barrier(arch):
     this iteration's."""
     cfg = C(waves=4, kv_buffers=3, seqlen_q=128, seqlen_k=160, arch=arch)
     kern = compile_attention(cfg, get_attention_recipe("attn_basic"))
-    body = kern.compiled.stream.body
+    body = steady_body(kern)
     dmas = [n for n in body if _is_dma(n)]
     assert dmas and {n.publish_after for n in dmas} == {2}
     strict = _compile(cfg, body_publish_after=1)

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from attn_util import steady_body
 
 from asmgen.errors import ConfigError
 from asmgen.kinds.attention.config import AttentionConfig
@@ -109,7 +110,7 @@ def test_setprio_brackets_the_mfmas(schedule):
     """The recipes put s_setprio 1 before the first MFMA and s_setprio 0 after the last."""
     from asmgen.api import attention
     k = attention(head_dim=128, schedule=schedule, assemble=False)
-    body = [n.instr for n in k.compiled.stream.body]
+    body = [n.instr for n in steady_body(k)]
     ops = [i.op for i in body]
     mf = [i for i, op in enumerate(ops) if op.startswith("v_mfma")]
     sp = [i for i, op in enumerate(ops) if op == "s_setprio"]

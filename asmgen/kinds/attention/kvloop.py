@@ -1,10 +1,12 @@
-"""The KV loop's control flow: one body, or (causal) a branch per key block between bodies.
+"""The KV loop's control flow: one body, or a branch per key block between bodies.
 
-Non-causal: ``make_loop`` over one body, masked per element when ``AttentionConfig.key_mask``.
-Causal: most key blocks lie wholly below the diagonal, where every key is visible to every row
+Non-causal with whole key blocks promised (``seqlen_k_multiple`` 32): ``make_loop`` over one
+unmasked body. Non-causal otherwise: the two-body form below (no ``diag_kb``, no ``wave_end``),
+``full_max`` = seqlen_k - 32, so every block but a last partial one runs the unmasked body and
+the steady state is the promised-length loop. Causal: most key blocks lie wholly below the diagonal, where every key is visible to every row
 of the wave; only the diagonal blocks (and a last block ending past seqlen_k) need a mask. The
-loop tests each block and branches (the prefill layout; decode passes no ``diag_kb`` and keeps
-the two-body form, its masked body at ``loop_kv_diag``)::
+loop tests each block and branches (the prefill layout; decode and non-causal attention pass no
+``diag_kb`` and keep the two-body form, its masked body at ``loop_kv_diag``)::
 
     loop_kv:          s_cmp_gt_i32 kbase, full_max ; s_cbranch_scc1 loop_kv_diag
     (loop)            the unmasked body: exactly the body of the non-causal kernel without a key
@@ -56,11 +58,10 @@ def kv_loop(ab, trips: VReg, kb: VReg, full_max: VReg | None,
     """Build the KV loop; ``emit(block, masked)`` appends one body to ``block``; with
     ``diag_kb`` and ``tri`` ``emit(block, True, tri=tri)`` the triangle body, with
     ``wave_end`` (several waves) ``emit(block, True, skip=True)`` the skip body."""
-    cfg, k = ab.cfg, ab.k
-    if not cfg.causal:
-        emit(k.make_loop(trips, label="loop_kv"), cfg.key_mask)
+    k = ab.k
+    if full_max is None:    # non-causal with whole key blocks promised: one unmasked body
+        emit(k.make_loop(trips, label="loop_kv"), False)
         return
-    assert full_max is not None
     with k.do_loop(trips, "loop_kv", name="loop_kv_head") as head:
         diag = k.block("loop_kv_diag", cold=True, label="loop_kv_diag")
         k.branch(head, "s_cbranch_scc1", diag, Instr("s_cmp_gt_i32", (kb, full_max)))

@@ -270,8 +270,9 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
     k.lds_bytes = cfg.lds_bytes
 
     # ---- per-lane key limit: key j of query q0 + col is visible iff j < lim; rem = lim - kq
-    lim, rem = ab.vreg(name="klim"), ab.vreg(name="krem_lane")
+    rem = ab.vreg(name="krem_lane")
     if cfg.causal:
+        lim = ab.vreg(name="klim")
         dlt = ab.sreg(name="causal_d")                 # q0 + 1 + sk - sq
         p.add(Instr("s_sub_i32", (dlt, sk, sq)), tags)
         p.add(Instr("s_add_i32", (dlt, dlt, q0)), tags)
@@ -301,9 +302,16 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
             p.add(Instr("s_min_i32", (ab.wave_end, ab.wave_end, sq)), tags)
             p.add(Instr("s_add_i32", (ab.wave_end, ab.wave_end, sk)), tags)
             p.add(Instr("s_sub_i32", (ab.wave_end, ab.wave_end, sq)), tags)
-    else:
-        p.add(Instr("v_mov_b32", (lim, sk)), tags)
-        p.add(Instr("v_sub_u32", (rem, lim, kq)), tags)
+    elif cfg.key_mask:
+        # non-causal, no length promise: blocks kbase <= seqlen_k - 32 are whole and take the
+        # unmasked body; only the last, partial block the masked one (kvloop)
+        ab.full_max = ab.sreg(name="full_max")
+        p.add(Instr("s_sub_i32", (ab.full_max, sk, Imm(BLOCK_K))), tags)
+
+        def mask_limit(block) -> None:
+            """rem = seqlen_k - kq at the start of the masked body (kvloop)."""
+            block.add(Instr("v_sub_u32", (rem, sk, kq)), ("softmax", "mask"))
+        ab.mask_limit = mask_limit
 
     # ---- trip count: key blocks up to the last key any row of this block sees, at least 1
     trips = ab.sreg(name="kv_iters")
