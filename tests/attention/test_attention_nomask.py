@@ -9,8 +9,10 @@ from asmgen.kinds.attention.config import AttentionConfig
 
 
 def _loop(asm: str) -> str:
-    """The KV loop body: from the ``loop_kv:`` label to its backward branch."""
-    return asm.split("loop_kv:")[1].split("s_cbranch_scc1 loop_kv")[0]
+    """The KV loop's fall-through body: from the ``loop_kv:`` label to the latch (branching
+    loops, kvloop) or to its backward branch (one body)."""
+    body = asm.split("loop_kv:")[1].split("loop_kv_latch:")[0]
+    return body.split("s_cbranch_scc1 loop_kv\n")[0]
 
 
 @pytest.mark.parametrize("seed", (0, 1))
@@ -20,7 +22,7 @@ def test_unmasked_kernel_matches_reference(arch, waves, d, seed):
     cfg = AttentionConfig(batch=1, heads=2, kv_heads=1, seqlen_q=100, seqlen_k=96, head_dim=d,
                           dtype="bf16", arch=arch, waves=waves, seqlen_k_multiple=32)
     assert not cfg.key_mask and cfg.name.endswith("_nomask")
-    assert "v_cmp_lt_i32" not in _loop(kernel(cfg).asm)
+    assert "v_mfma" in _loop(kernel(cfg).asm) and "v_cmp_lt_i32" not in _loop(kernel(cfg).asm)
     ok, msg, _ = run_case(cfg, seed)
     assert ok, msg
     ok, msg, _ = run_case(cfg, seed, seqlen_k=64, seqlen_q=33)    # other whole-block lengths
@@ -36,7 +38,7 @@ def test_masked_kernel_keeps_the_mask():
     # (asmgen.kinds.attention.kvloop), after the loop's latch; the fall-through body is unmasked
     mask = asm.split("loop_kv_mask:")[1].split("s_branch loop_kv_latch")[0]
     assert "v_cmp_lt_i32" in mask
-    assert "v_cmp_lt_i32" not in _loop(asm)
+    assert "v_mfma" in _loop(asm) and "v_cmp_lt_i32" not in _loop(asm)
 
 
 def test_promise_is_checked_at_launch():
@@ -49,3 +51,23 @@ def test_promise_is_checked_at_launch():
 def test_bad_multiple(m, match):
     with pytest.raises(ConfigError, match=match):
         AttentionConfig(seqlen_k=96, seqlen_k_multiple=m)
+
+
+@pytest.mark.parametrize("seed", (0, 1))
+@pytest.mark.parametrize("arch, waves, d, schedule", [("gfx942", 1, 64, "attn_interleave"),
+                                                      ("gfx950", 4, 128, "attn_prio_interleave")])
+def test_key_mask_only_on_the_last_partial_block(arch, waves, d, schedule, seed):
+    """Without a length promise the non-causal loop branches per key block (kvloop): the
+    fall-through body has no mask, the per-element mask sits in the cold ``loop_kv_diag`` arm,
+    and the kernel matches the reference whether the last block is partial (the mask runs once,
+    after whole blocks: one key short of whole, or one key), the only block, or whole (the mask
+    never runs)."""
+    cfg = AttentionConfig(batch=1, heads=2, kv_heads=1, seqlen_q=70, seqlen_k=127, head_dim=d,
+                          dtype="bf16", arch=arch, waves=waves)
+    assert cfg.key_mask
+    asm = kernel(cfg, schedule).asm
+    assert "v_mfma" in _loop(asm) and "v_cmp_lt_i32" not in _loop(asm)
+    assert "v_cmp_lt_i32" in asm.split("loop_kv_diag:")[1].split("s_branch loop_kv_latch")[0]
+    for sk in (127, 33, 20, 96):
+        ok, msg, _ = run_case(cfg, seed, schedule, seqlen_k=sk)
+        assert ok, f"seqlen_k={sk}: {msg}"
