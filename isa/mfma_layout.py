@@ -11,12 +11,15 @@ Pure functions of the mnemonic (no emulator state). Three shape families cover e
   Source: CALC (AMD matrix instruction calculator, ``-a CDNA3 -d``), which gives for every CDNA3
   MFMA "A i: lane % M, A k: kpl*floor(lane/M) + ..., A block: floor(lane/M)" (cdna-facts 2.2).
   gfx950 x16/x32 f16/bf16 and i8 forms: same family with kpl = 8 / 16 (CK k_per_blk, cdna-facts
-  2.2) - derived, unverified on hardware. f8f6f4 (scaled or not): kpl = 32 (CK; IREE's
-  IREEGPUAttrs.cpp layouts: thread {16,4}/{32,2}, 32 consecutive K-elements per lane), 6-bit
-  elements packed as a 192-bit little-endian string in 6 VGPRs and 4-bit ones as nibbles (lo
-  nibble = even k). fp4: 16 contiguous bytes of the row per lane (Modular's MXFP4 kernel notes,
-  docs.modular.com mxfp4_matmul_amd); the nibble order within a byte and the fp6 bit string are
-  assumed (LLVM's register counts 6 and 4 fit them), unverified on hardware.
+  2.2) - derived, unverified on hardware. f8f6f4 (scaled or not), 32 K-elements per lane, the
+  layout depending on the operand's format (AMD CDNA4 ISA guide section 7.1.5.1 "Dense Matrix
+  Layouts: 8-bit and Smaller", its FP4/FP6/FP8 tables): fp4/fp6/bf6 hold the 32 consecutive
+  k = 32 * g + e (g = l // M; 6-bit elements packed as a 192-bit little-endian string in 6 VGPRs,
+  4-bit ones as nibbles, item 0 in bits 3-0: section 7.1.4); fp8/bf8 hold two runs of 16: VGPRs
+  0-3 k = 16 * g + e, VGPRs 4-7 k = K/2 + 16 * g + e - 16 (16x16x128: lane group g takes k 16g..
+  and 64 + 16g..; 32x32x64: lanes 0-31 k 0-15 and 32-47, lanes 32-63 k 16-31 and 48-63). rocRoller
+  loads the same (LowerTile.cpp ``addLoadWaveTileViaNonContiguousVGPRBlocksCT``: two VGPR blocks
+  for 8-bit F8F6F4 operands, one for F6/F4). ``ab_flat`` gives the map per format.
 * C/D with M*N >= 64 (16x16, 32x32): lane group q = l // N (Q = 64/N groups), j = l % N; VGPR r of
   block ``r // R`` (R = M*N/64 VGPRs per block) holds row ``4*((r % R)//4 * Q + q) + r % 4``.
   CALC: 32x32 "i = 8*floor(GPR/4) % 32 + 4*floor(lane/32) + GPR % 4, block = floor(GPR/16)";
@@ -100,6 +103,37 @@ def _cd_maps(info: MfmaInfo):
         row = np.broadcast_to(reg, (info.cd_regs, 64))
         col = np.broadcast_to(lane % n, (info.cd_regs, 64))
     return block, row, col
+
+
+def _f8_k(info: MfmaInfo, k: np.ndarray) -> np.ndarray:
+    """k of lane element e of an 8-bit f8f6f4 operand from its 32-consecutive k (CDNA4 ISA
+    7.1.5.1 FP8 tables): element e < 16 of lane group g is k = 16 g + e, element e >= 16 is
+    K/2 + 16 g + e - 16."""
+    g, e = np.divmod(k, 32)
+    return (e // 16) * (info.k // 2) + 16 * g + e % 16
+
+
+@cache
+def ab_flat(name: str, bits_a: int, bits_b: int) -> tuple[np.ndarray, np.ndarray]:
+    """(a_flat, b_flat) of MFMA ``name`` for operands of ``bits_a``/``bits_b``-wide elements:
+    ``layout(name)``'s except for 8-bit operands of the f8f6f4 forms (``_f8_k``)."""
+    lay = layout(name)
+    info = lay.info
+    if info.a_type != "f8f6f4":
+        return lay.a_flat, lay.b_flat
+    kp = _f8_k(info, np.arange(info.k))     # the k each consecutive-layout slot holds
+    out = []
+    for flat, bits, axis in ((lay.a_flat, bits_a, 2), (lay.b_flat, bits_b, 1)):
+        if bits == 8:
+            moved = np.empty_like(flat)
+            if axis == 2:
+                moved[:, :, kp] = flat
+            else:
+                moved[:, kp, :] = flat
+            moved.setflags(write=False)
+            flat = moved
+        out.append(flat)
+    return out[0], out[1]
 
 
 @cache
@@ -187,23 +221,21 @@ def _blocked(name: str, x: np.ndarray, shape: tuple, what: str) -> np.ndarray:
 
 def pack_a(name: str, a: np.ndarray) -> np.ndarray:
     """Matrix A [M, K] (or [blocks, M, K]) in its input dtype -> uint32[a_regs, 64]."""
-    lay = layout(name)
-    info = lay.info
+    info = mfma_info(name)
     codes, bits = _codes(name, info, a, info.a_type, "A")
     codes = _blocked(name, codes, (info.blocks, info.m, info.k), "A")
     elems = np.empty(64 * info.k_per_lane, codes.dtype)
-    elems[lay.a_flat.ravel()] = codes.ravel()
+    elems[ab_flat(name, bits, bits)[0].ravel()] = codes.ravel()
     return elems_to_regs(elems.reshape(64, info.k_per_lane), bits)
 
 
 def pack_b(name: str, b: np.ndarray) -> np.ndarray:
     """Matrix B [K, N] (or [blocks, K, N]) in its input dtype -> uint32[a_regs, 64]."""
-    lay = layout(name)
-    info = lay.info
+    info = mfma_info(name)
     codes, bits = _codes(name, info, b, info.b_type, "B")
     codes = _blocked(name, codes, (info.blocks, info.k, info.n), "B")
     elems = np.empty(64 * info.k_per_lane, codes.dtype)
-    elems[lay.b_flat.ravel()] = codes.ravel()
+    elems[ab_flat(name, bits, bits)[1].ravel()] = codes.ravel()
     return elems_to_regs(elems.reshape(64, info.k_per_lane), bits)
 
 
@@ -242,19 +274,24 @@ def _reg_lane_sub(name: str, maps: tuple) -> tuple:
                  for m in maps)
 
 
+def _coords_k(info: MfmaInfo, k: np.ndarray) -> np.ndarray:
+    return _f8_k(info, k) if info.a_type == "f8f6f4" else k
+
+
 def a_coords(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(block, row i, k) of A for every (VGPR, lane, sub-element): three int[a_regs, 64, 32/bits].
 
     Sub-element s of a VGPR is bits [s*bits, (s+1)*bits). f8f6f4 maps are for 8-bit formats."""
     lay = layout(name)
-    return _reg_lane_sub(name, lay.a_src)
+    blk, row, k = lay.a_src
+    return _reg_lane_sub(name, (blk, row, _coords_k(lay.info, k)))
 
 
 def b_coords(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(block, k, col j) of B for every (VGPR, lane, sub-element): int[a_regs, 64, 32/bits]."""
     info = layout(name).info
     blk, col, k = _ab_maps(info, info.n)
-    return _reg_lane_sub(name, (blk, k, col))
+    return _reg_lane_sub(name, (blk, _coords_k(info, k), col))
 
 
 def cd_coords(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -31,12 +31,12 @@ TYPE_BITS = {"f32": 32, "xf32": 32, "f16": 16, "bf16": 16, "fp8": 8, "bf8": 8, "
              "f8f6f4": 8}
 
 # f8f6f4 cbsz/blgp format codes (cdna-facts 2.1: LLVM picks f8 for 0/1, f6 for 2/3, f4 for 4;
-# the E4M3/E5M2/E2M3/E3M2/E2M1 names per the CDNA4 ISA guide, unverified here).
+# E4M3/E5M2/E2M3/E3M2/E2M1 per the CDNA4 ISA guide section 7.1.5, "CBSZ[2:0] defines the matrix A
+# format, BLGP[2:0] defines the matrix B format" table).
 F8F6F4_FORMATS = {0: ("fp8", 8), 1: ("bf8", 8), 2: ("fp6", 6), 3: ("bf6", 6), 4: ("fp4", 4)}
 
-# K-elements per E8M0 scale of the block-scaled MFMAs: IREE's scaled-MFMA layouts (IREEGPUAttrs.cpp
-# getSingleSubgroupLayout(ScaledMMAIntrinsic): block size 32, one scale per lane) and the OCP MX v1.0
-# block size; each lane's 32 K-elements are exactly one scale block.
+# K-elements per E8M0 scale of the block-scaled MFMAs: AMD CDNA4 ISA guide section 7.2 ("the block
+# size is 32"; one scale per lane, lane i + M * (k // 32), section 7.2.1) and the OCP MX v1.0 block.
 SCALE_BLOCK = 32
 
 

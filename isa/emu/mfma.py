@@ -35,8 +35,11 @@ Modifiers: CBSZ/ABID broadcast A blocks and BLGP swizzles B lanes (CALC, see
 
 Block-scaled ``v_mfma_scale_f32_*_f8f6f4`` (gfx950): D = sum_k (A[i,k] * 2**(sa[i,k//32]-127)) *
 (B[k,j] * 2**(sb[k//32,j]-127)) + C with E8M0 scales (OCP MX v1.0: value 2**(s-127), 0xFF NaN).
-Lane l gives the scale of the A elements (B elements) it holds, byte op_sel[i] + 2*op_sel_hi[i] of
-its scale VGPR (``mfma_plan.scale_bytes``/``scale_lanes``; sources there). Arithmetic, assumed (no
+The scale of A[i, k] is byte op_sel[0] + 2*op_sel_hi[0] of lane i + M*(k//32)'s
+scale VGPR (B[k, j]: op_sel[1], op_sel_hi[1], lane j + N*(k//32)): AMD CDNA4 ISA guide 7.2.1
+(``mfma_plan.scale_bytes``/``scale_lanes``). That lane holds the data of its scale block for the
+6- and 4-bit formats, not for fp8/bf8, whose lanes hold two runs of 16 K (ISA 7.1.5.1,
+``isa.mfma_layout.ab_flat``). Arithmetic, assumed (no
 public CDNA4 model; MMA-Sim's NVIDIA block-scale model, arithmetic.py
 ``nv_fused_dot_add_with_block_scale``, also applies the power-of-two scale to each 16-product
 partial sum exactly): each product and its exponent are scaled exactly, then the fdpa2 rule runs
@@ -51,7 +54,7 @@ import math
 
 import numpy as np
 
-from isa.mfma_layout import layout, regs_to_elems
+from isa.mfma_layout import ab_flat, layout, regs_to_elems
 from isa.mfma_shapes import MfmaOperandError, mfma_info
 from isa.numerics import decode_table, f32_exponent, fma_f32
 
@@ -96,11 +99,12 @@ def decode_codes(name: str, arch: str, a, b, c, cbsz=0, abid=0, blgp=0):
     ea, eb = out
     if blgp and info.blgp_ok:
         eb = eb.reshape(waves, 64, kpl)[:, _blgp_src(blgp)].reshape(waves, -1)
-    am = ea[:, lay.a_flat]                          # [W, blocks, M, K]
+    a_flat, b_flat = ab_flat(name, _bits(fa), _bits(fb))   # f8f6f4: per format (ISA 7.1.5.1)
+    am = ea[:, a_flat]                              # [W, blocks, M, K]
     if cbsz:
         blk = np.arange(info.blocks)
         am = am[:, (blk >> cbsz << cbsz) + abid]    # CALC _get_cbsz_abid_transformed_block
-    bm = eb[:, lay.b_flat]
+    bm = eb[:, b_flat]
     cm = c.reshape(waves, -1)[:, lay.cd_flat]
     merge = (waves * info.blocks,)
     return (am.reshape(merge + am.shape[2:]), bm.reshape(merge + bm.shape[2:]),

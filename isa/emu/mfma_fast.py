@@ -44,6 +44,7 @@ from functools import cache
 
 import numpy as np
 
+from isa.mfma_layout import ab_flat
 from isa.numerics import FORMAT_BITS, decode_table
 
 from .mfma_plan import _blgp_src
@@ -129,11 +130,10 @@ def _plan(name: str, arch: str, cbsz: int, abid: int, blgp: int) -> Plan | None:
     if sub > _MAX_SUB or info.k % g or (two and g % 2):
         return None
     kpl = info.k_per_lane
-    a_flat = lay.a_flat                                 # [blocks, M, K]
+    a_flat, b_flat = ab_flat(name, bits, bits)          # [blocks, M, K], [blocks, K, N]
     if cbsz:
         blk = np.arange(info.blocks)
         a_flat = a_flat[(blk >> cbsz << cbsz) + abid]
-    b_flat = lay.b_flat                                 # [blocks, K, N]
     src = _blgp_src(blgp) if (blgp and info.blgp_ok) else None
     ia = _raw_index(a_flat, kpl, bits)                  # [blocks, M, K]
     ib = _raw_index(b_flat, kpl, bits, src)             # [blocks, K, N]

@@ -70,8 +70,12 @@ def scale_bytes(info: MfmaInfo, regs, sel: int, what: str, waves: int) -> np.nda
     """The E8M0 byte each lane gives a block-scaled MFMA: byte ``sel`` (0..3) of the lane's scale
     VGPR, uint8 [waves, 64]. ``regs``: uint32 [64] or [waves, 64]; None means 127 (scale 1.0).
 
-    Byte select: LLVM's llvm.amdgcn.mfma.scale.* intrinsic takes a byte index 0..3 per scale and
-    prints it as op_sel[i] (bit 0) and op_sel_hi[i] (bit 1) (llc-22 -mcpu=gfx950, checked)."""
+    Byte select: AMD CDNA4 ISA guide section 7.2.1, operands of Load-Scale: "{OP_SEL_HI[0],
+    OP_SEL[0]} defines which part of scale is used by the Matrix A" ({OP_SEL_HI[1], OP_SEL[1]}:
+    Matrix B), code 00 Src[7:0], 01 Src[15:8], 10 Src[23:16], 11 Src[31:24] "Lane 0-63 is the
+    scale to be used": sel = op_sel[i] + 2 * op_sel_hi[i], the bits of the first (Load-Scale)
+    VOP3P dword pair. LLVM's llvm.amdgcn.mfma.scale.* byte index 0..3 encodes the same way
+    (llc-22 / llvm-mc-22 -mcpu=gfx950: op_sel bit 11 + i, op_sel_hi bit 59 + i)."""
     if not info.scaled:
         if regs is not None:
             raise MfmaOperandError(f"{info.name}: takes no {what} scale operand")
@@ -90,20 +94,14 @@ def scale_bytes(info: MfmaInfo, regs, sel: int, what: str, waves: int) -> np.nda
 
 @cache
 def scale_lanes(name: str) -> tuple[np.ndarray, np.ndarray]:
-    """Lane whose scale byte applies to A[i, k] ([M, K]) and to B[k, j] ([K, N]): the lane that
-    holds the element (IREE's scaled-MFMA layouts give the scale the operand's thread layout:
-    A lane = i + M * (k // 32), B lane = j + N * (k // 32); here read off this module's own
-    operand layout, so data and scale lanes agree by construction)."""
+    """Lane whose scale byte applies to A[i, k] ([M, K]) and to B[k, j] ([K, N]): AMD CDNA4 ISA
+    guide section 7.2.1 "MFMA with Block Exponent Scaling", the scale data layouts: 16x16 (K=128)
+    lane l holds the scale of row (column) l % 16, K = 32 (l // 16) .. + 31; 32x32 (K=64) of row
+    l % 32, K = 32 (l // 32) .. + 31. So A lane = i + M (k // 32), B lane = j + N (k // 32),
+    whatever the element format: an fp8 lane's data (two runs of 16, isa.mfma_layout) spans two
+    scale blocks, and its scale is not that of its own data."""
     info = mfma_info(name)
-    lay = layout(name)
-    kpl = info.k_per_lane
-    la = lay.a_flat[0] // kpl                         # [M, K]
-    lb = lay.b_flat[0] // kpl                         # [K, N]
-    for lanes, kb in ((la, np.arange(info.k)[None, :] // SCALE_BLOCK),
-                      (lb, np.arange(info.k)[:, None] // SCALE_BLOCK)):
-        kb = np.broadcast_to(kb, lanes.shape)
-        lane_kb = np.full(64, -1)
-        lane_kb[lanes] = kb
-        if not (lane_kb[lanes] == kb).all():          # one lane's K-run spans two scale blocks
-            raise AssertionError(f"{name}: a lane's elements span two scale blocks")
+    kb = np.arange(info.k) // SCALE_BLOCK
+    la = np.arange(info.m)[:, None] + info.m * kb[None, :]          # [M, K]
+    lb = np.arange(info.n)[None, :] + info.n * kb[:, None]          # [K, N]
     return la, lb

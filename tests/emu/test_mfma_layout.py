@@ -40,6 +40,8 @@ def _calc_a(name, reg, lane, sub):
     e = reg * epr + sub                               # "epr * GPR_num + floor(GPR_bits / bits)"
     if i.blocks > 1:                                  # "A block: floor(lane / M)", "A k: ..."
         return lane // m, lane % m, e
+    if i.a_type == "f8f6f4":     # not in CALC: CDNA4 ISA 7.1.5.1 FP8 tables, two runs of 16 K
+        return 0, lane % m, (e // 16) * (i.k // 2) + 16 * (lane // m) + e % 16
     return 0, lane % m, i.k_per_lane * (lane // m) + e
 
 

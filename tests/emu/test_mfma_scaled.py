@@ -1,11 +1,13 @@
 """gfx950 f8f6f4 MFMAs, unscaled and block-scaled, against an independent NumPy/ml_dtypes reference.
 
-The reference here packs registers itself from the sourced lane layout (IREE's scaled-MFMA layouts,
-confirmed for fp4 by Modular's MXFP4 kernel notes: lane l holds row/column l % M and the 32
-consecutive K-elements of block l // M, element e at bit e * bits of the lane's VGPRs taken as one
-little-endian string, so fp4 puts the even k in the low nibble), decodes every element format and
-the E8M0 scales with ml_dtypes, and never calls isa.mfma_layout. Scale bytes come from the lane
-that holds the data, byte op_sel[i] + 2 * op_sel_hi[i] (LLVM, see isa.emu.mfma_plan).
+The reference here packs registers itself from AMD's CDNA4 ISA guide and never calls
+isa.mfma_layout. Data (section 7.1.5.1 "Dense Matrix Layouts: 8-bit and Smaller", FP4/FP6/FP8
+tables): lane l holds row/column l % M; fp4/fp6/bf6 the 32 consecutive k of block l // M (element
+e at bit e * bits of the lane's VGPRs as one little-endian string, section 7.1.4, so fp4 puts the
+even k in the low nibble); fp8/bf8 two runs of 16, VGPRs 0-3 k = 16 g + e and VGPRs 4-7
+k = K/2 + 16 g + e (g = l // M). Scales (section 7.2.1): row (column) i of K-block kb is lane
+i + M * kb, byte {OP_SEL_HI[i], OP_SEL[i]} = op_sel[i] + 2 * op_sel_hi[i]. Elements and E8M0
+scales are decoded with ml_dtypes.
 """
 from __future__ import annotations
 
@@ -40,17 +42,24 @@ def encode(values: np.ndarray, code: int) -> np.ndarray:
     return np.asarray(values).astype(FMT[code][0]).view(np.uint8)
 
 
+def isa_k(e: int, g: int, k: int, bits: int) -> int:
+    """k of element e of lane group g (CDNA4 ISA 7.1.5.1): 8-bit formats in two runs of 16."""
+    if bits == 8:
+        return (e // 16) * (k // 2) + 16 * g + e % 16
+    return 32 * g + e
+
+
 def pack(codes_rk: np.ndarray, bits: int) -> np.ndarray:
     """uint32 [bits, 64] registers of an operand given as codes [R, K] (A: [M, K]; B: B.T)."""
     r, k = codes_rk.shape
     regs = np.zeros((bits, 64), np.uint32)
     for lane in range(64):
-        row, blk = lane % r, lane // r
-        if blk * 32 >= k:
+        row, g = lane % r, lane // r
+        if g * 32 >= k:
             continue
         word = 0
         for e in range(32):
-            word |= int(codes_rk[row, blk * 32 + e]) << (e * bits)
+            word |= int(codes_rk[row, isa_k(e, g, k, bits)]) << (e * bits)
         for j in range(bits):
             regs[j, lane] = (word >> (32 * j)) & 0xFFFFFFFF
     return regs
@@ -282,3 +291,46 @@ def test_many_waves_at_once_equal_one_wave_at_a_time(name):
         one = mfma(n, "gfx950", a[w], b[w], c[w], cbsz=1, blgp=4, scale_a=sa[w], scale_b=sb,
                    opsel_a=2, opsel_b=1)
         np.testing.assert_array_equal(d[w], one)
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+@pytest.mark.parametrize("ca,cb", [(0, 0), (4, 4), (1, 4)])
+@pytest.mark.parametrize("sel_a", range(4))
+@pytest.mark.parametrize("sel_b", range(4))
+def test_every_scale_byte_select_against_numpy(name, ca, cb, sel_a, sel_b):
+    """CDNA4 ISA 7.2.1: {OP_SEL_HI[i], OP_SEL[i]} = 00/01/10/11 takes Src[7:0]/[15:8]/[23:16]/
+    [31:24] of every lane; each byte of each lane differs (and varies along K), so a wrong byte,
+    lane or K-block changes D. Exact: values and scales keep every partial sum in 24 bits."""
+    m, k, _ = SHAPES[name]
+    rng = np.random.default_rng(1000 + 64 * sel_a + 16 * sel_b + 4 * ca + cb + m)
+    a, b = rng.choice(SMALL, (m, k)), rng.choice(SMALL, (k, m))
+    c = np.zeros((m, m), np.float32)
+    sa_reg, sb_reg = scale_regs(rng, m, 125, 129), scale_regs(rng, m, 125, 129)
+    d = run_case(name, ca, cb, encode(a, ca), encode(b, cb), c, sa_reg, sb_reg, (sel_a, sel_b))
+    want = reference(decode(encode(a, ca), ca), decode(encode(b, cb), cb), c,
+                     scale_matrix(sa_reg, sel_a, m, k), scale_matrix(sb_reg, sel_b, m, k))
+    np.testing.assert_array_equal(d, want.astype(np.float32))
+
+
+def test_fp8_lane_takes_k_in_runs_of_16_and_the_scale_of_its_k_block():
+    """CDNA4 ISA 7.1.5.1 FP8 16x16x128: lane 16 VGPR 0 byte 0 is A[0, 16] (not A[0, 32], where a
+    32-consecutive layout would put it) and VGPR 4 byte 0 is A[0, 80]; the scale of A[0, 16] is
+    lane 0's (row 0, K-block 0, ISA 7.2.1), not lane 16's (row 0, K-block 1)."""
+    name = scaled("v_mfma_f32_16x16x128_f8f6f4")
+    b = np.zeros((128, 16))
+    b[16], b[32], b[80] = 1.0, 2.0, 4.0          # column j: D[0, j] says which k A[0, .] hit
+    rb = pack(encode(b, 0).T, 8)
+    c = pack_c(np.zeros((16, 16), np.float32))
+    ones = np.full(64, 127, np.uint32)
+    one = int(encode(np.array([1.0]), 0)[0])
+    for reg, want in ((0, 1.0), (4, 4.0)):
+        ra = np.zeros((8, 64), np.uint32)
+        ra[reg, 16] = one
+        d = unpack_d(mfma(name, "gfx950", ra, rb, c, scale_a=ones, scale_b=ones), 16)
+        assert (d[0] == want).all() and (d[1:] == 0).all()
+    ra = np.zeros((8, 64), np.uint32)
+    ra[0, 16] = one                              # A[0, 16] = 1 in K-block 0
+    sa = ones.copy()
+    sa[0], sa[16] = 129, 120                     # block 0 of row 0: 4; block 1: 2**-7
+    d = unpack_d(mfma(name, "gfx950", ra, rb, c, scale_a=sa, scale_b=ones), 16)
+    assert (d[0] == 4.0).all() and (d[1:] == 0).all()
