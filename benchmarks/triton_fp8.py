@@ -256,3 +256,33 @@ def _profile(fk, cfg: TritonFp8Config, arch: str, size: int, iters: int, values)
     out["sustained_clock_mhz"] = sustained_clock(out)
     out["tflops_sustained"] = sustained_tflops(out)
     return out
+
+
+def main(argv=None) -> int:
+    """Print the emulator-vs-NumPy check of Triton's MX GEMMs (scales varying along K and rows):
+    ``python benchmarks/triton_fp8.py [mxfp8] [mxfp4]``; exit 1 on a mismatch, 2 without Triton."""
+    import sys
+    import tempfile
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    dtypes = (argv if argv is not None else sys.argv[1:]) or ["mxfp8", "mxfp4"]
+    if not available():
+        print("triton is not importable (pip install triton): no Triton run", file=sys.stderr)
+        return 2
+    import os
+
+    import triton
+    os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="asmgen-triton-"))
+    bad = 0
+    for dtype in dtypes:
+        cfg = CONFIGS[0]
+        ratio = mx_check(mx_kernel(cfg, dtype), cfg, dtype)
+        ok = ratio <= 1.0
+        bad += not ok
+        print(f"triton {triton.__version__} {dtype} tl.dot_scaled {cfg.name} gfx950: "
+              f"{'PASS' if ok else 'MISMATCH'}  err/tol {ratio:.3g}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -5,7 +5,14 @@ import itertools
 import pytest
 
 from asmgen.kinds.gemm.config import GemmConfig
-from asmgen.kinds.gemm.layout import acc_coords, global_read_map, lds_layout, mfma_name, mfma_operand_coords
+from asmgen.kinds.gemm.layout import (
+    acc_coords,
+    global_read_map,
+    lds_layout,
+    mfma_name,
+    mfma_operand_coords,
+    mfma_operand_k,
+)
 from isa import mfma_layout
 
 CONFIGS = [
@@ -50,15 +57,31 @@ def test_global_reads_cover_tile_once(kw):
         assert seen == set(itertools.product(range(rows), range(cfg.tile[2])))
 
 
-@pytest.mark.parametrize("kw", CONFIGS)
+# gfx950 f8f6f4 forms: fp8 operands in two runs of 16 K (CDNA4 ISA 7.1.5.1), fp4 in one of 32
+CONFIGS_F8F6F4 = [
+    dict(m=64, n=64, k=256, tile=(64, 64, 128), waves=(2, 2), dtype="fp8_e4m3", arch="gfx950",
+         mfma=(16, 16, 128)),
+    dict(m=64, n=64, k=256, tile=(64, 64, 128), waves=(1, 1), dtype="mxfp8", arch="gfx950",
+         layout="NT", mfma=(32, 32, 64)),
+    dict(m=64, n=64, k=256, tile=(64, 64, 128), waves=(1, 1), dtype="mxfp4", arch="gfx950",
+         layout="NT", mfma=(16, 16, 128)),
+]
+
+
+@pytest.mark.parametrize("kw", CONFIGS + CONFIGS_F8F6F4)
 def test_mfma_operand_and_acc_layout_match_isa(kw):
     cfg = GemmConfig(**kw)
     name = mfma_name(cfg)
+    epr = 32 // cfg.in_type.bits
     for lane in range(64):
         row, k0 = mfma_operand_coords(cfg, lane)
+        assert k0 == mfma_operand_k(cfg, lane, 0)
         for e in range(cfg.k_per_lane):
-            blk, i, k = mfma_layout.a_index(name, e // 2, lane, e % 2)
-            assert (i, k) == (row, k0 + e)
+            if cfg.in_type.bits == 4:     # isa.mfma_layout's f8f6f4 coordinate maps are 8-bit
+                assert mfma_operand_k(cfg, lane, e) == 32 * (lane // cfg.mfma[0]) + e
+                continue
+            blk, i, k = mfma_layout.a_index(name, e // epr, lane, e % epr)
+            assert (i, k) == (row, mfma_operand_k(cfg, lane, e))
         for reg in range(cfg.acc_regs):
             blk, i, j = mfma_layout.cd_index(name, reg, lane)
             assert blk == 0 and (i, j) == acc_coords(cfg, reg, lane)

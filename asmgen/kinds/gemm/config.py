@@ -233,6 +233,17 @@ class GemmConfig:
         return self.mfma[2] * self.mfma[0] // 64
 
     @property
+    def k_run(self) -> int:
+        """K elements of one contiguous run of a lane's MFMA operand: ``k_per_lane``, except for
+        the 8-bit operands of gfx950's f8f6f4 forms, whose lanes hold two runs of 16: lane group
+        g = lane // m takes k = 16 g .. 16 g + 15 (VGPRs 0-3) and K/2 + 16 g .. (VGPRs 4-7) of the
+        K-step (AMD CDNA4 ISA guide section 7.1.5.1, FP8 tables; ``isa.mfma_layout.ab_flat``)."""
+        form = self.target.mfma_for(self.mfma, self.dtype, self.dtype_b)
+        if form.a_type == "f8f6f4" and self.in_type.bits == 8:
+            return 16
+        return self.k_per_lane
+
+    @property
     def operand_regs(self) -> int:
         return self.k_per_lane // self.in_type.per_dword
 

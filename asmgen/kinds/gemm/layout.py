@@ -161,6 +161,12 @@ def lds_swizzle(cfg: GemmConfig) -> LdsSwizzle | None:
     return None if geo is None else LdsSwizzle(*geo, cfg.in_type.bits)
 
 
+def split_swizzled(cfg) -> bool:
+    """Whether the operand reads of ``cfg`` take one LDS address per (K-step, run): two runs per
+    lane (``GemmConfig.k_run``) in a swizzled LDS, where the runs lie in different units."""
+    return cfg.k_run < cfg.k_per_lane and lds_swizzle(cfg) is not None
+
+
 def lds_write_width(cfg: GemmConfig, operand: str) -> int:
     """Bytes per ds_write of one vector (the vector lands in one LDS row)."""
     return cfg.in_type.nbytes(cfg.kvec(operand))
@@ -174,9 +180,17 @@ BUFFER_LOAD = {1: "buffer_load_ubyte", 2: "buffer_load_ushort", 4: "buffer_load_
 
 def mfma_operand_coords(cfg: GemmConfig, lane: int) -> tuple[int, int]:
     """(row within an MFMA block, first k within a K-step) of the A (or B) operand of ``lane``:
-    row = lane % m, k = k_per_lane * (lane // m) (cdna-facts section 2.2)."""
+    row = lane % m, k = k_run * (lane // m) (cdna-facts section 2.2; ``GemmConfig.k_run``)."""
     m = cfg.mfma[0]
-    return lane % m, cfg.k_per_lane * (lane // m)
+    return lane % m, cfg.k_run * (lane // m)
+
+
+def mfma_operand_k(cfg: GemmConfig, lane: int, e: int) -> int:
+    """k within a K-step of element ``e`` of ``lane``'s A (or B) operand: runs of ``k_run``
+    elements, run r at ``r * mfma_k / runs`` (one run unless ``k_run < k_per_lane``)."""
+    runs = cfg.k_per_lane // cfg.k_run
+    return mfma_operand_coords(cfg, lane)[1] + (e // cfg.k_run) * (cfg.mfma[2] // runs) \
+        + e % cfg.k_run
 
 
 def acc_coords(cfg: GemmConfig, reg: int, lane: int) -> tuple[int, int]:

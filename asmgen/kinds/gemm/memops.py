@@ -9,7 +9,7 @@ from isa.operands import Imm, Special
 
 from ...ir import VReg
 from . import tags as T
-from .layout import BUFFER_LOAD, DS_READ, DS_WRITE, mfma_name
+from .layout import BUFFER_LOAD, DS_READ, DS_WRITE, mfma_name, split_swizzled
 
 OFFEN = (("offen", True),)
 
@@ -191,11 +191,17 @@ def _read_addrs(gb, block, lr_base: dict[str, list[VReg]], rbuf: VReg) -> dict:
 
 
 def _step_reads(gb, block, lr_base, addr: dict, kb: int, regs: dict, sets: int) -> dict:
-    """The ds_reads of K-step ``kb`` into register set ``kb % sets`` (``regs`` holds the sets)."""
+    """The ds_reads of K-step ``kb`` into register set ``kb % sets`` (``regs`` holds the sets).
+    A lane's operand is ``runs`` runs of ``k_run`` K-elements (two for fp8 f8f6f4 operands, the
+    second mfma_k / 2 further along the row, CDNA4 ISA 7.1.5.1), each one or more ds_read_b128."""
     cfg = gb.cfg
     bm, bn = cfg.blocks
     rb = gb.lds.row_bytes
     nbytes = cfg.in_type.nbytes(cfg.k_per_lane)
+    runs = cfg.k_per_lane // cfg.k_run
+    run_bytes = cfg.in_type.nbytes(cfg.k_run)
+    run_step = cfg.in_type.nbytes(cfg.mfma[2] // runs)      # bytes from one run to the next
+    per_run = split_swizzled(cfg)                           # an address per (K-step, run)
     frags = {}
     for op, nblk, mf in (("a", bm, cfg.mfma[0]), ("b", bn, cfg.mfma[1])):
         per_step = len(lr_base[op]) > 1
@@ -206,12 +212,14 @@ def _step_reads(gb, block, lr_base, addr: dict, kb: int, regs: dict, sets: int) 
             f = regs[key]
             off = ib * mf * rb + (0 if per_step else cfg.in_type.nbytes(kb * cfg.mfma[2]))
             # operands above 16 bytes (f8f6f4 fp8: 32) are several ds_read_b128 of one row
-            piece = min(nbytes, max(DS_READ))
+            piece = min(run_bytes, max(DS_READ))
             for x in range(nbytes // piece):
-                o = off + x * piece
+                r, within = divmod(x * piece, run_bytes)
+                o = off + within + (0 if per_run else r * run_step)
+                at = addr[op, kb * runs + r] if per_run else addr[op, kb if per_step else 0]
                 mods = (("offset", o),) if o else ()
                 dst = f if piece == nbytes else f.sub(x * piece // 4, piece // 4)
-                block.add(Instr(DS_READ[piece], (dst, addr[op, kb if per_step else 0]), mods),
+                block.add(Instr(DS_READ[piece], (dst, at), mods),
                           (T.lr(op),), lds_read=f"{op.upper()}_r", comment=f"kstep {kb}")
             frags[op, kb, ib] = f
     return frags

@@ -2,9 +2,10 @@
 ``scale_b`` [N, K/32] (uint8, row-major, contract names of issue 15) read straight from global
 memory into one VGPR per MFMA block and K-step, and fed to ``v_mfma_scale_f32_*_f8f6f4``.
 
-Which byte a lane gives the MFMA (isa.emu.mfma_plan, IREE's scaled-MFMA layouts): lane l of an
-M x K-step operand block holds row ``l % m`` and the 32 K-elements of K-block ``l // m``, and
-gives that row's scale of that K-block. So lane l of block ``ib`` at K-step ``kb`` of K-tile t
+Which byte a lane gives the MFMA (AMD CDNA4 ISA guide section 7.2.1, the scale data layouts;
+isa.emu.mfma_plan): lane l of an M x K-step operand block gives the scale of row ``l % m``,
+K-block ``l // m`` - for mxfp4 the block whose 32 elements the lane holds, for mxfp8 not (an
+fp8 lane holds two runs of 16 K of two blocks, ISA 7.1.5.1, ``GemmConfig.k_run``). So lane l of block ``ib`` at K-step ``kb`` of K-tile t
 loads byte ``(row0 + wave_row + ib * m + l % m) * K/32 + t * DepthU/32 + kb * mfma_k/32 + l // m``
 of the scale buffer: a loop-invariant per-lane offset per block (``voff``), the K-tile in the
 buffer resource (base += DepthU/32 and num_records -= DepthU/32 per tile, as the data operands

@@ -17,7 +17,7 @@ from ... import kernarg
 from ...ir import VReg
 from ..common.buffers import OOB_OFFSET, SRD_DWORD3, log2
 from .contract import gemm_args
-from .layout import lds_swizzle
+from .layout import lds_swizzle, split_swizzled
 
 OFFEN = (("offen", True),)
 
@@ -344,10 +344,12 @@ def swizzled_k(gb, block, sw, row: VReg, k: VReg, name: str) -> VReg:
 
 def local_read_base(gb, ids: LaneIds, operand: str, lds) -> list[VReg]:
     """Per-lane LDS byte offsets (within a buffer) of this wave's first MFMA operand element, one
-    per K-step: row = wave * wave_tile + lane % m, k = k_per_lane * (lane // m) + K-step * mfma_k
-    (cdna-facts section 2.2). Unswizzled, one register serves every K-step (``[base]``, K-steps
-    are instruction offsets); with ``lds_swizzle`` each K-step has its own, the unit XORed with
-    the row's pattern (``layout.LdsSwizzle``)."""
+    per K-step: row = wave * wave_tile + lane % m, k = k_run * (lane // m) + K-step * mfma_k
+    (cdna-facts section 2.2; ``GemmConfig.k_run``: fp8 f8f6f4 operands are two runs of 16, the
+    second at mfma_k / 2, CDNA4 ISA 7.1.5.1). Unswizzled, one register serves every K-step
+    (``[base]``, K-steps and runs are instruction offsets); with ``lds_swizzle`` each K-step has
+    its own, the unit XORed with the row's pattern (``layout.LdsSwizzle``), and with two runs each
+    (K-step, run) pair its own, K-step major (``split_swizzled``)."""
     cfg, p = gb.cfg, gb.k.prologue
     tags = ("addr",)
     mf = cfg.mfma[0] if operand == "a" else cfg.mfma[1]
@@ -369,6 +371,8 @@ def local_read_base(gb, ids: LaneIds, operand: str, lds) -> list[VReg]:
         g = gb.vreg(name=f"lr_{operand}_xor")
         p.add(Instr("v_bfe_u32", (g, row, Imm(log2(sw.rep)), Imm(log2(sw.units)))), tags)
         upk = cfg.mfma[2] // cfg.k_per_lane      # swizzle units per K-step
+        if split_swizzled(cfg):
+            return _split_swizzled_bases(gb, operand, sw, kq, g, rowb, upk)
         out = []
         for kb in range(cfg.tile[2] // cfg.mfma[2]):
             u, ux, b = (gb.vreg(name=f"lr_{operand}{kb}_{n}") for n in ("u", "ux", "b"))
@@ -378,10 +382,31 @@ def local_read_base(gb, ids: LaneIds, operand: str, lds) -> list[VReg]:
             out.append(b)
         return out
     p.add(Instr("v_mul_u32_u24", (base, Imm(lds.row_bytes), row)), tags)
-    p.add(Instr("v_lshl_add_u32", (base, kq, Imm(log2(cfg.in_type.nbytes(cfg.k_per_lane))), base)),
+    p.add(Instr("v_lshl_add_u32", (base, kq, Imm(log2(cfg.in_type.nbytes(cfg.k_run))), base)),
           tags)
     if region:
         out = gb.vreg(name=f"lr_{operand}_base2")
         p.add(Instr("v_add_u32", (out, Imm(region), base)), tags)
         base = out
     return [base]
+
+
+def _split_swizzled_bases(gb, operand: str, sw, kq: VReg, g: VReg, rowb: VReg, upk: int) -> list:
+    """Addresses of the two 16-element runs of every K-step in a swizzled LDS (unit = k_per_lane
+    = 2 runs): run r of K-step kb of lane group q starts at element kb * mfma_k + r * mfma_k / 2
+    + 16 q, i.e. unit kb * upk + r * upk / 2 + q / 2, byte 16 (q % 2) of it."""
+    cfg, p = gb.cfg, gb.k.prologue
+    tags = ("addr",)
+    half, sub, rb2 = (gb.vreg(name=f"lr_{operand}_{n}") for n in ("qh", "qs", "rowb2"))
+    p.add(Instr("v_lshrrev_b32", (half, Imm(1), kq)), tags)
+    p.add(Instr("v_and_b32", (sub, Imm(1), kq)), tags)
+    p.add(Instr("v_lshl_add_u32", (rb2, sub, Imm(log2(cfg.in_type.nbytes(cfg.k_run))), rowb)), tags)
+    out = []
+    for kb in range(cfg.tile[2] // cfg.mfma[2]):
+        for r in range(cfg.k_per_lane // cfg.k_run):
+            u, ux, b = (gb.vreg(name=f"lr_{operand}{kb}_{r}_{n}") for n in ("u", "ux", "b"))
+            p.add(Instr("v_add_u32", (u, Imm(kb * upk + r * upk // 2), half)), tags)
+            p.add(Instr("v_xor_b32", (ux, g, u)), tags)
+            p.add(Instr("v_lshl_add_u32", (b, ux, Imm(log2(sw.unit)), rb2)), tags)
+            out.append(b)
+    return out
