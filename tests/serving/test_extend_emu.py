@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from extend_util import kernel, run_extend
+from extend_util import CASES, kernel, run_extend
 
 from asmgen.kinds.extend.config import ExtendConfig
 from asmgen.kinds.extend.reference import compare_extend, extend_reference
@@ -15,21 +15,6 @@ from asmgen.kinds.extend.reference import compare_extend, extend_reference
 ARCHES = ("gfx942", "gfx950")
 SEEDS = (1, 2)
 
-# (config keywords, new tokens per sequence, context lengths = prefix + new tokens)
-CASES = {
-    # prefixes 0, 7 (no new token), 1, 64 (aligned), 250 (not)
-    "dense_gqa2_d64_bf16": (dict(heads=4, kv_heads=2, head_dim=64, dtype="bf16", seqlen_q=40,
-                                 max_context=320),
-                            [40, 0, 1, 33, 5], [40, 7, 2, 97, 255]),
-    # prefixes 0, 1, -, 192 (aligned, twelve pages); a 37-token chunk over one key
-    "paged16_mha_d128_f16": (dict(heads=2, head_dim=128, dtype="f16", seqlen_q=64,
-                                  max_context=256, paged=True, page_size=16),
-                             [1, 37, 0, 64], [1, 38, 20, 256]),
-    # prefixes 300, 31, 128 over 64-key pages; MQA (one KV head for four)
-    "paged64_gqa4_d64_bf16": (dict(heads=4, kv_heads=1, head_dim=64, dtype="bf16", seqlen_q=50,
-                                   max_context=320, paged=True, page_size=64),
-                              [3, 50, 1], [303, 81, 129]),
-}
 
 
 def _cfg(name: str, arch: str):

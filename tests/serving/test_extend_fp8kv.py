@@ -15,7 +15,7 @@ import json
 
 import numpy as np
 import pytest
-from extend_util import kernel, run_extend
+from extend_util import CASES, kernel, run_extend
 
 from asmgen.cli import main
 from asmgen.dtypes import DTYPES
@@ -36,21 +36,6 @@ def fp8_of(arch: str) -> str:
     return name
 
 
-# (config keywords, new tokens per sequence, context lengths = prefix + new tokens)
-CASES = {
-    # prefixes 0, 7 (no new token), 1, 64 (aligned), 250 (not); GQA 2
-    "dense_gqa2_d64_bf16": (dict(heads=4, kv_heads=2, head_dim=64, dtype="bf16", seqlen_q=40,
-                                 max_context=320),
-                            [40, 0, 1, 33, 5], [40, 7, 2, 97, 255]),
-    # prefixes 0, 1, 20 (an empty chunk), 192 (aligned, twelve pages); MHA, D 128
-    "paged16_mha_d128_f16": (dict(heads=2, head_dim=128, dtype="f16", seqlen_q=64,
-                                  max_context=256, paged=True, page_size=16),
-                             [1, 37, 0, 64], [1, 38, 20, 256]),
-    # prefixes 300, 31, 128 over 64-key pages; MQA (one KV head for four)
-    "paged64_gqa4_d64_bf16": (dict(heads=4, kv_heads=1, head_dim=64, dtype="bf16", seqlen_q=50,
-                                   max_context=320, paged=True, page_size=64),
-                              [3, 50, 1], [303, 81, 129]),
-}
 
 # the default slice: each arch, seed, scale kind and case at least once
 DEFAULT = {("dense_gqa2_d64_bf16", "token", "gfx942", 1),

@@ -53,6 +53,7 @@ from . import ktile, vtile, vtr
 from . import softmax as sm
 from .config import BLOCK_K, PINGPONG_BUFFERS
 from .kvloop import kv_loop
+from .pipe import advance_kv
 
 GROUP_WAVES = 4      # waves per group: one per SIMD (wave w runs on SIMD w % 4)
 K_BUFFERS = PINGPONG_BUFFERS   # K ring (3 ahead), the V ring: the first 2 buffers' V^T regions
@@ -75,12 +76,7 @@ def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm, swave) -> None:
     step = BLOCK_K * cfg.in_type.nbytes(D)
 
     def advance(block, n: str) -> None:
-        r = srd[n]
-        tags = ("addr", "kv_adv")
-        block.add(Instr("s_add_u32", (r.sub(0), r.sub(0), ab.const(step))), tags)
-        block.add(Instr("s_addc_u32", (r.sub(1), r.sub(1), Imm(0))), tags)
-        block.add(Instr("s_sub_i32", (r.sub(2), r.sub(2), ab.const(step))), tags)
-        block.add(Instr("s_max_i32", (r.sub(2), r.sub(2), Imm(0))), tags)
+        advance_kv(ab, block, srd[n], step)
 
     vdma = v_dma(cfg)
     kbufs = [ab.sreg(name=f"k_buf{x}") for x in range(K_BUFFERS)]

@@ -39,6 +39,16 @@ from .config import BLOCK_K
 from .kvloop import kv_loop
 
 
+def advance_kv(ab, block, r, step: int) -> None:
+    """Buffer resource ``r`` moves ``step`` bytes (one key block) on; num_records shrinks by as
+    much, clamped at 0. Shared by the multi-buffered and the ping-pong loops."""
+    tags = ("addr", "kv_adv")
+    block.add(Instr("s_add_u32", (r.sub(0), r.sub(0), ab.const(step))), tags)
+    block.add(Instr("s_addc_u32", (r.sub(1), r.sub(1), Imm(0))), tags)
+    block.add(Instr("s_sub_i32", (r.sub(2), r.sub(2), ab.const(step))), tags)
+    block.add(Instr("s_max_i32", (r.sub(2), r.sub(2), Imm(0))), tags)
+
+
 def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm) -> None:
     """Prologue fill, the loop body and its barrier (see the module docstring)."""
     cfg, p = ab.cfg, ab.k.prologue
@@ -49,13 +59,7 @@ def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm) -> None:
     step = BLOCK_K * cfg.in_type.nbytes(D)
 
     def advance(block, n: str) -> None:
-        """Resource ``n`` moves one key block on; num_records shrinks, clamped at 0."""
-        r = srd[n]
-        tags = ("addr", "kv_adv")
-        block.add(Instr("s_add_u32", (r.sub(0), r.sub(0), ab.const(step))), tags)
-        block.add(Instr("s_addc_u32", (r.sub(1), r.sub(1), Imm(0))), tags)
-        block.add(Instr("s_sub_i32", (r.sub(2), r.sub(2), ab.const(step))), tags)
-        block.add(Instr("s_max_i32", (r.sub(2), r.sub(2), Imm(0))), tags)
+        advance_kv(ab, block, srd[n], step)
 
     bufs = [ab.sreg(name=f"kv_buf{x}") for x in range(nb)]
     for x, b in enumerate(bufs):
