@@ -226,8 +226,21 @@ RULES: tuple[HazardRule, ...] = (
     *(HazardRule(f"xdl_write_{c}_{slot}", "xdl", "vgpr", c, slot, "overlap",
                  Wait(3, 1, _GFX950_PLUS1, BOTH_2P(5)), "RR XDLWrite94x; LLVM")
       for c, slot in (("mfma", "srcab"), ("valu", "reads"), ("vmem_ds", "reads"), ("valu", "vgpr_writes"))),
-    HazardRule("mfma_2pass_write_srcc_same", "mfma", "vgpr", "mfma", "srcc", "same",
-               Wait(0, 0, (), BOTH_2P(2)), "RR XDLWrite94x; LLVM (GFX940 SMFMA4x4 full SrcC)"),
+    # MFMA result read as the identical SrcC (same first VGPR, same size): 2 after a 2-pass
+    # producer, 0 after a longer one (CDNA3 Table 37 case 102, CDNA4 Table 38; RR XDLWrite94x
+    # "v_mfma* write (2 pass) | v_mfma* read SrcC same | 2"; LLVM GFX940_SMFMA4x4WritesVGPRFullSrcC).
+    # An f32 (SGEMM) producer is split by consumer: CDNA3 case 107 "SGEMM Write VGPR -> XDL read
+    # VGPR as Source C exactly same with 1st vDst: 0" (CDNA4 lists the exact case only for an SGEMM
+    # consumer, 2/0/0/0, and an XDL consumer of an overlapped SrcC at 0, "XDL 2x opcodes read SRCC
+    # Faster"), so the judge asks 0 for an XDL consumer; RR and LLVM do not tell the consumers
+    # apart (2), which the generator keeps. Only v_mfma_f32_4x4x1_16b_f32 is a 2-pass SGEMM.
+    HazardRule("xdl_2pass_write_srcc_same", "xdl", "vgpr", "mfma", "srcc", "same",
+               Wait(0, 0, (), BOTH_2P(2)), "ISA; RR XDLWrite94x; LLVM (GFX940 SMFMA4x4 full SrcC)"),
+    HazardRule("nonxdl_write_xdl_srcc_same", "nonxdl_mfma", "vgpr", "xdl", "srcc", "same",
+               Wait(0, 0, (), BOTH_2P(2)), "ISA CDNA3 case 107 (0); RR XDLWrite94x (2); LLVM (2)",
+               emu=const(0)),
+    HazardRule("nonxdl_write_nonxdl_srcc_same", "nonxdl_mfma", "vgpr", "nonxdl_mfma", "srcc", "same",
+               Wait(0, 0, (), BOTH_2P(2)), "ISA CDNA4 (SGEMM -> SGEMM exact SrcC 2/0/0/0); RR XDLWrite94x; LLVM"),
     HazardRule("xdl_write_xdl_srcc_overlap", "xdl", "vgpr", "xdl", "srcc", "overlap_not_same",
                Wait(1, 1, _GFX950_PLUS1), "RR XDLWrite94x; LLVM"),
     HazardRule("xdl_write_nonxdl_srcc_overlap", "xdl", "vgpr", "nonxdl_mfma", "srcc", "overlap_not_same",

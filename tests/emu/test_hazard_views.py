@@ -107,3 +107,34 @@ def test_enough_instructions_is_no_violation():
 def test_unknown_rule_name_is_a_typed_error():
     with pytest.raises(LaunchError, match="unknown hazard rule.*'xdl_write_valu_read'"):
         Emulator(allow_hazards={"xdl_write_valu_read"})
+
+
+# 2-pass f32 MFMA (SGEMM) result accumulated by the next MFMA through the identical SrcC.
+# CDNA3 ISA Table 37 case 107: SGEMM -> XDL reading SrcC exactly the same as the 1st vDst: 0;
+# SGEMM -> SGEMM (CDNA4 Table 38) and XDL -> XDL (case 102) 2-pass: 2 (docs/hazard-audit.md).
+SGEMM2 = "v_mfma_f32_4x4x1_16b_f32 v[0:3], v10, v11, 0"
+XDL2_ACC = "v_mfma_f32_4x4x4_16b_f16 v[0:3], v[12:13], v[14:15], v[0:3]"
+SGEMM2_ACC = "v_mfma_f32_4x4x1_16b_f32 v[0:3], v10, v11, v[0:3]"
+ONES = {10: np.full(64, 0x3F800000), 11: np.full(64, 0x40000000),      # f32 1.0, 2.0
+        12: np.full(64, 0x3C003C00), 13: np.full(64, 0x3C003C00),      # f16 pairs of 1.0
+        14: np.full(64, 0x3C003C00), 15: np.full(64, 0x3C003C00)}
+
+
+def _acc(first: str, second: str, nops: str = "") -> np.ndarray:
+    m = run(f"\n{first}\n{nops}\n{second}\ns_nop 7\ns_nop 7\ns_endpgm", vgprs=dict(ONES))
+    return m.waves[0].vgpr[0:4].view(np.float32)
+
+
+def test_sgemm_2pass_to_xdl_same_srcc_needs_no_wait_state():
+    got = _acc(SGEMM2, XDL2_ACC)
+    # 1*2 from the f32 MFMA (K = 1), plus K = 4 products of 1.0 from the f16 one
+    assert (got == 6.0).all()
+    assert (got == _acc(SGEMM2, XDL2_ACC, "s_nop 1")).all()
+
+
+def test_two_pass_same_srcc_still_needs_two_after_xdl_or_for_an_sgemm_consumer():
+    with pytest.raises(HazardError, match="nonxdl_write_nonxdl_srcc_same"):
+        _acc(SGEMM2, SGEMM2_ACC)
+    with pytest.raises(HazardError, match="xdl_2pass_write_srcc_same"):
+        _acc("v_mfma_f32_4x4x4_16b_f16 v[0:3], v[12:13], v[14:15], 0", XDL2_ACC, "s_nop 0")
+    assert (_acc(SGEMM2, SGEMM2_ACC, "s_nop 1") == 4.0).all()

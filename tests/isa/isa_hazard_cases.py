@@ -88,6 +88,10 @@ CASES: list[Case] = [
     # accumulate chains
     Case("xdl4_srcc_same", X4[0], C_SAME[0], X4[1], C_SAME[1], (0, 0)),
     Case("xdl2_srcc_same", X2[0], C_SAME[0], X2[1], C_SAME[1], (2, 2)),
+    # generator's view (LLVM, RR): 2 after any 2-pass MFMA; the judge asks 0 for the XDL consumer
+    # (CDNA3 case 107, tests/emu/test_hazard_views.py)
+    Case("nonxdl2_xdl_srcc_same", N2[0], X2[0], N2[1], X2[1], (2, 2)),
+    Case("nonxdl2_nonxdl_srcc_same", N2[0], N2[0], N2[1], N2[1], (2, 2)),
     Case("xdl4_srcc_overlap", X4[0], C_OVL[0], X4[1], C_OVL[1], (5, 6)),
     Case("xdl8_srcc_overlap", X8[0], C_OVL[0], X8[1], C_OVL[1], (9, 10)),
     Case("xdl2_srcc_overlap", X2[0], C_OVL[0], X2[1], C_OVL[1], (3, 4), "llvm"),

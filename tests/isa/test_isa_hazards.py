@@ -80,3 +80,13 @@ def test_wait_formulas():
     t = by_passes(p16=(11, 19), p4=(6, 6))
     assert (t("gfx942", 16), t("gfx950", 16), t("gfx950", 4)) == (11, 19, 6)
     assert "P+3" in str(w)
+
+
+def test_judge_view_of_sgemm_to_xdl_same_srcc_is_cdna3_case_107():
+    n2 = parse_line("v_mfma_f32_4x4x1_16b_f32 a[0:3], v10, v12, a[0:3]")
+    x2 = parse_line("v_mfma_f32_4x4x4_16b_f16 a[0:3], v[10:11], v[12:13], a[0:3]")
+    for arch in ARCHES:
+        assert required_wait_states(arch, n2, x2, "emu") == 0
+        assert required_wait_states(arch, n2, x2, "gen") == 2
+        assert required_wait_states(arch, n2, n2, "emu") == 2
+        assert required_wait_states(arch, x2, x2, "emu") == 2
