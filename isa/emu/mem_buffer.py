@@ -153,9 +153,17 @@ for _sfx, _nb in STORES.items():
 
 def _bind_atomic(ins, name):
     """buffer_atomic_<op> vdata, vaddr, srsrc, soffset: per lane in lane order; with ``sc0`` the
-    pre-op value returns into vdata (its first dword, or two for 64-bit forms). Out-of-range lanes
-    are dropped (and return 0). 32-bit, _x2 / f64 (64-bit) and cmpswap forms; cmpswap data is
-    {src, cmp} as for FLAT (see isa.emu.mem_global)."""
+    pre-op value returns into vdata (its first dword, or two for 64-bit forms). 32-bit, _x2 / f64
+    (64-bit) and cmpswap forms; cmpswap data is {src, cmp} as for FLAT (see isa.emu.mem_global).
+
+    Range checking (CDNA4 ISA 9.1.5.1 "Range Checking", the CDNA3 guide's same section): "When
+    an address is out of range, reads return zero, and writes and atomics are dropped", and note
+    3, "Load/store-format-* instruction and atomics are range-checked 'all or nothing' - either
+    entirely in or out": unlike Dword-x{2,3,4} loads and stores (checked per component), a lane's
+    atomic is checked once, by the guide's test of its address (raw: InstOffset + vgpr_offset >=
+    NumRecords; structured: index >= NumRecords). An in-range lane performs the whole 4- or
+    8-byte atomic (a 64-bit atomic that starts below NumRecords and ends past it included: its
+    bytes must then lie in an allocation), an out-of-range one touches no memory and returns 0."""
     vdata, vaddr, srsrc, soffset = ins.operands[:4]
     rtn = ins.has("sc0")
     wide = name.endswith("_x2") or name in F64_ATOMICS
@@ -166,15 +174,16 @@ def _bind_atomic(ins, name):
     ndw, ut = nbytes // 4, (np.uint64 if wide else np.uint32)
     regs = reg_keys(vdata)[:ndw] if rtn else ()
     sh = _Shape(ins, vaddr, srsrc, soffset, nbytes)
+    # one component ending 1 byte after the lane's offset: buffer_addr's raw check becomes the
+    # guide's "offset >= NumRecords" of the whole lane (all or nothing, see above)
+    sh.dw_end = np.ones(1, np.int64)
 
     def fn(m, w):
         lanes = np.flatnonzero(w.exec_mask())
         addr, in_range = _addresses(w, sh, lanes)
-        if in_range is not None and (in_range.any(1) & ~in_range.all(1)).any():
-            raise m.error(EmulatorError, f"{ins.op}: a lane's {nbytes}-byte atomic is partly out of "
-                          "range; partial-range behaviour is not modelled", w)
         ok = np.ones(len(addr), bool) if in_range is None else in_range[:, 0]
-        _locate(m, w, addr, in_range, nbytes, "buffer atomic")
+        if ok.any():
+            _locate(m, w, addr[ok], None, nbytes, "buffer atomic")
         rows = regfile(w, vdata)[vdata.index:vdata.index + (2 * ndw if cas else ndw), lanes]
         vals = np.ascontiguousarray(rows.T).view(ut)
         mem = m.mem

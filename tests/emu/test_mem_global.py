@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from core_util import run, srd
 
 from isa.emu import Emulator
+from isa.emu.errors import GlobalOutOfBoundsError
 
 LANES = np.arange(64)
 
@@ -172,3 +174,43 @@ def test_store_data_is_read_at_issue():
           s_endpgm""", emu=emu, lds=512, vgprs={0: np.arange(64)}, sgprs={0: srd(pa, 256), 4: _pair(pb)})
         assert (a == 5).all() and (b == 5).all()
         assert (m.lds.data[:64] == 5).all() and (m.lds.data[64:320].view(np.uint32) == 5).all()
+
+
+def test_buffer_atomics_are_range_checked_all_or_nothing():
+    # CDNA4 ISA 9.1.5.1 "Range Checking": atomics are range-checked "all or nothing"; raw buffer
+    # out of range if InstOffset + vgpr_offset >= NumRecords; out-of-range atomics are dropped and
+    # (as reads) return 0. A 64-bit atomic starting 4 bytes below NumRecords is wholly in range.
+    emu = Emulator()
+    buf = np.zeros(8, np.uint64)                      # 64 bytes, NumRecords 20
+    m = run("""
+      v_lshlrev_b32 v1, 3, v0
+      v_mov_b32 v2, 1
+      v_mov_b32 v3, 1
+      buffer_atomic_add_x2 v[2:3], v1, s[0:3], 0 offen sc0
+      s_waitcnt vmcnt(0)
+      s_endpgm""", emu=emu, exec_mask=0xF, sgprs={0: srd(emu.alloc(buf), 20)}, vgprs={0: np.arange(64)})
+    # lanes 0, 1 (offsets 0, 8) and lane 2 (16: 16 < 20, bytes 16..23) add; lane 3 (24) is dropped
+    assert buf.tolist() == [(1 << 32) | 1] * 3 + [0] * 5
+    assert m.waves[0].vgpr[2][:4].tolist() == [0, 0, 0, 0] and m.waves[0].vgpr[3][:4].tolist() == [0] * 4
+    # sc0: an out-of-range lane returns 0, an in-range one the old value
+    buf[:] = 7
+    m = run("""
+      v_lshlrev_b32 v1, 3, v0
+      v_mov_b32 v2, 1
+      v_mov_b32 v3, 0
+      buffer_atomic_add_x2 v[2:3], v1, s[0:3], 0 offen sc0
+      s_waitcnt vmcnt(0)
+      s_endpgm""", emu=emu, exec_mask=0xF, sgprs={0: srd(emu.mem.bases[0], 20)}, vgprs={0: np.arange(64)})
+    assert buf.tolist() == [8, 8, 8] + [7] * 5
+    assert m.waves[0].vgpr[2][:4].tolist() == [7, 7, 7, 0]
+
+
+def test_buffer_atomic_in_range_but_past_the_allocation_is_out_of_bounds():
+    emu = Emulator()
+    buf = np.zeros(3, np.uint32)                      # 12 bytes; NumRecords 16 lies beyond them
+    with pytest.raises(GlobalOutOfBoundsError):
+        run("""
+      v_mov_b32 v1, 8
+      buffer_atomic_add_x2 v[2:3], v1, s[0:3], 0 offen
+      s_waitcnt vmcnt(0)
+      s_endpgm""", emu=emu, exec_mask=1, sgprs={0: srd(emu.alloc(buf), 16)}, vgprs={2: 1, 3: 0})
