@@ -147,6 +147,9 @@ def profile(fk, cfg: TritonAttnConfig, b: int, h: int, s: int, d: int, dtype: st
                        1.0 / math.sqrt(d)) | {"N_CTX": n}
 
     emulated = max(iters, -(-cfg.block_m // cfg.block_n))
+    # charged as asmgen's attention profile charges its own kernels (kinds/attention/profile.py):
+    # the unique share of the loaded bytes as the L2-miss mix, no tile-grid floors (neither has
+    # one), the sustained clock of the kernel's own MFMA (profile_foreign passes its streams)
     out = foreign.profile_foreign(fk, values, flops=4.0 * b * h * s * s * d, n_wg=n_wg,
                                   loop_iters=s // cfg.block_n, emulated_iters=emulated,
                                   hbm_fraction=min(1.0, unique / loaded),

@@ -218,12 +218,14 @@ def profile_config(profile_foreign, fk, cfg, size: int, iters: int) -> dict:
         b = rng.uniform(-1, 1, (trips * cfg.bk, cfg.bn)).astype(ml_dtypes.bfloat16)
         return _values(a, b, np.zeros((cfg.bm, cfg.bn), ml_dtypes.bfloat16))
 
-    n_wg = math.ceil(size / cfg.bm) * math.ceil(size / cfg.bn)
-    # share of loaded bytes that are unique (the rest hit L2), as asmgen.profile_gemm estimates it
-    hbm = min(1.0, (2 * size * size) / (n_wg * (cfg.bm + cfg.bn) * size))
+    from isa.cycle.problem import TileGrid
+    # the tile grid as the kernel's GROUP_SIZE_M swizzle walks it: its L2 / MALL / HBM traffic
+    # and floors, as asmgen's own GEMMs are profiled (asmgen.profiling.device.floored_round)
+    grid = TileGrid(size, size, size, (cfg.bm, cfg.bn, cfg.bk), in_bytes=2, order="grouped",
+                    group=cfg.group)
     out = profile_foreign.profile_foreign(
-        fk, values, flops=2.0 * size ** 3, n_wg=n_wg, loop_iters=math.ceil(size / cfg.bk),
-        emulated_iters=iters, hbm_fraction=hbm, device=DEVICE)
+        fk, values, flops=2.0 * size ** 3, n_wg=grid.n_wg, loop_iters=grid.trips,
+        emulated_iters=iters, device=DEVICE, tiles=grid)
     out["tflops_wave"] = _tflops(out, out["emulated"]["cycles"], out["problem"]["loop_iters"] - iters,
                                  out["cycles_per_iter"])
     return out
@@ -231,11 +233,14 @@ def profile_config(profile_foreign, fk, cfg, size: int, iters: int) -> dict:
 
 def _tflops(out: dict, cycles: float, extra_trips: int, per_trip: float) -> float:
     """Whole-problem TFLOP/s of ``out``'s problem when a round takes ``cycles`` + ``extra_trips``
-    x ``per_trip`` clk (isa.cycle.report.problem_tflops, the device's peak clock)."""
+    x ``per_trip`` clk, the trip raised to ``out``'s memory floors as the profile raises its own
+    (isa.cycle.problem.trip_bound; isa.cycle.report.problem_tflops, the device's peak clock)."""
     from isa.cycle import params_for
+    from isa.cycle.problem import trip_bound
     from isa.cycle.report import problem_tflops
+    trip, _ = trip_bound(per_trip, (out.get("bound") or {}).get("memory_floors_clk") or {})
     p = problem_tflops(params_for("gfx942", DEVICE), out["problem"]["flops"], out["problem"]["n_wg"],
-                       cycles + extra_trips * per_trip, out["wgs_per_cu"])
+                       cycles + extra_trips * trip, out["wgs_per_cu"])
     return p["tflops"]
 
 

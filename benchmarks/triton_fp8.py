@@ -3,7 +3,8 @@ loop over fp8 A [M, K] and B [N, K] (both K-contiguous, asmgen's layout NT, BLAS
 accumulation and output, compiled offline by Triton for gfx942 (``fp8e4b8``, E4M3 FNUZ) or gfx950
 (``fp8e4nv``, OCP E4M3) with no GPU, checked on the emulator against NumPy, then profiled through
 the same cycle model as ``asmgen profile`` (``asmgen.profiling.foreign``), one workgroup's K loop
-emulated and extrapolated to the whole problem over the device's CUs.
+emulated and extrapolated to the whole problem over the device's CUs, with the same L2 / MALL /
+HBM traffic and floors of its tile grid (in the order its program ids walk it) as asmgen's GEMMs.
 
 Triton is not an asmgen dependency and nothing it builds is committed; ``available()`` says whether
 it can be imported (``pip install triton``). The kernel is ours (the same shape as
@@ -16,7 +17,6 @@ to ``v_mfma_scale_f32_*_f8f6f4`` as asmgen does; checked against asmgen's MX ref
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -204,9 +204,11 @@ def mx_check(fk, cfg: TritonFp8Config, dtype: str, seed: int = 0) -> float:
 
 
 def mx_profile(fk, cfg: TritonFp8Config, dtype: str, size: int, iters: int = 4) -> dict:
-    """``profile`` of the MX kernel."""
+    """``profile`` of the MX kernel (fp4: half a byte per element in the tile grid's traffic;
+    the E8M0 scales, 1/32 byte per element, left out as asmgen's GEMM profile leaves them)."""
     return _profile(fk, cfg, "gfx950", size, iters,
-                    lambda trips: _mx_values(*_mx_inputs(dtype, cfg.bm, cfg.bn, trips * cfg.bk, 0)))
+                    lambda trips: _mx_values(*_mx_inputs(dtype, cfg.bm, cfg.bn, trips * cfg.bk, 0)),
+                    in_bytes=1.0 / MX_FORMATS[dtype][2])
 
 
 def _inputs(arch: str, m: int, n: int, k: int, seed: int):
@@ -245,14 +247,23 @@ def profile(fk, cfg: TritonFp8Config, arch: str, size: int, iters: int = 4) -> d
                     lambda trips: _values(*_inputs(arch, cfg.bm, cfg.bn, trips * cfg.bk, 0)))
 
 
-def _profile(fk, cfg: TritonFp8Config, arch: str, size: int, iters: int, values) -> dict:
+def tile_grid(cfg: TritonFp8Config, size: int, in_bytes: float = 1.0):
+    """The ``size``^3 problem's tile grid as the kernel walks it: its program ids go through the
+    tiles in GROUP_SIZE_M groups (``_kernel``'s swizzle, the grid's ``grouped`` order)."""
+    from isa.cycle.problem import TileGrid
+    return TileGrid(size, size, size, (cfg.bm, cfg.bn, cfg.bk), in_bytes=in_bytes,
+                    order="grouped", group=cfg.group)
+
+
+def _profile(fk, cfg: TritonFp8Config, arch: str, size: int, iters: int, values,
+             in_bytes: float = 1.0) -> dict:
+    """The foreign profile with the tile grid's L2 / MALL / HBM traffic and floors, as asmgen's
+    own GEMMs are profiled (``asmgen.profiling.device.floored_round``)."""
     from asmgen.profiling import foreign
     from asmgen.profiling.common import sustained_clock, sustained_tflops
-    n_wg = math.ceil(size / cfg.bm) * math.ceil(size / cfg.bn)
-    hbm = min(1.0, (2 * size * size) / (n_wg * (cfg.bm + cfg.bn) * size))   # unique share
-    out = foreign.profile_foreign(fk, values, flops=2.0 * size ** 3, n_wg=n_wg,
-                                  loop_iters=math.ceil(size / cfg.bk), emulated_iters=iters,
-                                  hbm_fraction=hbm)
+    grid = tile_grid(cfg, size, in_bytes)
+    out = foreign.profile_foreign(fk, values, flops=2.0 * size ** 3, n_wg=grid.n_wg,
+                                  loop_iters=grid.trips, emulated_iters=iters, tiles=grid)
     out["sustained_clock_mhz"] = sustained_clock(out)
     out["tflops_sustained"] = sustained_tflops(out)
     return out

@@ -8,8 +8,17 @@ from __future__ import annotations
 def tile_traffic(params, m: int, n: int, k: int, tile, copies: int, order: str = "m_fastest",
                  group: int = 8, in_bytes: float = 2) -> tuple[dict, float]:
     """(traffic of one trip of the first round, mean load latency) of a tiled GEMM."""
-    from isa.cycle.problem import TileGrid, gemm_traffic, loaded_latency
-    grid = TileGrid(m, n, k, tuple(tile), in_bytes=in_bytes, order=order, group=group)
+    from isa.cycle.problem import TileGrid
+    return grid_traffic(params, TileGrid(m, n, k, tuple(tile), in_bytes=in_bytes, order=order,
+                                         group=group), copies)
+
+
+def grid_traffic(params, grid, copies: int) -> tuple[dict, float]:
+    """(traffic of one trip of the first round, mean load latency) of the tile grid ``grid``
+    (``isa.cycle.problem.TileGrid``) with ``copies`` workgroups per CU: what every profile whose
+    problem shape is known (asmgen's GEMM contracts, launch contracts with ``tiles``, foreign
+    kernels given ``tiles``) models its loads and floors with."""
+    from isa.cycle.problem import gemm_traffic, loaded_latency
     traffic = gemm_traffic(params, grid, copies)
     return traffic, loaded_latency(params, traffic)
 
@@ -29,6 +38,16 @@ def trip_and_bound(params, res, summ: dict, cpi: float | None, traffic: dict | N
         bb["l2_hit"] = round(traffic["l2_hit"], 4)
         bb["mall_hit"] = round(traffic["mall_hit"], 4)
     return trip, bb
+
+
+def floored_round(params, res, summ: dict, step: float | None, traffic: dict | None,
+                  extra_trips: int, clock_mhz: float) -> tuple[float | None, dict, float]:
+    """(clk per trip after the memory floors, the bound breakdown, clk of one round): the
+    emulated round ``res`` plus ``extra_trips`` trips of ``step`` raised to the floors of
+    ``traffic`` (none without it). The one extrapolation of asmgen's GEMM profile, launch
+    contracts and foreign (Triton) kernels, so a peer is charged as asmgen's kernels are."""
+    trip, bound = trip_and_bound(params, res, summ, step, traffic, clock_mhz)
+    return trip, bound, res.cycles + extra_trips * (trip or 0.0)
 
 
 def uncertainty(arch: str) -> dict:

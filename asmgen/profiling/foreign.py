@@ -14,6 +14,12 @@ wave streams on one modeled CU, the steady-state cycles per loop iteration extra
 the full problem's loop trip count, and ``isa.cycle.report.problem_tflops`` deals the full
 problem's workgroups over the device's CUs (wave quantisation). What the loop iterates over and
 how many FLOPs the problem has is the caller's knowledge (``flops``, ``n_wg``, ``loop_iters``).
+
+A GEMM-shaped peer whose tile grid is known (``tiles``, an ``isa.cycle.problem.TileGrid``: sizes,
+tile, the order its program ids walk the tiles in, bytes per element) is charged as asmgen's own
+GEMMs are (``asmgen.kinds.gemm.profile``): the grid's per-XCD L2 / MALL / HBM traffic sets the
+load latency and floors every loop trip (``asmgen.profiling.device.floored_round``, one function
+for both), and the sustained clock weighs the kernel's own MFMA (``isa.cycle.power.mfma_load``).
 """
 from __future__ import annotations
 
@@ -25,7 +31,8 @@ import numpy as np
 
 from ..errors import ConfigError, KernargError
 from ..kernarg import ArgSpec, layout, pack_kernargs
-from .common import ProfileError, arch_params, model_cu, report
+from .common import ProfileError, arch_params, co_resident, model_cu, report
+from .device import floored_round, grid_traffic, uncertainty
 
 __all__ = ["ForeignKernel", "contract", "foreign_args", "launch", "profile_foreign"]
 
@@ -166,12 +173,14 @@ def launch(fk: ForeignKernel, grid, values: Mapping[str, Any], *, seed: int = 0,
     return emu
 
 
-def _model_run(fk, meta, params, values, seed, wgs_per_cu, hbm_fraction, loop, scalar_dtypes):
-    """Emulate one workgroup with ``values`` and model its co-resident copies on one CU."""
+def _model_run(fk, meta, params, values, seed, wgs_per_cu, hbm_fraction, loop, scalar_dtypes,
+               latency=None):
+    """Emulate one workgroup with ``values`` and model its co-resident copies on one CU;
+    (streams, copies, SimResult, summary)."""
     from isa.cycle import streams_from_trace
     emu = launch(fk, (1, 1, 1), values, seed=seed, trace=True, scalar_dtypes=scalar_dtypes)
     streams = streams_from_trace(emu.trace)
-    return (len(streams), *model_cu(meta, params, streams, wgs_per_cu, hbm_fraction, loop))
+    return (streams, *model_cu(meta, params, streams, wgs_per_cu, hbm_fraction, loop, latency))
 
 
 def profile_foreign(fk: ForeignKernel, values: Mapping[str, Any] | Callable[[int], Mapping[str, Any]],
@@ -179,13 +188,16 @@ def profile_foreign(fk: ForeignKernel, values: Mapping[str, Any] | Callable[[int
                     hbm_fraction: float = 0.0, device: str | None = None,
                     wgs_per_cu: int | None = None, clock_mhz: float | None = None, seed: int = 0,
                     loop: tuple[int, int] | None = None, keep_result: bool = False,
-                    scalar_dtypes: Mapping[str, str] | None = None, slope_iters: int = 2) -> dict:
+                    scalar_dtypes: Mapping[str, str] | None = None, slope_iters: int = 2,
+                    tiles=None) -> dict:
     """Modeled performance of a foreign kernel, in ``asmgen profile --json``'s shape.
 
     ``values``: the arguments of the small problem one workgroup (grid 1x1x1) runs, whose main
     loop makes ``emulated_iters`` trips, or a function of the trip count returning them; the
     full problem has ``n_wg`` workgroups of ``loop_iters`` trips each and ``flops`` FLOPs.
     ``hbm_fraction`` is the share of loaded bytes that miss L2 (``ArchParams.vmem_latency``).
+    ``tiles`` (``isa.cycle.problem.TileGrid``, its workgroups and trips those of the problem):
+    the device's traffic replaces ``hbm_fraction`` and floors each trip, as for asmgen's GEMMs.
 
     Two per-trip costs are measured. ``cycles_per_iter`` is each wave's own loop-head to
     loop-head time in the steady state, what ``asmgen profile`` reports and extrapolates with.
@@ -205,9 +217,20 @@ def profile_foreign(fk: ForeignKernel, values: Mapping[str, Any] | Callable[[int
         raise ConfigError(f"slope_iters {slope_iters} must be >= 1")
     meta = contract(fk, scalar_dtypes)
     params = arch_params(meta, device)
-    args = (seed, wgs_per_cu, hbm_fraction, loop, scalar_dtypes)
+    traffic, latency = None, None
+    if tiles is not None:
+        if hbm_fraction:
+            raise ConfigError(f"hbm_fraction {hbm_fraction} with tiles: the tile grid's traffic "
+                              "gives the L2 / MALL / HBM mix, give one of them")
+        if (tiles.n_wg, tiles.trips) != (n_wg, loop_iters):
+            raise ConfigError(f"tiles {tiles.m}x{tiles.n}x{tiles.k} of {tiles.tile} make "
+                              f"{tiles.n_wg} workgroups of {tiles.trips} trips, the problem has "
+                              f"n_wg {n_wg} and loop_iters {loop_iters}")
+        wgs_per_cu = wgs_per_cu or co_resident(meta, params)
+        traffic, latency = grid_traffic(params, tiles, wgs_per_cu)
+    args = (seed, wgs_per_cu, hbm_fraction, loop, scalar_dtypes, latency)
     first = values(emulated_iters) if callable(values) else values
-    n_waves, copies, res, summ = _model_run(fk, meta, params, first, *args)
+    streams, copies, res, summ = _model_run(fk, meta, params, first, *args)
     cpi = summ["cycles_per_iter"]
     cpi_cu = None
     if callable(values):
@@ -218,13 +241,16 @@ def profile_foreign(fk: ForeignKernel, values: Mapping[str, Any] | Callable[[int
     if extra and step is None:
         raise ProfileError(f"{fk.kernel}: no loop found in the emulated streams (need >= 2 trips "
                            f"to extrapolate {extra} more); emulate more iterations")
-    per_round = res.cycles + extra * (step or 0.0)
-    perf = problem_tflops(params, flops, n_wg, per_round, copies, clock_mhz)
-    return report(meta, params, res, summ, n_waves, {"loop_iters": emulated_iters}, keep_result,
+    clock = clock_mhz or params.clock_mhz
+    trip, bound, per_round = floored_round(params, res, summ, step, traffic, extra, clock)
+    perf = problem_tflops(params, flops, n_wg, per_round, copies, clock_mhz, streams=streams)
+    return report(meta, params, res, summ, len(streams), {"loop_iters": emulated_iters},
+                  keep_result,
                   schedule="foreign", kind="foreign",
                   cycles=perf["rounds"] * per_round, cycles_per_iter=cpi,
                   cycles_per_iter_cu=cpi_cu,
                   extrapolation="cycles_per_iter_cu" if cpi_cu is not None else "cycles_per_iter",
+                  cycles_per_trip=trip, bound=bound, uncertainty=uncertainty(meta["arch"]),
                   cycles_per_round=per_round, mfma_busy=summ["mfma_busy"],
                   mfma_busy_per_simd=summ["mfma_busy_per_simd"], tflops=perf["tflops"],
                   stalls=summ["stalls"],

@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import ConfigError
 from . import launch as lc
 from .common import ProfileError, arch_params, co_resident, model_cu, report
-from .device import tile_traffic, trip_and_bound, uncertainty
+from .device import floored_round, tile_traffic, uncertainty
 
 DEFAULT_TRIPS = 6
 
@@ -71,8 +71,7 @@ def profile_launch(path, iters: int | None = None, device: str | None = None,
         growth = (res2.cycles - res.cycles) / 2
         if cpi is None or growth > cpi:
             step, extrapolation = growth, "cycles_per_iter_cu"
-    trip, bound = trip_and_bound(params, res, summ, step, traffic, clock)
-    per_round = res.cycles + extra * (trip or 0.0)
+    trip, bound, per_round = floored_round(params, res, summ, step, traffic, extra, clock)
     perf = problem_tflops(params, flops, n_wg, per_round, copies, clock, streams=streams)
     return report(meta, params, res, summ, len(streams), {"loop_trips": trips}, keep_result,
                   schedule="foreign", kind="foreign", cycles=perf["rounds"] * per_round,

@@ -190,3 +190,49 @@ def test_bad_inputs_are_named(gemm, hsaco):
                         emulated_iters=4)
     with pytest.raises(ConfigError, match="block"):
         ForeignKernel(hsaco, "mfma_gemm", (2048, 1, 1))
+
+
+def test_known_tile_grid_floors_the_trip_as_asmgen_gemms_are(gemm):
+    """A foreign GEMM given its tile grid is charged the L2 / MALL / HBM floors asmgen's GEMM
+    profile applies (``profiling.device.floored_round``), with the grid's load latency, and its
+    sustained clock weighs its own MFMA (f16 here), not a bf16 default. The old foreign path
+    applied no floor and priced every kernel's power as bf16's."""
+    from isa.cycle.power import sustained
+    from isa.cycle.problem import TileGrid, gemm_traffic, memory_floors, trip_bound
+    size, iters = 4096, 6
+    # the kernel's grid is (N/32, M/32): linear workgroup ids walk the tile columns fastest
+    tiles = TileGrid(size, size, size, (32, 32, 16), in_bytes=2, order="n_fastest")
+    kw = {"flops": 2.0 * size ** 3, "n_wg": tiles.n_wg, "loop_iters": tiles.trips,
+          "emulated_iters": iters}
+    out = profile_foreign(gemm, lambda t: _problem(32, 32, 16 * t), tiles=tiles,
+                          keep_result=True, **kw)
+    plain = profile_foreign(gemm, lambda t: _problem(32, 32, 16 * t), **kw)
+    p = params_for("gfx942", "MI300X")
+    floors = memory_floors(p, gemm_traffic(p, tiles, out["wgs_per_cu"]), p.clock_mhz)
+    assert out["bound"]["memory_floors_clk"] == {k: round(v, 1) for k, v in floors.items()}
+    trip, by = trip_bound(out["cycles_per_iter_cu"], floors)
+    assert out["cycles_per_trip"] == pytest.approx(trip) and out["bound"]["trip_set_by"] == by
+    assert out["cycles_per_round"] == pytest.approx(
+        out["emulated"]["cycles"] + (tiles.trips - iters) * trip)
+    # 64 f16 rows x 16 K per workgroup per trip, 8 x 38 workgroups on an XCD: 623 KB of L2
+    # requests per trip, a floor of hundreds of clk (this kernel's staggered copies take longer)
+    assert floors["l2"] == pytest.approx(8 * 38 * 64 * 16 * 2 / p.l2_achieved_bytes_per_clk_xcd)
+    # the same function with a faster CU step: the floor sets the trip and the round
+    from asmgen.profiling.device import floored_round
+    res = out["_result"]
+    t2, b2, r2 = floored_round(p, res, {"steady_window": out["_steady_window"]}, 1.0,
+                               gemm_traffic(p, tiles, 8), 10, p.clock_mhz)
+    assert (t2, b2["trip_set_by"]) == (pytest.approx(floors["l2"]), "l2")
+    assert r2 == pytest.approx(res.cycles + 10 * floors["l2"])
+    # the grid's L2 misses (MALL / HBM) lengthen the loads over the all-L2-hit default
+    assert out["cycles_per_iter"] > plain["cycles_per_iter"]
+    # the power model sees the f16 MFMA: activity = duty x power_weight_f16
+    sus = out["perf"]["sustained"]
+    ref = sustained(p, kw["flops"], kw["n_wg"], out["cycles_per_round"], out["wgs_per_cu"],
+                    (p.mfma_flops_per_clk_cu, p.power_weight_f16))
+    assert sus["round_activity"] == ref["round_activity"]
+    with pytest.raises(ConfigError, match="hbm_fraction 0.5 with tiles"):
+        profile_foreign(gemm, _problem(32, 32, 64), tiles=tiles, hbm_fraction=0.5, **kw)
+    with pytest.raises(ConfigError, match="make 16384 workgroups of 256 trips"):
+        profile_foreign(gemm, _problem(32, 32, 64), tiles=tiles,
+                        **dict(kw, n_wg=1, emulated_iters=4))

@@ -20,7 +20,7 @@ from ...profiling.common import (
     model_cu,
     report,
 )
-from ...profiling.device import tile_traffic, trip_and_bound, uncertainty
+from ...profiling.device import floored_round, tile_traffic, uncertainty
 
 EXTRA_TILES = 2      # the second, longer run: K grows by this many K-tiles
 
@@ -100,8 +100,7 @@ def profile_gemm(meta: dict, hsaco: bytes, iters: int, device: str | None,
         cpi, extrapolation = cu_trip_cycles(meta, hsaco, params, gemm_values(meta, more, seed),
                                             copies, 0.0, loop, res.cycles, cpi_wave,
                                             seed, vmem_latency=latency)
-    trip, bound = trip_and_bound(params, res, summ, cpi, traffic, clock)
-    per_round = res.cycles + extra_iters * (trip or 0.0)
+    trip, bound, per_round = floored_round(params, res, summ, cpi, traffic, extra_iters, clock)
     perf = problem_tflops(params, prob["flops"], prob["n_wg"], per_round, copies, clock_mhz,
                          streams=streams)
     emulated = {"k": prob["small"]["K"], "k_iters": prob["small_iters"]}
