@@ -307,6 +307,9 @@ RULES: tuple[HazardRule, ...] = (
     HazardRule("valu_vgpr_permlane_swap", "valu", "vgpr", "permlane_swap", "reads", "overlap", const(2),
                "RR VALUWriteReadlane94x (950); " + _LLC, archs=("gfx950",)),
     HazardRule("valu_exec_mfma", "valu", "exec", "mfma", "any", "always", const(4), "RR CMPXWriteExec; LLVM"),
+    # gfx950: v_cmpx (any VALU write of EXEC) -> v_permlane16/32_swap: CDNA4 ISA Table 11 4; llc 22 4
+    HazardRule("valu_exec_permlane_swap", "valu", "exec", "permlane_swap", "any", "always", const(4),
+               "ISA CDNA4 Table 11; " + _LLC, archs=("gfx950",)),
     # --- SGPR / EXEC / VCC written by VALU ------------------------------------------------------------
     HazardRule("valu_sgpr_vmem", "valu", "sgpr", "vmem", "reads", "overlap", const(5),
                "RR VALUWriteSGPRVMEM; LLVM"),
@@ -343,6 +346,13 @@ RULES: tuple[HazardRule, ...] = (
     # --- memory / scalar ----------------------------------------------------------------------------
     HazardRule("wide_store_data_valu_war", "vmem_wide_store", "store_data", "valu", "vgpr_writes", "overlap",
                const(2), "RR BufferStoreDwordXXRead; LLVM"),
+    # CDNA3/CDNA4 ISA Table 11 case 9 names "VALU writes": an MFMA (a VOP3P VALU op) writing the
+    # store's data VGPRs counts, as LLVM's checkVALUHazards (2, llc 22); case 8: any other write of
+    # them (a VMEM/DS load returning into them) 1, where LLVM asks nothing (llc 22: 0)
+    HazardRule("wide_store_data_mfma_war", "vmem_wide_store", "store_data", "mfma", "vgpr_writes", "overlap",
+               const(2), "ISA Table 11 case 9; " + _LLC),
+    HazardRule("wide_store_data_mem_war", "vmem_wide_store", "store_data", "vmem_ds", "vgpr_writes", "overlap",
+               const(1), "ISA Table 11 case 8 (1); " + _LLC + " (0)"),
     HazardRule("salu_m0_lds", "salu", "m0", "m0_lds", "any", "always", const(1), "ISA; LLVM"),
     HazardRule("setreg_getreg", "setreg", "none", "getreg_setreg", "any", "same_hwreg", const(2), "ISA; LLVM"),
 )

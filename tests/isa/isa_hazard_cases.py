@@ -270,6 +270,7 @@ CASES += [
     pair("valu_dot_srca", VADD_V10, _dot(11, 10, 5, 6), (0, 0)),
 ]
 PERMLANE_CASES = [  # gfx950 only
+    pair("cmpx_permlane", CMPX, PERM16, (0, 4)),
     pair("valu_permlane_vdst", MOV_V0, PERM16, (0, 2)),
     pair("valu_permlane_src0", ("v_mov_b32_e32 v2, v1", "$vgpr2 = V_MOV_B32_e32 $vgpr1, implicit $exec"), PERM16,
          (0, 2)),
@@ -277,4 +278,16 @@ PERMLANE_CASES = [  # gfx950 only
          PERM16, (0, 2)),
     pair("valu_permlane_unrelated", ("v_mov_b32_e32 v7, v1", "$vgpr7 = V_MOV_B32_e32 $vgpr1, implicit $exec"),
          PERM16, (0, 0)),
+]
+
+# CDNA3/CDNA4 ISA Table 11 cases 8 and 9: a wide store's data VGPRs written right after it
+WIDE_STORE = ("global_store_dwordx4 v[10:11], v[0:3], off",
+              f"GLOBAL_STORE_DWORDX4 $vgpr10_vgpr11, {V4}, 0, 0, implicit $exec")
+CASES += [
+    Case("wide_store_load_war", WIDE_STORE[0], "global_load_dwordx4 v[0:3], v[20:21], off", WIDE_STORE[1],
+         f"{V4} = GLOBAL_LOAD_DWORDX4 $vgpr20_vgpr21, 0, 0, implicit $exec", (1, 1), "isa"),   # LLVM 0
+    pair("wide_store_mfma_war", WIDE_STORE,
+         mfma("v_mfma_f32_16x16x16_f16", "V_MFMA_F32_16X16X16F16_vgprcd", "v[0:3]", "v[40:43]", V4,
+              "$vgpr40_vgpr41_vgpr42_vgpr43", ("v[30:31]", "v[32:33]"), ("$vgpr30_vgpr31", "$vgpr32_vgpr33")),
+         (2, 2)),
 ]
