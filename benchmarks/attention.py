@@ -75,10 +75,13 @@ def triton_rows(arch: str, ns) -> None:
         except Exception as e:        # a Triton compile error is reported, not raised
             print(f"{arch:7} {'False':6} triton   FAILED {cfg.name}: {type(e).__name__}: {e}")
             continue
-        # the foreign profile has no bound breakdown (no asmgen tags to attribute time by)
+        # the foreign profile's bound breakdown comes from the same function as asmgen's
+        # (profiling.device.trip_and_bound; neither has tile-grid floors for attention)
         sust = f"{out['tflops_sustained']:.0f}@{out['sustained_clock_mhz']:.0f}"
+        sh = out["bound"]["shares"]
         print(f"{arch:7} {'False':6} triton   {out['tflops']:6.0f} {sust:>12} "
-              f"{out['mfma_busy']:5.3f} {'-':6} " + " ".join(f"{'-':>7}" for _ in SHARES)
+              f"{out['mfma_busy']:5.3f} {out['bound']['bound']:6} "
+              + " ".join(f"{sh.get(s, 0.0):7.3f}" for s in SHARES)
               + f"  {cfg.name}, check {ratio:.2f}, {out['wgs_per_cu']} WG/CU")
 
 

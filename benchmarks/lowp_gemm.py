@@ -10,13 +10,17 @@ arch, checked on the emulator against NumPy, profiled by ``asmgen.profiling.fore
 matches NumPy is the one compared. On gfx950 each configuration is also compiled with Triton's
 own block ping-pong schedule (its default there; the plain rows set
 ``TRITON_HIP_USE_BLOCK_PINGPONG=0``); a kernel the emulator refuses is printed as FAILED with the
-error (Triton 3.9's 256x256x128 ping-pong one: an LDS race between its wave groups). The MX
+error (Triton 3.9's 256x256x128 ping-pong one: an LDS race between its wave groups, ruled the
+kernel's by AMD's memory model, the verdict printed under it: docs/production-kernels.md). The MX
 peers are Triton's ``tl.dot_scaled`` GEMMs (gfx950); a peer the emulator finds wrong against
-NumPy is printed as MISMATCH and not compared (Triton 3.9's mxfp8 one: its result disagrees once
-the scales vary along K, unresolved whether Triton or the emulator is wrong). Every asmgen fp8/MX
-row is then printed as a ratio to the peer of its type at the sustained clock, with the model's
-error (``MODEL_ERROR``) beside each figure: both run through one model, so much of the error
-cancels in the ratio, but not all (the kernels' instruction mixes differ).
+NumPy would be printed as MISMATCH and not compared (Triton 3.9's mxfp8 one matches since the
+emulator reads fp8 f8f6f4 operands as the ISA's two runs of 16 K). Every peer is charged as
+asmgen's kernels are: the same tile-grid L2 / MALL / HBM floors and load latency (its grid in the
+grouped order its program ids walk) and the power model of its own MFMA
+(``asmgen.profiling.device.floored_round``). Every asmgen fp8/MX row is then printed as a ratio
+to the peer of its type at the sustained clock, with the model's error (``MODEL_ERROR``) beside
+each figure: both run through one model, so much of the error cancels in the ratio, but not all
+(the kernels' instruction mixes differ).
 
 Each row runs the public CLI (``python -m asmgen gemm ... -o DIR`` then ``python -m asmgen profile
 DIR/<kernel>.json --json``) in a subprocess from the repository root, so it measures what a user
@@ -90,6 +94,19 @@ ROWS = [
                                             "--mfma", "32x32x64"]),
 ]
 NO_PINGPONG = {"TRITON_HIP_USE_BLOCK_PINGPONG": "0"}
+# published 8192^3 figures (measured on hardware, not run here): (arch, what, TFLOP/s or None,
+# the clock it ran at, source)
+PUBLISHED = (
+    ("gfx950", "MI355X fp8 HipKittens", 3327, "clock not stated (MI355X peak 2400 MHz)",
+     "HazyResearch/HipKittens analysis/fp8_gemm/mi350x/mi355x_fp8_gemm.json; cdna-facts 9.4"),
+    ("gfx950", "MI355X fp8 hipBLASLt (measured by HK)", 3233,
+     "clock not stated (MI355X peak 2400 MHz)", "the same HipKittens JSON"),
+    ("gfx950", "MI355X mxfp4 AITER", None, "-",
+     "issue 15 quotes 5.1-5.6 PFLOP/s; no primary source found (searched: AITER gemm_a4w4, "
+     "ROCm blogs, HipKittens analysis/)"),
+    ("gfx942", "MI300X fp8 hipblaslt-bench f8_r (a user's run)", 907, "fixed to 1005 MHz",
+     "ROCm/hipBLASLt#1721, hipBLASLt 402603df; no AMD-published MI300X fp8 GEMM figure found"),
+)
 SHARES = ("mfma", "issue", "lds", "vmem", "l2", "waits")
 
 
@@ -151,8 +168,10 @@ def peer(arch: str, size: int, dtype: str = "fp8") -> tuple[dict | None, list[st
                     continue
                 d = tp.mx_profile(fk, cfg, dtype, size) if mx else tp.profile(fk, cfg, arch, size)
             except refused as exc:    # a compile or emulator refusal is a row, not a crash
-                lines.append(f"{arch:7} {label:40} FAILED {type(exc).__name__}: "
-                             f"{str(exc).splitlines()[0][:150]}")
+                msg = str(exc).splitlines()[0]
+                lines.append(f"{arch:7} {label:40} FAILED {type(exc).__name__}: {msg[:150]}")
+                if all(k in msg for k in tp.PINGPONG_RACE):
+                    lines.append(f"{'':48} {tp.PINGPONG_VERDICT} (docs/production-kernels.md)")
                 continue
             finally:
                 for k, v in saved.items():
@@ -197,6 +216,10 @@ def main(argv=None) -> int:
         print(f"{arch:7} {label:20} {d['tflops']:6.0f} {d['tflops_sustained']:6.0f}@{d['sustained_clock_mhz']:<5.0f} "
               f"{ratio:6.2f} {d['mfma_busy']:5.3f} {b['bound']:>6}  "
               + " ".join(f"{b['shares'].get(s, 0):5.2f}" for s in SHARES) + f"  {d['kernel']}")
+    print("\n# published (hardware, not run here; TFLOP/s at the clock each ran at):")
+    for arch, what, tf, clock, src in PUBLISHED:
+        if arch in ns.arch:
+            print(f"{arch:7} {what:46} {'-' if tf is None else tf:>6}  {clock}; {src}")
     if ns.no_peer:
         return 0
     tp = _triton_fp8()

@@ -46,6 +46,18 @@ CONFIGS = (TritonFp8Config(256, 256, 128, 8), TritonFp8Config(256, 256, 64, 8),
            TritonFp8Config(128, 128, 128, 4))
 
 
+# The judge's verdict on Triton 3.9's fp8 block ping-pong GEMM (docs/production-kernels.md, "Triton's
+# fp8 block ping-pong GEMM"): the race it reports, told by its writer's pc, is the kernel's
+# (CONFIGS[0] on gfx950 with Triton's default block ping-pong schedule).
+PINGPONG_RACE = ("LDS race", "pc 411, 'buffer_load_dwordx4")
+PINGPONG_VERDICT = (
+    "verdict: the kernel's race, not the judge's. Wave 4's ds_read_b128 (pc 449) is still "
+    "outstanding at its s_barrier (pc 461, after s_waitcnt lgkmcnt(2)); that barrier releases "
+    "wave 0's LDS-DMA refill (pc 411) of the same bytes. LLVM AMDGPUUsage 'Memory Model GFX942': "
+    "LDS operations of different wavefronts can be reordered, 's_waitcnt lgkmcnt(0) is required' "
+    "to order LDS operations and vector memory operations between wavefronts of a work-group")
+
+
 def available() -> bool:
     try:
         import triton  # noqa: F401
