@@ -145,12 +145,12 @@ def dims_of(a: ArgSpec, scalars: Mapping[str, Any]) -> tuple[int, ...]:
                 raise LaunchError(a.name, f"dims naming {name!r}, which is no scalar argument",
                                   "dims of ints and scalar names")
             out.append(int(scalars[name]) + int(add))
-        elif isinstance(d, str) and "/" in d:      # "K/32": a scalar divided by a constant
-            name, div = d.split("/")
-            if name not in scalars:
+        elif isinstance(d, str) and "/" in d:      # "K/32": a scalar divided by a constant,
+            name, div = d.split("/")                # rounded up ("M/2": packed fp4 pairs of an
+            if name not in scalars:                 # odd M take ceil(M / 2) bytes)
                 raise LaunchError(a.name, f"dims naming {name!r}, which is no scalar argument",
                                   "dims of ints and scalar names")
-            out.append(int(scalars[name]) // int(div))
+            out.append(-(-int(scalars[name]) // int(div)))
         elif isinstance(d, str):
             if d not in scalars:
                 raise LaunchError(a.name, f"dims naming {d!r}, which is no scalar argument",

@@ -103,7 +103,6 @@ def test_a_wrong_scale_shape_is_a_launch_error():
     ({"arch": "gfx942"}, "gfx942"),
     ({"k": 100}, "multiple of the 32-element scale block"),
     ({"arrangement": "pingpong"}, "pingpong needs 8 waves"),
-    ({"layout": "NN", "dtype": "mxfp4"}, "K-contiguous"),
     ({"tile": (32, 32, 64), "mfma": (16, 16, 128)}, "not divisible by MFMA K"),
 ])
 def test_mx_config_errors_name_the_value(kw, match):

@@ -3,15 +3,13 @@ takes the 8-bit path's byte transpose in registers (kinds.gemm.layout, K-quad-fi
 E8M0 scales stay ``scale_a`` [M, K/32] / ``scale_b`` [N, K/32] whatever the layout. Every kernel is
 assembled by LLVM and run on the emulator against the NumPy reference, two emulator x input
 seeds, M/N 1, 17, 255, 257 and K tails, the default and split loops; the scales reach the result.
-mxfp4 stays NT (E2M1 pairs would need a nibble transpose): a ConfigError naming the layout.
-Wider matrix behind --runslow."""
+mxfp4's layouts (a nibble transpose) are tests/gemm/test_gemm_mx4_layouts.py. Wider matrix behind --runslow."""
 import functools
 
 import numpy as np
 import pytest
 
 from asmgen.api import gemm, load
-from asmgen.errors import ConfigError
 from asmgen.kinds.gemm.reference import compare, gemm_random_inputs
 
 FOUR = (("tile", (64, 64, 128)), ("waves", (2, 2)), ("mfma", (16, 16, 128)))
@@ -74,10 +72,3 @@ def test_mxfp8_layouts_on_the_emulator(case, seeds):
 @pytest.mark.parametrize("seeds", [(0, 2), (1, 3)])
 def test_mxfp8_layouts_wide(case, seeds):
     _check(case, seeds)
-
-
-@pytest.mark.parametrize("layout", ["NN", "TN", "TT"])
-def test_mxfp4_off_nt_is_a_config_error(layout):
-    with pytest.raises(ConfigError, match=f"layout {layout}: the [AB] operand is not K-contiguous"):
-        gemm(64, 64, 256, dtype="mxfp4", arch="gfx950", layout=layout, tile=(64, 64, 128),
-             waves=(2, 2), mfma=(16, 16, 128), assemble=False)

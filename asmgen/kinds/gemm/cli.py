@@ -25,8 +25,10 @@ def add_arguments(g: argparse.ArgumentParser) -> None:
                         "K-contiguous, is the fast one: the others byte-transpose MN-contiguous "
                         "operands in registers); "
                         "mxfp8 (CDNA4): E4M3 with E8M0 block scales scale_a [M, K/32], scale_b "
-                        "[N, K/32], layout NT, K a multiple of 32; mxfp4: E2M1 pairs packed "
-                        "in uint8 A [M, K/2], B [N, K/2] (even K in the low nibble), same scales")
+                        "[N, K/32], K a multiple of 32, any layout (NT fastest); mxfp4: E2M1 pairs "
+                        "packed in uint8 along the contiguous dimension (NT: A [M, K/2], B "
+                        "[N, K/2]; an MN-contiguous operand [K, M/2] / [K, N/2], nibble-"
+                        "transposed in registers), even index in the low nibble, same scales")
     g.add_argument("--dtype-b", default=None,
                    choices=("fp8_e4m3fnuz", "bf8_e5m2fnuz", "fp8_e4m3", "bf8_e5m2"),
                    help="element type of B when it differs from A's (fp8 x bf8 or bf8 x fp8 of the "

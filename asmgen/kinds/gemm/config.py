@@ -21,6 +21,7 @@ from isa.mfma_shapes import SCALE_BLOCK
 from ...dtypes import DType, dtype_of
 from ...errors import ConfigError
 from ...target import DEFAULT_ARCH, IN_DTYPES, OUT_DTYPES, Target, target_of
+from .budget import check_vmcnt, vgpr_estimate
 from .options import (  # noqa: F401  (the vocabularies are re-exported)
     ACTIVATIONS,
     ARRANGEMENTS,
@@ -125,17 +126,22 @@ class GemmConfig:
         if self.mx:
             self._check_mx()
         ta, tb = self.layout[0] == "T", self.layout[1] == "T"
-        # default leading dimensions: the packed row length of each row-major matrix
+        # default leading dimensions: the packed row length of each row-major matrix (fp4 rows
+        # packed along M / N: an even number of elements, whole bytes)
+        even = (lambda x: x + x % 2) if self.in_type.bits < 8 else (lambda x: x)
         if self.lda is None:
-            st(self, "lda", self.m if ta else self.k)
+            st(self, "lda", even(self.m) if ta else self.k)
         if self.ldb is None:
-            st(self, "ldb", self.k if tb else self.n)
+            st(self, "ldb", self.k if tb else even(self.n))
         if self.ldc is None:
             st(self, "ldc", self.n)
         for name, lo in (("lda", self.m if ta else self.k), ("ldb", self.k if tb else self.n),
                          ("ldc", self.n)):
             if getattr(self, name) < lo:
                 raise ConfigError(f"{name}={getattr(self, name)} is smaller than the row length {lo}")
+            if name != "ldc" and self.in_type.bits < 8 and getattr(self, name) % 2:
+                raise ConfigError(f"{name}={getattr(self, name)} is odd: {self.dtype} rows are "
+                                  f"E2M1 pairs packed in bytes (an even number of elements)")
         if (not isinstance(self.k_multiple, int) or isinstance(self.k_multiple, bool)
                 or not _pow2(self.k_multiple) or self.k_multiple > 1 << 16):
             raise ConfigError(f"k_multiple={self.k_multiple!r} is not a power of two in 1..65536")
@@ -478,17 +484,14 @@ class GemmConfig:
             k_contig = self.k_contig(op)
             contig = self.k if k_contig else mn_size
             per_vec = 1 if k_contig else self.in_type.per_dword   # loads along K per vector
-            if not k_contig and self.in_type.bits == 8 and du // per_vec > self.threads:
-                # the K-quad-first vector order (layout.GlobalReadMap.k_fast) keeps per-load
-                # deltas thread-independent only while a thread's vectors share their K quad
+            if not k_contig and self.in_type.bits <= 8 and du // per_vec > self.threads:
+                # the K-quad-first vector order (layout.GlobalReadMap.k_fast; fp4: K octets)
+                # keeps per-load deltas thread-independent only while a thread's vectors share
+                # their K quad
+                group = "quads" if self.in_type.bits == 8 else "octets"
                 raise ConfigError(f"layout {self.layout}: tile K (DepthU) {du} has {du // per_vec} "
-                                  f"K quads of the {op.upper()} operand, above the {self.threads} "
-                                  f"threads of the workgroup")
-            if not k_contig and self.mx and self.in_type.bits < 8:
-                # mxfp8 takes the 8-bit byte transpose; E2M1 pairs would need a nibble one
-                raise ConfigError(f"layout {self.layout}: the {op.upper()} operand is not "
-                                  f"K-contiguous; {self.dtype} GEMMs are built for K-contiguous "
-                                  f"operands only (layout NT: A MxK, B NxK) so far")
+                                  f"K {group} of the {op.upper()} operand, above the "
+                                  f"{self.threads} threads of the workgroup")
             widths = (tuple(w for w in (self.in_type.elements(b) for b in (16, 8, 4, 2, 1)) if w)
                       if k_contig else MN_WIDTHS[self.in_type.bits])
             sw = self.swizzle_geometry
@@ -497,6 +500,11 @@ class GemmConfig:
                 # 2-wide MN vector must share their XOR (rows per bank line >= 2)
                 widths = tuple(w for w in widths if self.in_type.nbytes(w) <= sw[0]) if k_contig else \
                     tuple(w for w in widths if w <= sw[2])
+            # fp4 MN-contiguous rows are packed pairs along MN: a vector may run past M (N)
+            # into the row's padding up to ld (its elements only reach C rows/columns that are
+            # not stored), so only ld must be a multiple of the vector
+            if not k_contig and self.in_type.bits < 8:
+                contig = ld
             if val is None:
                 val = next((w for w in widths if contig % w == 0 and ld % w == 0
                             and (mt * du) % (w * per_vec * self.threads) == 0), 0)
@@ -519,6 +527,7 @@ class GemmConfig:
                                   f"{self.threads} threads x vectors of {val * per_vec}")
 
     def _check_resources(self) -> None:
+        check_vmcnt(self)
         lim = self.target.lds_limit
         if self.lds_bytes > lim:
             raise ConfigError(f"LDS use {self.lds_bytes} bytes ({self.prefetch + 1} buffers x "
@@ -562,17 +571,5 @@ class GemmConfig:
         return mt * self.tile[2] // (self.kvec(operand) * self.mn_vec(operand) * self.threads)
 
     def vgpr_estimate(self) -> int:
-        """A lower bound of live VGPRs in the K loop: loaded tiles in flight, their load
-        offsets, and two sets of MFMA operands (double-buffered local reads)."""
-        bm, bn = self.blocks
-        steps = self.tile[2] // self.mfma[2]
-        frag = (bm + bn) * self.operand_regs * min(steps, 2)
-        gr = 0
-        for op in ("a", "b"):
-            n = self.loads_per_thread(op)
-            elems = self.kvec(op) * self.mn_vec(op)
-            if self.k_contig(op) or self.in_type.bits == 16:
-                gr += n * (self.staging * max(elems // self.in_type.per_dword, 1) + 1)
-            else:   # 8-bit MN-contiguous: a register and a load offset per K row
-                gr += n * (self.staging + 1) * self.in_type.per_dword
-        return frag + gr + 16
+        """A lower bound of live VGPRs in the K loop (``kinds.gemm.budget.vgpr_estimate``)."""
+        return vgpr_estimate(self)

@@ -21,12 +21,16 @@ def gemm_args(cfg: GemmConfig) -> list[ArgSpec]:
     a_dims = ("K", "M") if ta else ("M", "K")
     b_dims = ("N", "K") if tb else ("K", "N")
     el = cfg.element_dtype         # an MX type's elements (its scales are scale_a/scale_b below)
-    if cfg.in_type.bits < 8:       # mxfp4: uint8 bytes of two E2M1 each (even K in the low nibble)
+    if cfg.in_type.bits < 8:
+        # mxfp4: uint8 bytes of two E2M1 each, paired along the contiguous dimension: along K
+        # (even K in the low nibble) for a K-contiguous operand, along M / N (even M / N in the
+        # low nibble; an odd M / N leaves the last byte's high nibble as padding) for an
+        # MN-contiguous one; rows of lda / 2 (ldb / 2) bytes, "M/2" rounds up
         per = 8 // cfg.in_type.bits
-        args = [ArgSpec(name, "buffer", "u8", (rows, cfg.k // per), (ld // per, 1), "in",
-                        dims=(dim, f"K/{per}"), ld=f"{ldn}/{per}")
-                for name, rows, ld, dim, ldn in (("A", cfg.m, cfg.lda, "M", "lda"),
-                                                 ("B", cfg.n, cfg.ldb, "N", "ldb"))]
+        args = [ArgSpec(name, "buffer", "u8", (shape[0], -(-shape[1] // per)), (ld // per, 1),
+                        "in", dims=(dims[0], f"{dims[1]}/{per}"), ld=f"{ldn}/{per}")
+                for name, shape, dims, ld, ldn in (("A", a_shape, a_dims, cfg.lda, "lda"),
+                                                   ("B", b_shape, b_dims, cfg.ldb, "ldb"))]
     else:
         args = [ArgSpec("A", "buffer", el, a_shape, (cfg.lda, 1), "in", dims=a_dims, ld="lda"),
                 ArgSpec("B", "buffer", el if cfg.mx else cfg.b_type.name, b_shape, (cfg.ldb, 1),
@@ -82,7 +86,7 @@ def size_multiples(cfg: GemmConfig) -> dict[str, int]:
         vec = cfg.vec_a if op == "a" else cfg.vec_b
         if cfg.k_contig(op):
             need("K", vec)
-        else:
+        elif cfg.in_type.bits >= 8:   # fp4 MN vectors may run into the row padding (config)
             need("M" if op == "a" else "N", vec)
         need(ld, vec)
     return out

@@ -54,8 +54,9 @@ class GlobalReadMap:
         4)``, then the MN group): the lanes of one LDS-write phase then cover every K dword of a
         row and several row groups, where MN-first lanes would all write one K dword of rows 4
         apart (4 rows x a 32-byte row = one bank line: an 8-way conflict, cdna-facts section 7).
-        A load instruction still reads 4-byte runs of DepthU / 4 MN groups on each K row."""
-        return not self.k_contig and self.k_rows == 4
+        A load instruction still reads 4-byte runs of DepthU / 4 MN groups on each K row. fp4
+        (8 K rows per dword) numbers its vectors K-octet first the same way."""
+        return not self.k_contig and self.k_rows >= 4
 
     def _at(self, q: int) -> tuple[int, int]:
         """(row, k) of vector ``q``."""

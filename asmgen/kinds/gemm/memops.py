@@ -94,7 +94,7 @@ def emit_local_writes(gb, block, gr, gm, regs: list, addr: VReg, const_off: int,
     """ds_write each vector to its LDS row: vector j sits at a constant (row, k) delta from
     vector 0, so every write uses ``addr`` with an instruction offset (16-bit, section 5).
     MN-contiguous pairs are packed first (low half = even K, as MFMA operands expect), 8-bit
-    quads byte-transposed (``_pack_bytes``)."""
+    quads byte-transposed (``_pack_bytes``), fp4 octets nibble-transposed (``_pack_nibbles``)."""
     op = gr.operand
     tags = (T.lw(op),)
     for j, (dr, dk) in enumerate(gm.deltas()):
@@ -103,6 +103,9 @@ def emit_local_writes(gb, block, gr, gm, regs: list, addr: VReg, const_off: int,
         elif gm.k_rows == 4:
             rows = [(dr + w, data) for w, data in enumerate(_pack_bytes(gb, block, regs[j],
                                                                         gm.mn_vec, f"{op}{j}", tags))]
+        elif gm.k_rows == 8:    # fp4: an 8 x 8 nibble transpose
+            rows = [(dr + w, data) for w, data in enumerate(
+                _pack_nibbles(gb, block, regs[j], gm.mn_vec, f"{op}{j}", tags))]
         elif gm.mn_vec == 1:    # (k, r) | (k + 1, r) << 16: low half = even K (section 2.2)
             data = gb.vreg(name=f"pk_{op}{j}")
             block.add(Instr("v_lshl_or_b32", (data, regs[j][1], Imm(16), regs[j][0])), tags)
@@ -153,6 +156,52 @@ def _pack_bytes(gb, block, rows: tuple, mn_vec: int, name: str, tags: tuple) -> 
             block.add(Instr("v_perm_b32", (data, p23, p01, gb.const(sel2))), tags)
             out.append(data)
     return out
+
+
+# The fp4 nibble transpose (_pack_nibbles): three butterfly stages on pairs of registers, as the
+# recursive transpose of an 8 x 8 matrix of nibbles (register k = K row k, nibble i = MN element i).
+# Stage 1 swaps the off-diagonal nibbles of 2 x 2 blocks (registers k, k + 1) with v_bfi_b32
+# (D = (S0 & S1) | (~S0 & S2), CDNA3 ISA guide V_BFI_B32); stages 2 and 3 the bytes of registers
+# k, k + 2 and the halves of k, k + 4 with v_perm_b32 (S0 = the higher register, S1 the lower).
+_NIB_LO = 0x0F0F0F0F
+_BYTE_SELS = (0x06020400, 0x07030501)     # (lo.b0, hi.b0, lo.b2, hi.b2), (lo.b1, hi.b1, lo.b3, hi.b3)
+_HALF_SELS = (_HALF_LO, _HALF_HI)         # (lo.h0, hi.h0), (lo.h1, hi.h1)
+
+
+def _pack_nibbles(gb, block, rows: tuple, mn_vec: int, name: str, tags: tuple) -> list[VReg]:
+    """The nibble transpose of 8 K rows of ``mn_vec`` (2, 4 or 8) E2M1 MN elements each (nibble
+    i of ``rows[k]`` = element (k, m + i): two per byte along MN, the launch contract of an
+    MN-contiguous fp4 operand) into ``mn_vec`` dwords of 8 K-neighbours, dword i = MN row m + i
+    with nibble k = K row k (even K in the low nibble, as K-contiguous fp4 lies in LDS and the
+    f8f6f4 MFMA reads it, CDNA4 ISA guide 7.1.5.1). Only the operations whose results reach one
+    of the ``mn_vec`` outputs are emitted: 22 VALU ops for 2 elements, 28 for 4, 32 for 8."""
+    need = [set(range(mn_vec))]           # registers needed after stage 3, 2, 1 (backwards)
+    for d in (4, 2):
+        need.append({x for i in need[-1] for x in (i & ~d, i | d)})
+    need.append(set(range(8)))
+    x = list(rows)
+    mask = gb.const(_NIB_LO)
+    for stage, d in enumerate((1, 2, 4)):
+        want = need[2 - stage]
+        nx = list(x)
+        for lo in (i for i in range(8) if not i & d):
+            a, b = x[lo], x[lo | d]
+            for out, hi_half in ((lo, 0), (lo | d, 1)):
+                if out not in want:
+                    continue
+                r = gb.vreg(name=f"nib_{name}_{stage}_{out}")
+                if d == 1:      # out lo: a's low nibbles | b's low nibbles << 4; hi: a >> 4 | b's high
+                    t = gb.vreg(name=f"nib_{name}_s{out}")
+                    block.add(Instr("v_lshrrev_b32" if hi_half else "v_lshlrev_b32",
+                                    (t, Imm(4), a if hi_half else b)), tags)
+                    block.add(Instr("v_bfi_b32", (r, mask, t, b) if hi_half else
+                                    (r, mask, a, t)), tags)
+                else:
+                    sel = (_BYTE_SELS if d == 2 else _HALF_SELS)[hi_half]
+                    block.add(Instr("v_perm_b32", (r, b, a, gb.const(sel))), tags)
+                nx[out] = r
+        x = nx
+    return x[:mn_vec]
 
 
 def emit_compute(gb, block, lr_base: dict[str, VReg], rbuf: VReg, acc, scales=None) -> None:

@@ -44,8 +44,9 @@ def _arch_has(target: Target, dtype: str) -> None:
 VEC_WIDTHS = (8, 4, 2, 1)  # f16 elements per buffer_load_dwordx4 / x2 / dword / ushort
 # MN elements per global load of an MN-contiguous operand, by element bits: 16-bit types load 2
 # or 1 from each of 2 K rows (a 2x2 transpose into dwords of K-neighbours), 8-bit ones 4, 2 or 1
-# bytes from each of 4 K rows (a 4x4 byte transpose, kinds.gemm.memops.emit_local_writes)
-MN_WIDTHS = {16: (2, 1), 8: (4, 2, 1)}
+# bytes from each of 4 K rows (a 4x4 byte transpose, kinds.gemm.memops.emit_local_writes), fp4
+# (two E2M1 per byte along MN) 8, 4 or 2 from each of 8 K rows (an 8x8 nibble transpose)
+MN_WIDTHS = {16: (2, 1), 8: (4, 2, 1), 4: (8, 4, 2)}
 
 
 def _pow2(x: int) -> bool:

@@ -250,8 +250,10 @@ def global_reads(gb, ids: LaneIds, sc: Scalars, gm, srd: VReg, lds) -> GlobalRea
         p.add(Instr("s_mul_i32", (sbase, mn0, ld)), tags)
         p.add(Instr("s_lshl_b32" if bits >= 8 else "s_lshr_b32",
                     (sbase, sbase, esh if bits >= 8 else Imm(log2(8 // bits)))), tags)
-    else:
+    elif bits >= 8:
         p.add(Instr("s_lshl_b32", (sbase, mn0, esh)), tags)
+    else:               # fp4 rows packed along MN: mn0 (a multiple of the tile) / 2 bytes
+        p.add(Instr("s_lshr_b32", (sbase, mn0, Imm(log2(8 // bits)))), tags)
     offsets, kks, offsets1 = [], [], []
     kk_by_delta: dict[int, VReg] = {0: k0}
     vcc = Special("vcc")
@@ -259,7 +261,8 @@ def global_reads(gb, ids: LaneIds, sc: Scalars, gm, srd: VReg, lds) -> GlobalRea
     ld_bytes = None
     if not gm.k_contig:
         ld_bytes = gb.sreg(name=f"{op}_ldbytes")
-        p.add(Instr("s_lshl_b32", (ld_bytes, ld, esh)), tags)
+        p.add(Instr("s_lshl_b32" if bits >= 8 else "s_lshr_b32",
+                    (ld_bytes, ld, esh if bits >= 8 else Imm(log2(8 // bits)))), tags)
     for j, (dr, dk) in enumerate(gm.deltas()):
         rj = r0
         if dr:

@@ -129,7 +129,9 @@ def pack_fp4(values) -> np.ndarray:
 
 def operands(cfg, A, B, scale_a=1.0, scale_b=1.0) -> tuple[np.ndarray, np.ndarray]:
     """float64 op(A) [M, K] and op(B) [K, N]; MX types with their block scales multiplied in
-    (``scale_a`` [M, K/32], ``scale_b`` [N, K/32] uint8); mxfp4 A [M, K/2] / B [N, K/2] packed."""
+    (``scale_a`` [M, K/32], ``scale_b`` [N, K/32] uint8); mxfp4 buffers packed along their
+    contiguous (last) axis: A [M, K/2] (layout N) or [K, M/2] (T), B [K, N/2] (N) or [N, K/2]
+    (T), unpacked before the layout is applied (docs/launch-contract.md)."""
     if dtype_of(cfg.dtype).bits == 4:
         A, B = unpack_fp4(A), unpack_fp4(B)
     a = op_a(cfg.layout, A, cfg.m, cfg.k)
