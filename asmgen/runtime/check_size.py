@@ -7,11 +7,16 @@ The estimate (``estimate``) needs no emulation:
 
 * ``workgroups``: the runtime grid at those sizes (``launch.grid_of``: the contract's
   ``grid_from``); ``waves``: the contract's block over 64 lanes.
-* ``S_loop``: static instructions of the kernel's main loop, the widest backward branch of the
-  decoded code object (``static_counts``); ``S_rest``: every other instruction, counted once
-  (prologue, epilogue, both arms of a branch: an upper bound for straight code).
+* ``S_loop``: instructions one trip of the kernel's main loop runs, at most: the region of the
+  widest backward branch of the decoded code object, widened by the backward branches into it
+  (cold arms after a latch), and the longest path through it from its head back to it, one arm
+  of each branch (``static_counts``, ``loop_counts``: a causal attention loop counts one of its
+  unmasked, triangle, masked and skip bodies per trip, not all); ``S_rest``: every instruction
+  outside that region, counted once (prologue, epilogue, both arms of a branch: an upper bound
+  for straight code).
 * ``trips``: loop iterations per workgroup at those sizes, from the kind
-  (``KernelKind.check_shape``: a GEMM's K tiles, attention's key blocks).
+  (``KernelKind.check_shape``: a GEMM's K tiles, attention's key blocks; causal attention the
+  mean over its Q-blocks, exact for the sum over workgroups).
 * ``EMU_INSTR_PER_SECOND``: the emulator's rate in wave-instructions per second, measured on
   this 2-core machine under the usual load (``benchmarks/check_rate.py`` prints it, and the
   estimate's ratio to the measured time, for GEMM and attention kernels).
@@ -49,7 +54,7 @@ class CheckShape:
     """What a kind tells ``check`` about its runtime sizes: ``trips(scalars)`` loop iterations
     per workgroup; ``shrink``: (size name, period, floor) per size that may be made smaller."""
 
-    trips: Callable[[Mapping[str, int]], int]
+    trips: Callable[[Mapping[str, int]], float]
     shrink: tuple[tuple[str, int, int], ...] = ()
 
 
@@ -78,19 +83,96 @@ class SizeChoice:
 def static_counts(hsaco: bytes, kernel: str, arch: str) -> tuple[int, int]:
     """(S_rest, S_loop) of the kernel's code (see the module doc); S_loop 0 without a loop."""
     from isa.codeobj import CodeObject
-    from isa.decode import decode, label_index
-    from isa.operands import Label
+    from isa.decode import decode
     co = CodeObject.from_bytes(hsaco)
-    decoded = decode(co.kernels[kernel].code, arch)
+    return loop_counts(decode(co.kernels[kernel].code, arch))
+
+
+def _targets(decoded) -> list[tuple[int, int | None, bool]]:
+    """Per instruction: (index, branch target index or None, falls through)."""
+    from isa.decode import label_index
+    from isa.operands import Label
     labels = label_index(decoded)
-    span = 0
+    out = []
     for i, d in enumerate(decoded):
-        if not d.instr.op.startswith(("s_branch", "s_cbranch")):
-            continue
-        for o in d.instr.operands:
-            if isinstance(o, Label) and labels.get(o.name, i + 1) <= i:
-                span = max(span, i - labels[o.name] + 1)
-    return len(decoded) - span, span
+        op = d.instr.op
+        tgt = None
+        if op.startswith(("s_branch", "s_cbranch")):
+            tgt = next((labels[o.name] for o in d.instr.operands
+                        if isinstance(o, Label) and o.name in labels), None)
+        falls = not (op == "s_branch" or op.startswith(("s_endpgm", "s_setpc")))
+        out.append((i, tgt, falls))
+    return out
+
+
+def loop_counts(decoded) -> tuple[int, int]:
+    """(S_rest, S_loop) of decoded code. The loop region: the widest backward branch's span,
+    widened by every backward branch that starts or lands inside it (a loop whose cold arms sit
+    after its latch and jump back to it, ``kinds.attention.kvloop``); its head is the region's
+    first instruction. S_loop: the longest path of one trip, from the head to a branch back to
+    it (one arm of each branch inside the loop, the longest), so a loop of several bodies
+    counts one per trip; S_rest: every instruction outside the region. A region holding another
+    cycle (a nested loop) counts its whole span per trip, as before (an upper bound)."""
+    br = _targets(decoded)
+    back = [(i, t) for i, t, _ in br if t is not None and t <= i]
+    if not back:
+        return len(decoded), 0
+    i0, t0 = max(back, key=lambda b: b[0] - b[1])
+    lo, hi = t0, i0
+    grown = True
+    while grown:
+        grown = False
+        for i, t in back:
+            if (lo <= i <= hi or lo <= t <= hi) and (t < lo or i > hi):
+                lo, hi, grown = min(lo, t), max(hi, i), True
+    span = hi - lo + 1
+    trip = _longest_trip(br, lo, hi)
+    return len(decoded) - span, span if trip is None else trip
+
+
+def _longest_trip(br, lo: int, hi: int) -> int | None:
+    """Instructions on the longest path from ``lo`` to a branch back to ``lo`` within
+    [lo, hi] (paths that leave the region are the loop's exit, not a trip); None when the
+    region holds a cycle not through ``lo``."""
+    exits = -1                                   # no trip continues from here
+    memo: dict[int, int] = {}
+    on_path: set[int] = set()
+
+    class Cycle(Exception):
+        pass
+
+    def longest(i: int) -> int:                  # from instruction i to the end of the trip
+        if i in memo:
+            return memo[i]
+        if i in on_path:
+            raise Cycle
+        on_path.add(i)
+        _, tgt, falls = br[i]
+        best = exits
+        for nxt in ([tgt] if tgt is not None else []) + ([i + 1] if falls else []):
+            if nxt == lo and nxt == tgt:         # the back edge: the trip ends here
+                r = 0
+            elif not lo <= nxt <= hi:            # leaves the loop
+                continue
+            else:
+                r = longest(nxt)
+                if r == exits:
+                    continue
+            best = max(best, r)
+        on_path.discard(i)
+        memo[i] = exits if best == exits else 1 + best
+        return memo[i]
+
+    import sys
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 4 * (hi - lo) + 1000))
+    try:
+        n = longest(lo)
+    except Cycle:
+        return None
+    finally:
+        sys.setrecursionlimit(old)
+    return None if n == exits else n
 
 
 def estimate(meta: Mapping, counts: tuple[int, int], shape: CheckShape,
@@ -101,7 +183,7 @@ def estimate(meta: Mapping, counts: tuple[int, int], shape: CheckShape,
     wgs = math.prod(grid)
     waves = -(-math.prod(int(x) for x in meta["block"]) // 64)
     rest, loop = counts
-    n = wgs * waves * (rest + loop * max(0, int(shape.trips(scalars))))
+    n = round(wgs * waves * (rest + loop * max(0.0, float(shape.trips(scalars)))))
     return Estimate(dict(sizes), wgs, n, n / EMU_INSTR_PER_SECOND)
 
 

@@ -40,15 +40,19 @@ def readme_gemm():
 # -- the estimate ----------------------------------------------------------------------------------
 def test_estimate_matches_the_emulator_instruction_count():
     """The static estimate against the emulator's own count of wave-instructions: exact for a GEMM
-    (straight K loop), an upper bound for causal attention (every arm of its loop counted each
-    trip: the unmasked, triangle and masked bodies, ``kinds.attention.kvloop``), at least 40 % of
-    it here."""
+    (straight K loop), an upper bound for causal attention (the longest of its loop's unmasked,
+    triangle, masked and skip bodies per trip, ``kinds.attention.kvloop``, over the mean trips
+    of its Q-blocks), at least 60 % of it here (counting every arm each trip and the longest
+    Q-block's trips gave 44 % and 27 %)."""
     from asmgen import load
     for kern, sizes in ((gemm(192, 160, 96), {}),
                         (gemm(256, 256, 512, dtype="bf16", layout="NT", tile=(128, 128, 32),
                               prefetch=2, schedule="pgr2"), {"M": 128, "K": 256}),
                         (attention(batch=1, heads=2, kv_heads=1, seqlen_q=64, seqlen_k=160,
-                                   head_dim=64, causal=True), {})):
+                                   head_dim=64, causal=True), {}),
+                        (attention(batch=1, heads=2, kv_heads=1, seqlen_q=256, seqlen_k=160,
+                                   head_dim=64, causal=True, schedule="attn_prio_interleave",
+                                   waves=4, kv_buffers=2), {})):
         kind = registry.of_contract(kern.meta)
         counts = cs.static_counts(kern.hsaco, kern.meta["kernel"], kern.meta["arch"])
         est = cs.estimate(kern.meta, counts, kind.check_shape(kern.config), sizes)
@@ -57,7 +61,7 @@ def test_estimate_matches_the_emulator_instruction_count():
         run = load(kern)
         run(**kind.random_inputs(cfg, 0), **sizes)
         ratio = run.last_emulator.steps / est.instructions
-        assert 0.4 <= ratio <= 1.0001, (kern.name, ratio)
+        assert 0.6 <= ratio <= 1.0001, (kern.name, ratio)
         if kind.name == "gemm":
             assert ratio == pytest.approx(1.0, abs=0.05), kern.name
 

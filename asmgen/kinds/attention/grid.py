@@ -15,11 +15,15 @@ the makespan is within 4/3 of the optimum), with no division in the kernel: the 
 
 ``tile_of`` mirrors the template's SALU arithmetic in Python (the test proves the mapping is a
 permutation of every (batch, head, Q-block)); ``dispatch_qblocks`` gives the profiler the
-Q-block of each workgroup in dispatch order (``kinds.attention.profile.makespan``).
+Q-block of each workgroup in dispatch order (``kinds.attention.profile.makespan``);
+``trips_per_qblock`` the KV-loop trips of each Q-block (the profile's durations, ``check``'s
+emulation estimate).
 """
 from __future__ import annotations
 
 import numpy as np
+
+from .config import BLOCK_K, BLOCK_Q
 
 
 def n_qblocks(seqlen_q: int, rows: int) -> int:
@@ -57,3 +61,16 @@ def dispatch_qblocks(causal: bool, n_q: int, n_bh: int) -> np.ndarray:
     if causal:
         return np.repeat(q[::-1], n_bh)
     return np.tile(q, n_bh)
+
+
+def trips_per_qblock(sq: int, sk: int, causal: bool, rows: int = BLOCK_Q) -> np.ndarray:
+    """KV-loop trip count of each Q-block of ``rows`` query rows (kinds.attention.template: causal is
+    bottom-right aligned, query i sees keys j <= i + sk - sq; the loop stops at the last block
+    any row of the workgroup sees, >= 1)."""
+    nqb = -(-sq // rows)
+    full = -(-sk // BLOCK_K)
+    if not causal:
+        return np.full(nqb, full, dtype=np.int64)
+    last_row = np.minimum(np.arange(nqb, dtype=np.int64) * rows + rows - 1, sq - 1)
+    last_key = np.minimum(sk - 1, last_row + sk - sq)
+    return np.where(last_key >= 0, np.minimum(full, last_key // BLOCK_K + 1), 1)

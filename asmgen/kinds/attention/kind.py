@@ -37,7 +37,9 @@ class AttentionKind(KernelKind):
 
     # -- checking -------------------------------------------------------------------------------
     def check_shape(self, cfg: AttentionConfig):
-        """KV loop: ceil(seqlen_k / key block) trips (causal: the same bound). batch shrinks to 1,
+        """KV loop: ceil(seqlen_k / key block) trips; causal: the mean over the Q-blocks of each
+        one's trips (``grid.trips_per_qblock``: the estimate multiplies by the workgroups, so the
+        sum is exact; varlen: the bound, lengths are drawn). batch shrinks to 1,
         kv_heads to 1 with heads to one GQA group (heads / kv_heads: the group size is kept),
         seqlen_q in workgroup row blocks to two blocks, seqlen_k in key blocks to three (more
         than the KV buffers, so the loop wraps its buffers)."""
@@ -47,7 +49,13 @@ class AttentionKind(KernelKind):
             return CheckShape(trips=lambda s: -(-int(s["max_seqlen_k"]) // bk),
                               shrink=(("batch", 1, 1), ("max_seqlen_q", bq, bq),
                                       ("max_seqlen_k", bk, 3 * bk)))
-        return CheckShape(trips=lambda s: -(-int(s["seqlen_k"]) // bk),
+        def trips(s):
+            if not cfg.causal:
+                return -(-int(s["seqlen_k"]) // bk)
+            from .grid import trips_per_qblock
+            return float(trips_per_qblock(int(s["seqlen_q"]), int(s["seqlen_k"]), True,
+                                          bq).mean())
+        return CheckShape(trips=trips,
                           shrink=(("batch", 1, 1), ("kv_heads", 1, 1), ("heads", group, group),
                                   ("seqlen_q", bq, 2 * bq),
                                   ("seqlen_k", bk, max(3, cfg.kv_buffers + 1) * bk)))

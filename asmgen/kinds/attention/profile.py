@@ -36,24 +36,11 @@ from ...profiling.common import (
 )
 from ...profiling.device import trip_and_bound, uncertainty
 from .config import BLOCK_K, BLOCK_Q
-from .grid import dispatch_qblocks
+from .grid import dispatch_qblocks, trips_per_qblock
 
 # dealing workgroups one by one to slots costs O(n log slots); past this many the profile refuses
 # rather than take minutes (the (batch, head) period could be used, not needed for real sizes)
 MAX_SCHEDULED_WGS = 1 << 22
-
-
-def trips_per_qblock(sq: int, sk: int, causal: bool, rows: int = BLOCK_Q) -> np.ndarray:
-    """KV-loop trip count of each Q-block of ``rows`` query rows (kinds.attention.template: causal is
-    bottom-right aligned, query i sees keys j <= i + sk - sq; the loop stops at the last block
-    any row of the workgroup sees, >= 1)."""
-    nqb = -(-sq // rows)
-    full = -(-sk // BLOCK_K)
-    if not causal:
-        return np.full(nqb, full, dtype=np.int64)
-    last_row = np.minimum(np.arange(nqb, dtype=np.int64) * rows + rows - 1, sq - 1)
-    last_key = np.minimum(sk - 1, last_row + sk - sq)
-    return np.where(last_key >= 0, np.minimum(full, last_key // BLOCK_K + 1), 1)
 
 
 def attention_problem(meta: dict, iters: int) -> dict:
