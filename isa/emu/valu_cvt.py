@@ -27,10 +27,14 @@ f32 -> fp8/bf8 (v_cvt_pk_fp8_f32, v_cvt_pk_bf8_f32, v_cvt_sr_fp8_f32, v_cvt_sr_b
           on the sr forms, and abs/neg on the f32 sources, and rejects ``clamp`` on all four.
 Semantics implemented: RNE to the format with the normal IEEE overflow rule: a value whose
 rounding exceeds the largest finite magnitude becomes NaN (E4M3FNUZ/E5M2FNUZ: 0x80; OCP E4M3:
-0x7f/0xff) or +-Inf (OCP E5M2); Inf becomes NaN except in OCP E5M2; FNUZ has no -0, so values
+0x7f/0xff) or +-Inf (OCP E5M2); Inf becomes NaN except in OCP E5M2; a NaN result is the format's
+NaN code with the source's sign (FNUZ 0x80; OCP E4M3 S.1111.111, E5M2 S.11111.10, as AMD HIP's
+host implementation of its OCP types, ``amd_detail/amd_hip_ocp_host.hpp`` ``nan<E>``, encodes
+it; ml_dtypes gives the same codes; the ISA guides name no payload); FNUZ has no -0, so values
 rounding to zero give 0x00; fp8 denormals are produced (RNE on the subnormal grid). The pk forms
 write two bytes (src0 low, src1 high) into the word OPSEL[3] selects, keeping the other word; the
-sr forms write the byte OPSEL[2] + 2 OPSEL[3], keeping the other three. The VOP3 clamp bit, whose
+sr forms write the byte OPSEL[2] + 2 OPSEL[3], keeping the other three; their results below the
+fp8 normal range round stochastically on the denormal grid (``sr_denormal_codes``). The VOP3 clamp bit, whose
 effect on these converts no source documents (LLVM refuses the syntax), is refused.
 """
 from __future__ import annotations
@@ -39,7 +43,6 @@ import ml_dtypes
 import numpy as np
 
 from .dpp import bind_vop, is_sdwa, plain_reader, reject_mods, sdwa_src, sel_bit
-from .errors import EmulatorError
 from .operand_io import AluModifierError, alu, ops, register, vector_getter, vector_setter
 
 F32, F16, F64 = np.float32, np.float16, np.float64
@@ -190,14 +193,36 @@ alu("v_cvt_pk_bf8_f32")(_bind_pk8("bf8"))
 # byte op_sel[2] + 2*op_sel[3] of vdst. CDNA3 ISA guide chapter 12.11 (as quoted by ROCm/rocm-systems'
 # rocjitsu CDNA3 audit, item CDNA3-RJ-130): V_CVT_SR_FP8_F32 adds S1[31:12] into the f32 mantissa
 # before converting, V_CVT_SR_BF8_F32 S1[31:11]; chapter 7: "add the stochastic value, then
-# truncate". So: the top (23 - mantissa bits) bits of S1 are added to the f32 bit pattern (a carry
-# moves into the exponent), the dropped bits are cleared (truncation toward zero), and that value,
-# exactly on the fp8 grid or past its largest finite value, is encoded like the pk forms (past the
-# range: NaN, or Inf for OCP E5M2). Results in the fp8 denormal range are refused per lane: the
-# manual's formula adds noise at the f32 exponent's scale while rocjitsu rounds stochastically on
-# the denormal grid, and neither is hardware-checked. ----------------------------------------------
-class Fp8SrUnmodelledError(EmulatorError):
-    """A lane of v_cvt_sr_{fp8,bf8}_f32 whose result the sources do not agree on (names lane, value)."""
+# truncate". So, for a result in the fp8 normal range: the top (23 - mantissa bits) bits of S1 are
+# added to the f32 bit pattern (a carry moves into the exponent), the dropped bits are cleared
+# (truncation toward zero), and that value, exactly on the fp8 grid or past its largest finite
+# value, is encoded like the pk forms (past the range: NaN, or Inf for OCP E5M2).
+# Below the fp8 normal range the guide's sentence does not say where the noise goes; AMD's own
+# reference of these conversions, HIP's ``amd_detail/amd_hip_ocp_host.hpp`` (``from_float_sr``, the
+# host implementation of the fp8 types whose device path is the conversion builtins; it covers the
+# FNUZ encodings too) and rocjitsu agree that rounding happens on the denormal grid: the f32
+# significand with its implicit 1 is shifted right onto the fp8 denormal grid (bits shifted past the
+# 23-bit field are dropped), the same seed bits are added just below the kept mantissa bits, the
+# sum is truncated, and a carry out of the denormal field gives the smallest normal. f32 denormal
+# sources are 2^-126-scale: they shift out entirely and give +-0 (FNUZ: 0). ------------------------
+def sr_denormal_codes(x, seed, dt) -> np.ndarray:
+    """fp8/bf8 byte codes of the stochastic rounding of f32 lanes ``x`` (finite, nonzero, below
+    ``dt``'s smallest normal) with random dwords ``seed`` (see the comment above)."""
+    fi = ml_dtypes.finfo(dt)
+    mb = fi.nmant
+    bits = x.view(U32)
+    sign = (bits >> U32(31)).astype(U32)
+    e32 = ((bits >> U32(23)) & U32(0xFF)).astype(np.int64)
+    man = (bits & U32(0x7FFFFF)).astype(np.int64) | (1 << 23)
+    man = np.where(e32 == 0, 0, man)                  # f32 denormals: 2^-126 scale, shift out
+    diff = int(np.log2(float(fi.smallest_normal))) - (e32 - 127)
+    shifted = np.where(diff >= 32, 0, man >> np.minimum(diff, 31))
+    summed = shifted + (seed.astype(np.int64) >> (32 - (23 - mb)))
+    normal = summed >= (1 << 23)                       # carried into the smallest normal
+    code = np.where(normal, 1 << mb, (summed >> (23 - mb)) & ((1 << mb) - 1)).astype(U32)
+    fnuz = bool(np.isnan(np.array(0x80, np.uint8).view(dt)))      # FNUZ: 0x80 is NaN, no -0
+    neg = np.where((code == 0) & fnuz, U32(0), sign << U32(7))
+    return code | neg
 
 
 def _bind_sr8(kind: str):
@@ -215,21 +240,17 @@ def _bind_sr8(kind: str):
             dt = fp8_type(m, kind)
             fi = ml_dtypes.finfo(dt)
             drop = 23 - fi.nmant
-            x = ga(w)
+            x, seed = ga(w), gr(w)
             fin = np.isfinite(x)
-            tiny = fin & (x != 0) & (np.abs(x) < F32(fi.smallest_normal)) & w.exec_mask()
-            if tiny.any():
-                lane = int(np.flatnonzero(tiny)[0])
-                raise m.error(Fp8SrUnmodelledError,
-                              f"{ins.op}: lane {lane} value {float(x[lane])!r} is below the "
-                              f"{dt.__name__} normal range; stochastic rounding there is not "
-                              f"pinned down (ISA formula vs AMD's rocjitsu), the emulator refuses it", w)
             bits = x.view(U32)
-            noise = gr(w) >> U32(32 - drop)
+            noise = seed >> U32(32 - drop)
             with np.errstate(over="ignore"):
                 summed = (bits.astype(np.uint64) + noise.astype(np.uint64)).astype(U32)
             rounded = np.where(fin, summed & ~U32((1 << drop) - 1), bits).view(F32)
             b8 = to_fp8(rounded, dt).astype(U32)
+            tiny = fin & (x != 0) & (np.abs(x) < F32(fi.smallest_normal))
+            if tiny.any():
+                b8 = np.where(tiny, sr_denormal_codes(x, seed, dt), b8)
             put(w, (gd(w) & keep) | (b8 << sh), w.exec_mask())
         return run
     return bind

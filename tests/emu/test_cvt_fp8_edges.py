@@ -3,8 +3,10 @@ against an independent encoder written here from the format definitions (bit fie
 rational rounding; not ml_dtypes, which the emulator uses): max finite, the ties around it,
 overflow, +-Inf, NaN, fp8 denormals and their ties, f32 denormals, +-0 (FNUZ has no -0), ties at
 1.0. Non-saturating RNE is the hardware behaviour (isa.emu.valu_cvt docstring: [MLIR], [RCCL],
-[CK]). Also: the destination word select, abs/neg on the sources, the refused clamp bit, and the
-refused FP16_OVFL mode (the bit that would make them saturate)."""
+[CK]); NaN results are exact codes with the source's sign (AMD HIP's OCP host reference). Also:
+the destination word select, abs/neg on the sources, the refused clamp bit, the refused FP16_OVFL
+mode (the bit that would make them saturate), and the sr forms' stochastic rounding in the normal
+range and on the denormal grid below it."""
 from __future__ import annotations
 
 import math
@@ -32,19 +34,21 @@ FORMATS = {
     ("gfx950", "fp8"): (4, 3, 7, False, True, 448.0),
     ("gfx950", "bf8"): (5, 2, 15, False, False, 57344.0),
 }
-NAN = "nan"
 
 
-def encode(x: float, fmt) -> int | str:
-    """The byte of f32 ``x`` rounded to nearest even, non-saturating; NAN for a NaN result (its
-    payload and sign are not documented: any NaN code is accepted)."""
+def encode(x: float, fmt) -> int:
+    """The byte of f32 ``x`` rounded to nearest even, non-saturating. A NaN result is the
+    format's one NaN code with the source's sign: FNUZ 0x80; OCP E4M3 S.1111.111; OCP E5M2
+    S.11111.10 (AMD HIP ``amd_detail/amd_hip_ocp_host.hpp``, ``nan<E>(sign)``, its host
+    implementation of the OCP fp8 types; Inf and overflow of E4M3 give ``nan(sign)`` there too)."""
     eb, mb, bias, fnuz, e4m3fn, big = fmt
-    if math.isnan(x):
-        return NAN
     sign = 0x80 if math.copysign(1.0, x) < 0 else 0
+    nan = 0x80 if fnuz else sign | (0x7F if e4m3fn else 0x7E)
+    if math.isnan(x):
+        return nan
     if math.isinf(x):
         if fnuz or e4m3fn:
-            return NAN
+            return nan
         return sign | 0x7C                             # OCP E5M2 +-Inf
     a = Fraction(abs(x))
     emin = 1 - bias
@@ -62,7 +66,7 @@ def encode(x: float, fmt) -> int | str:
             e, n = e + 1, 0
         val = (1 + Fraction(n, 2 ** mb)) * Fraction(2) ** e
         if val > Fraction(big):
-            return NAN if (fnuz or e4m3fn) else sign | 0x7C
+            return nan if (fnuz or e4m3fn) else sign | 0x7C
         code = ((e + bias) << mb) | n
     if code == 0:
         return 0 if fnuz else sign
@@ -75,15 +79,6 @@ def _rne(q: Fraction) -> int:
     if r > Fraction(1, 2) or (r == Fraction(1, 2) and f % 2):
         return f + 1
     return f
-
-
-def is_nan_code(b: int, fmt) -> bool:
-    eb, mb, bias, fnuz, e4m3fn, _ = fmt
-    if fnuz:
-        return b == 0x80
-    if e4m3fn:
-        return b & 0x7F == 0x7F
-    return b & 0x7C == 0x7C and b & 0x03 != 0
 
 
 def edge_values(fmt) -> list[float]:
@@ -137,23 +132,23 @@ def test_pk_convert_matches_the_bit_field_encoder(arch, kind, word):
             pair = int(got[lane] >> (16 * word)) & 0xFFFF
             for b, x in ((pair & 0xFF, xs[lane]), (pair >> 8, ys[lane])):
                 want = encode(x, fmt)
-                if want == NAN:
-                    assert is_nan_code(b, fmt), f"{arch} {kind} {x!r}: {b:#04x} is not NaN"
-                else:
-                    assert b == want, f"{arch} {kind} {x!r}: got {b:#04x}, expected {want:#04x}"
+                assert b == want, f"{arch} {kind} {x!r}: got {b:#04x}, expected {want:#04x}"
 
 
 def test_the_encoder_knows_the_documented_edges():
     """Spot values of the formats (CK's float8.hpp table, OCP FP8 spec) so the encoder itself is
     checked against something other than the emulator."""
     f942, b942, f950, b950 = (FORMATS[k] for k in FORMATS)
-    assert encode(240.0, f942) == 0x7F and encode(247.9, f942) == 0x7F and encode(248.0, f942) == NAN
+    assert encode(240.0, f942) == 0x7F and encode(247.9, f942) == 0x7F and encode(248.0, f942) == 0x80
     assert encode(-0.0, f942) == 0 and encode(2.0 ** -10, f942) == 0x01 and encode(2.0 ** -11, f942) == 0
-    assert encode(448.0, f950) == 0x7E and encode(464.0, f950) == 0x7E and encode(465.0, f950) == NAN
+    assert encode(448.0, f950) == 0x7E and encode(464.0, f950) == 0x7E and encode(465.0, f950) == 0x7F
     assert encode(-0.0, f950) == 0x80 and encode(2.0 ** -9, f950) == 0x01
     assert encode(57344.0, b950) == 0x7B and encode(61440.0, b950) == 0x7C and encode(-math.inf, b950) == 0xFC
-    assert encode(57344.0, b942) == 0x7F and encode(math.inf, b942) == NAN and encode(1.0, b942) == 0x40
+    assert encode(57344.0, b942) == 0x7F and encode(math.inf, b942) == 0x80 and encode(1.0, b942) == 0x40
     assert encode(1.0, f950) == 0x38 and encode(1.0, f942) == 0x40 and encode(1.0625, f950) == 0x38
+    # NaN codes keep the source's sign on OCP (S.1111.111, S.11111.10); FNUZ has one NaN
+    assert (encode(-math.nan, f950), encode(math.nan, b950), encode(-math.nan, b950)) == (0xFF, 0x7E, 0xFE)
+    assert (encode(-math.inf, f950), encode(-1e30, f950), encode(-math.nan, b942)) == (0xFF, 0xFF, 0x80)
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
@@ -164,7 +159,7 @@ def test_abs_and_neg_apply_to_the_sources(arch):
     for lane, x in enumerate(xs):
         for b, v in ((int(got[lane]) & 0xFF, -x), ((int(got[lane]) >> 8) & 0xFF, abs(x))):
             want = encode(v, fmt)
-            assert is_nan_code(b, fmt) if want == NAN else b == want
+            assert b == want, (v, hex(b), hex(want))
 
 
 @pytest.mark.parametrize("op", ["v_cvt_pk_fp8_f32 v0, v10, v11 clamp",
@@ -195,7 +190,7 @@ def test_fp16_overflow_descriptor_is_refused_at_launch():
         emu.launch(hand_kernel(body, dirs + "  .amdhsa_fp16_overflow 1"), "k")
 
 
-def sr_reference(x: float, seed: int, fmt) -> int | str:
+def sr_reference(x: float, seed: int, fmt) -> int:
     """Stochastic rounding per the CDNA3 ISA guide (chapter 12.11, via rocjitsu's audit): the top
     (23 - mantissa bits) bits of the seed added to the f32 bit pattern, the dropped bits cleared
     (truncation), then the plain encoding (exact on the grid, or past the range)."""
@@ -233,18 +228,66 @@ def test_sr_convert_adds_the_top_seed_bits_and_truncates(arch, kind, byte):
     for lane in range(64):
         b = (int(got[lane]) >> (8 * byte)) & 0xFF
         want = sr_reference(xs[lane], seeds[lane], fmt)
-        if want == NAN:
-            assert is_nan_code(b, fmt), (xs[lane], seeds[lane], hex(b))
-        else:
-            assert b == want, f"{arch} {kind} x={xs[lane]!r} seed={seeds[lane]:#x}: {b:#04x} != {want:#04x}"
+        assert b == want, f"{arch} {kind} x={xs[lane]!r} seed={seeds[lane]:#x}: {b:#04x} != {want:#04x}"
+
+
+def sr_denormal_reference(x: float, seed: int, fmt) -> int:
+    """Stochastic rounding of a result below the fp8 normal range (isa.emu.valu_cvt comment: AMD
+    HIP's amd_hip_ocp_host.hpp ``from_float_sr`` and rocjitsu), in exact rationals: |x| truncated
+    onto the grid 2^(23 - m) times finer than the fp8 denormal quantum q (the f32 significand
+    shifted onto q's scale), the seed's top 23 - m bits added in units of that fine grid, the sum
+    truncated to whole quanta; 2^m quanta is the smallest normal (the same code)."""
+    eb, mb, bias, fnuz, *_ = fmt
+    q = Fraction(2) ** (1 - bias - mb)
+    fine = q / 2 ** (23 - mb)
+    a = Fraction(abs(x))
+    if a < Fraction(2) ** -126:                    # f32 denormal: below the 24-bit window
+        a = Fraction(0)
+    n = (math.floor(a / fine) + (seed >> (9 + mb))) // 2 ** (23 - mb)
+    sign = 0x80 if math.copysign(1.0, x) < 0 else 0
+    return (0 if fnuz else sign) if n == 0 else n | sign
+
+
+@pytest.mark.parametrize("arch,kind", list(FORMATS))
+def test_sr_rounds_on_the_denormal_grid(arch, kind):
+    """Results below the fp8 normal range: the noise lands just below the denormal grid's kept
+    bits (isa.emu.valu_cvt), so each value goes to one of its two neighbouring quanta, the upper
+    one for seeds at or above the fraction it lies past the lower; a carry makes the smallest
+    normal. Checked against the exact-rational reference over edge values and random seeds."""
+    fmt = FORMATS[(arch, kind)]
+    eb, mb, bias, fnuz, *_ = fmt
+    tiny, q = 2.0 ** (1 - bias), 2.0 ** (1 - bias - mb)
+    rng = np.random.default_rng(5)
+    mags = np.exp(rng.uniform(np.log(q / 8), np.log(tiny), 40))
+    xs = [float(F32(v)) for v in np.concatenate([mags, -mags[:10]])] + [
+        q, -q, q / 2, -q / 2, 1.5 * q, float(np.nextafter(F32(tiny), F32(0))),
+        float(-np.nextafter(F32(tiny), F32(0))), (2 ** mb - 1) * q, 1e-40, -1e-40,
+        float(np.nextafter(F32(q), F32(0))), q / 2 ** 30, 0.75 * q]
+    xs = (xs + [0.6 * q] * 64)[:64]
+    seeds = [int(s) for s in rng.integers(0, 1 << 32, 64, dtype=np.uint64)]
+    seeds[:6] = [0, 0xFFFFFFFF, 1 << 31, (1 << (9 + mb)) - 1, 1 << (9 + mb), 0xC0000000]
+    w = Wave(0)
+    w.set_exec(FULL)
+    w.vgpr[10] = np.asarray(xs, F32).view(U32)
+    w.vgpr[11] = np.asarray(seeds, np.uint64).astype(U32)
+    w.vgpr[0] = 0
+    execute(w, f"v_cvt_sr_{kind}_f32 v0, v10, v11", arch=arch)
+    for lane in range(64):
+        b = int(w.vgpr[0][lane]) & 0xFF
+        want = sr_denormal_reference(xs[lane], seeds[lane], fmt)
+        assert b == want, f"{arch} {kind} x={xs[lane]!r} seed={seeds[lane]:#x}: {b:#04x} != {want:#04x}"
+    # the two neighbours of 1.5 q: the seed's top bit decides (half of the gap)
+    lo, hi = (sr_denormal_reference(1.5 * q, s, fmt) for s in (0x7FFFFFFF, 0x80000000))
+    assert (lo & 0x7F, hi & 0x7F) == (1, 2)
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
-def test_sr_below_the_normal_range_is_refused(arch):
-    """The sources disagree for results in the fp8 denormal range (module docstring)."""
+def test_sr_denormal_result_runs_in_a_program(arch):
+    """The refusal is gone: a kernel's v_cvt_sr_fp8_f32 of a denormal-range value runs."""
     from core_util import run
-
-    from isa.emu.valu_cvt import Fp8SrUnmodelledError
-    tiny = struct.unpack("<I", struct.pack("<f", 2.0 ** -12))[0]
-    with pytest.raises(Fp8SrUnmodelledError, match="below the"):
-        run("v_cvt_sr_fp8_f32 v1, v2, v3\ns_endpgm", arch=arch, vgprs={2: [tiny] * 64, 3: [0] * 64})
+    q = 2.0 ** (1 - FORMATS[(arch, "fp8")][2] - 3)
+    x = struct.unpack("<I", struct.pack("<f", 1.5 * q))[0]
+    m = run("v_cvt_sr_fp8_f32 v1, v2, v3\ns_endpgm", arch=arch,
+            vgprs={2: [x] * 64, 3: [0] * 32 + [0xFFFFFFFF] * 32})
+    got = np.asarray(m.waves[0].vgpr[1]) & 0xFF
+    assert (got[:32] == 1).all() and (got[32:] == 2).all()
