@@ -2,7 +2,8 @@
 (E8M0 block scales, K tails, every output, staging, fragment buffers, LDS-DMA, swizzle) x random legal
 schedules x emulator seeds must compile and match the reference; the GEMM kind's strategy draws
 them; the shrink moves keep them MX-legal; every correctness-class mutation of the MX proof
-kernels (mxfp4 default loop, mxfp8 interleave with a K tail) is rejected by the emulator, and so
+kernels (mxfp4 default loop NT and TN, the latter nibble-transposing both operands, mxfp4 NN
+and mxfp8 NT interleave with a K tail) is rejected by the emulator, and so
 are the wait mutants aimed at the block-scale loads."""
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def test_random_mx_config_and_schedule_is_correct_on_emulator(cfg, sched, emu):
 @settings(PROFILE)
 @given(cfg=mx_configs(small=True), sched=seeds())
 def test_mx_draws_are_legal_and_shrink_moves_stay_legal(cfg, sched):
-    assert cfg.mx and (cfg.layout == "NT" or cfg.dtype == "mxfp8") and cfg.arrangement == "default"
+    assert cfg.mx and cfg.arrangement == "default"
     assert cfg.k % 32 == 0
     assert cfg.k_tail == (cfg.k % (cfg.tile[2] * cfg.staging) != 0)
     arr = fuzz_arrangement(cfg, sched)
@@ -123,7 +124,8 @@ def _an_mx_config():
                       tile=(32, 32, 128), waves=(1, 1), mfma=(16, 16, 128))
 
 
-@pytest.mark.parametrize("spec", MX_PROOF, ids=lambda s: f"{s['dtype']}-{s['schedule']}")
+@pytest.mark.parametrize("spec", MX_PROOF,
+                         ids=lambda s: f"{s['dtype']}-{s['layout']}-{s['schedule']}")
 def test_mx_proof_kernel_mutations_are_killed(spec):
     """Every correctness class, plus the wait mutants aimed at the block-scale loads (a deleted
     or loosened wait before a scale register's consumer), killed with the predicted error."""
@@ -153,6 +155,13 @@ def test_mx_proof_kernel_mutations_are_killed(spec):
 
 def test_both_mx_dtypes_and_a_split_loop_are_in_the_proof():
     assert {s["dtype"] for s in MX_PROOF} == set(MX_DTYPES)
+    # mxfp4's nibble transpose: a proof kernel with both operands MN-contiguous, by ushort loads
+    # (not the scale loads' ubyte, which the aimed wait mutants single out)
+    fp4_mn = [build_proof_kernel("gemm", s) for s in MX_PROOF
+              if s["dtype"] == "mxfp4" and s["layout"] != "NT"]
+    assert {k.config.layout for k in fp4_mn} == {"TN", "NN"}
+    assert all("v_bfi_b32" in k.asm and "buffer_load_ushort" in k.asm for k in fp4_mn)
+    assert any(k.config.arrangement == "interleave" for k in fp4_mn)
     assert any(s["schedule"] == "interleave" and s["k"] % s["tile"][2] for s in MX_PROOF)
 
 

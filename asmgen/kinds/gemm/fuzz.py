@@ -176,7 +176,7 @@ def _mx_arches(arches) -> tuple:
 @st.composite
 def mx_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
     """A valid MX GemmConfig (mxfp8 / mxfp4 with E8M0 block scales) on an arch that has them:
-    layout NT, mxfp8 in any layout (the arrangement is the case's, ``fuzz_arrangement``: 2x4 waves for the
+    any layout (the arrangement is the case's, ``fuzz_arrangement``: 2x4 waves for the
     ping-pong), the scaled f8f6f4 MFMA shapes, K a multiple of
     DepthU x staging or (one in three) of the 32-element scale block only, a K tail
     (``GemmConfig._check_mx``), M and N anything, every output, bias and
@@ -223,9 +223,9 @@ def mx_configs(draw, small: bool = True, arches=ARCHES) -> GemmConfig:
     if draw(st.integers(0, 3)) == 0:
         extras["lda"] = k + draw(st.sampled_from((32, 64)))
     try:
-        # mxfp8 in every layout (one in two off NT: the 8-bit byte transpose); mxfp4 NT only
-        layout = "NT" if dtype != "mxfp8" or draw(st.booleans()) else \
-            draw(st.sampled_from(("NN", "TN", "TT")))
+        # every layout, one in two off NT (mxfp8: the 8-bit byte transpose, mxfp4: the nibble
+        # transpose of E2M1 pairs packed along M / N)
+        layout = "NT" if draw(st.booleans()) else draw(st.sampled_from(("NN", "TN", "TT")))
         return GemmConfig(m=m, n=n, k=k, dtype=dtype, arch=arch, layout=layout,
                           out_dtype=out_dtype, tile=tile, waves=(wm, wn), mfma=mfma,
                           prefetch=1 if eight else draw(st.sampled_from((1, 2))), **extras)
@@ -326,8 +326,8 @@ def _candidates(raw: dict):
         yield {**raw, "tile": t}
     if raw["prefetch"] > 1:
         yield {**raw, "prefetch": raw["prefetch"] - 1}
-    if raw["dtype"] in LOWP_DTYPES and raw["layout"] != "NT":
-        yield {**raw, "layout": "NT"}       # 8-bit: to the K-contiguous layout (no transposes)
+    if raw["dtype"] in LOWP_DTYPES + MX_DTYPES and raw["layout"] != "NT":
+        yield {**raw, "layout": "NT"}       # 8-bit, MX: to the K-contiguous layout (no transposes)
     simpler = (("scale_a_mode", "tensor"), ("scale_b_mode", "tensor"), ("dtype_b", None),
                ("activation", "none"), ("bias", False), ("direct_to_lds", False),
                ("frag_buffers", 0),
@@ -374,6 +374,15 @@ GEMM_PROOF_KERNELS = (
      "out_dtype": "f32", "mutate_aim": SCALE_LOADS},
     # mxfp8 in the 4-wave interleave split loop (scale loads in the memory work, copied after
     # the MFMAs) with a K tail (416 = 3 K-tiles + 32: masked scale loads), 4 K-iterations
+    # mxfp4 with both operands MN-contiguous (layout TN: E2M1 pairs packed along M / N, 8 K rows
+    # of 4 MN elements per vector, nibble-transposed in registers before the LDS write)
+    {"m": 64, "n": 64, "k": 512, "schedule": "pgr2", "layout": "TN", "dtype": "mxfp4",
+     "arch": CDNA4, "tile": (64, 64, 128), "waves": (2, 2), "mfma": (16, 16, 128),
+     "out_dtype": "f32", "mutate_aim": SCALE_LOADS},
+    # and B alone (layout NN) in the 4-wave interleave split loop, N and K off the tile
+    {"m": 64, "n": 56, "k": 416, "schedule": "interleave", "layout": "NN", "dtype": "mxfp4",
+     "arch": CDNA4, "tile": (64, 64, 128), "waves": (2, 2), "mfma": (16, 16, 128),
+     "out_dtype": "f32", "mutate_aim": SCALE_LOADS},
     {"m": 64, "n": 64, "k": 416, "schedule": "interleave", "layout": "NT", "dtype": "mxfp8",
      "arch": CDNA4, "tile": (64, 64, 128), "waves": (2, 2), "mfma": (16, 16, 128),
      "lds_swizzle": True, "out_dtype": "f32", "mutate_aim": SCALE_LOADS},
