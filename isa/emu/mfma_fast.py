@@ -4,7 +4,8 @@ in ``isa.emu.mfma``, with the products summed by one float64 matmul instead of e
 Precomputed once per (mnemonic, arch, cbsz, abid, blgp) (``plan``): one gather index per operand
 straight from the raw 8/16-bit view of the registers (A to [blocks, groups, halves, rows, k],
 B to [blocks, groups, halves, k, rows]; layout, BLGP lane swizzle and CBSZ/ABID block broadcast
-folded in), the C/D element order, and per element format a [3, codes] table: the value, 16**e
+folded in; A's rows ordered so [blocks, M, N] is D's register order, C and D then views of the
+registers, ``_register_rows``; else the C/D element order), and per element format a [3, codes] table: the value, 16**e
 (A: 2 * 16**e) and 16**-e (0 for zero), e the MMA-Sim exponent (cdna-facts 2.3, isa.emu.mfma).
 
 Stage 1 (per output and (sub)group of G <= 8 products; the model truncates each product to units
@@ -64,7 +65,8 @@ class Plan:
     need_a: int             # VGPRs of A (and B) the format uses
     idx_a: np.ndarray       # int64 [blocks, Gc, H, M, G] into the raw view of A's registers
     idx_b: np.ndarray       # int64 [blocks, Gc, H, G, N]
-    cd_flat: np.ndarray     # int64 [blocks, M, N] into C/D registers (ravelled [cd_regs, 64])
+    cd_flat: np.ndarray | None  # int64 [blocks, M, N] into C/D registers (ravelled [cd_regs, 64]);
+                                # None: A's rows are permuted so [blocks, M, N] IS register order
     cd_inv: np.ndarray | None   # int64 [cd_regs * 64]: the inverse permutation of cd_flat (or None)
     cd_regs: int
     ta: np.ndarray          # float64 [3, codes] per A code: value, 16**e (inf: NaN/inf), 16**-e (0: zero/NaN/inf)
@@ -142,18 +144,42 @@ def _plan(name: str, arch: str, cbsz: int, abid: int, blgp: int) -> Plan | None:
     # k = group * g + j * h + half  ->  A [blocks, Gc, H, rows, G'], B [blocks, Gc, H, G', rows]
     ia = ia.transpose(0, 2, 1).reshape(info.blocks, gc, sub, h, info.m).transpose(0, 1, 3, 4, 2)
     ib = ib.reshape(info.blocks, gc, sub, h, info.n).transpose(0, 1, 3, 2, 4)
+    cd_flat = lay.cd_flat
+    rows = _register_rows(cd_flat, info.n)
+    if rows is not None:
+        # output row r of block b computes the model's row rows[b, r]: D and C in register order
+        ia = np.take_along_axis(ia, rows[:, None, None, :, None], axis=3)
+        cd_flat = None
     ta, ma, fra = _tables(fa)
     ta = ta * np.array([[1.0], [2.0], [1.0]])           # A weighs 2 * 16**e (see _compute)
     ta.setflags(write=False)
     tb, mb, frb = _tables(fb)
     p = Plan(name=name, bits=bits, raw=_RAW[bits], need_a=kpl * bits // 32,
              idx_a=np.ascontiguousarray(ia), idx_b=np.ascontiguousarray(ib),
-             cd_flat=lay.cd_flat, cd_inv=_inverse(lay.cd_flat, info.cd_regs * 64),
+             cd_flat=cd_flat,
+             cd_inv=None if cd_flat is None else _inverse(cd_flat, info.cd_regs * 64),
              cd_regs=info.cd_regs, ta=ta, tb=tb, spread=24 - fra - frb,
              flag_at=2.0 * 16.0 ** (25 - fra - frb),
              two_halves=two, maybe_big=ma + mb + 2 > 127, groups=gc, m=info.m, n=info.n,
              blocks=info.blocks)
     return p
+
+
+def _register_rows(cd_flat: np.ndarray, n: int) -> np.ndarray | None:
+    """Per block the row order [blocks, M] that puts D's elements in register order: when every
+    output row (b, i) fills n consecutive register elements (cd_flat[b, i, j] = base + j) and the
+    blocks follow each other, computing row rows[b, r] as output row r makes the matmul's
+    [blocks, M, N] the ravelled [cd_regs, 64] registers (C read and D written as views, no
+    permutation). None when the layout is not of that form (the 4x4 multi-block MFMAs)."""
+    blocks, m, _ = cd_flat.shape
+    base = cd_flat[:, :, 0]
+    if not np.array_equal(cd_flat, base[:, :, None] + np.arange(n)):
+        return None
+    rows = np.argsort(base, axis=1)
+    want = (np.arange(blocks)[:, None] * m + np.arange(m)) * n
+    if not np.array_equal(np.take_along_axis(base, rows, axis=1), want):
+        return None
+    return rows
 
 
 def _inverse(flat: np.ndarray, size: int) -> np.ndarray | None:
@@ -190,6 +216,9 @@ def fdpa_at(p: Plan, fa: np.ndarray, ia: int, fb: np.ndarray, ib: int, fc: np.nd
     rb = fb.view(p.raw).reshape(w, -1)
     ca = np.take(ra, p.idx_a + ia * 64 * epr if ia else p.idx_a, axis=1)   # [W, blocks, Gc, H, M, G]
     cb = np.take(rb, p.idx_b + ib * 64 * epr if ib else p.idx_b, axis=1)
+    if p.cd_flat is None:                      # register order: C is a view of its registers
+        d = _compute(p, ca, cb, fc[:, ic:ic + p.cd_regs].reshape(w, p.blocks, p.m, p.n))
+        return None if d is None else d.reshape(w, p.cd_regs, 64)
     cc = np.take(fc.reshape(w, -1), p.cd_flat + ic * 64 if ic else p.cd_flat, axis=1)  # [W, blocks, M, N]
     d = _compute(p, ca, cb, cc)
     if d is None:
@@ -210,6 +239,9 @@ def fdpa1(p: Plan, a: np.ndarray, b: np.ndarray, c: np.ndarray):
         return None
     ca = np.take(a.view(p.raw).ravel(), p.idx_a)   # [blocks, Gc, H, M, G]
     cb = np.take(b.view(p.raw).ravel(), p.idx_b)
+    if p.cd_flat is None:                          # register order (see _register_rows)
+        d = _compute(p, ca, cb, c[:p.cd_regs].reshape(p.blocks, p.m, p.n))
+        return None if d is None else d.reshape(p.cd_regs, 64)
     cc = np.take(c.ravel(), p.cd_flat)             # [blocks, M, N]
     d = _compute(p, ca, cb, cc)
     if d is None:
@@ -239,14 +271,17 @@ def _compute(p: Plan, ca, cb, cc):
             r1 = np.matmul(p.ta[1][ca], p.tb[1][cb])
         else:
             # one matmul over the channels (value, 2 * 16**e, 16**-e): [3, ..., Gc, H, M, N]
-            r = np.matmul(np.take(p.ta, ca, axis=1), np.take(p.tb, cb, axis=1))
+            va, vb = np.take(p.ta, ca, axis=1), np.take(p.tb, cb, axis=1)
+            r = np.matmul(va, vb)
             r1 = r[1]
     # E + 256 per (sub)group: r1 lies in [2**(4E+1), 2**(4E+4) * (1 + 2**-50)], so its biased
     # binary exponent is 1024 + 4E + j, j in 0..3. NaN/inf inputs make r1 +inf (511) or a NaN
     # (511, or -2 if the BLAS gave it the sign bit); either way the group's value sum is NaN
     # (NaN/inf codes have the value NaN in the tables), so its result is NaN and the final
     # isfinite test sends the call to the model. Every table index stays in range meanwhile.
-    eo = r1.view(np.int64) >> 54
+    # (the int64 bits >> 54 as the high int32 word >> 22: int32 halves the later passes)
+    eo = (r1.view(np.int32)[..., 1::2] if _LE else
+          (r1.view(np.int64) >> 32).astype(np.int32)) >> 22
     emax = int(eo.max()) - _EO
     if emax >= 255 or (p.maybe_big and emax >= 126):
         return None                      # special inputs, or |product| < 2**(e+2) may reach 2**128
@@ -262,13 +297,13 @@ def _compute(p: Plan, ca, cb, cc):
         # on the grid 2**(E-24)
         with np.errstate(over="ignore"):   # an overflow is +inf: flagged, still exact
             flag = r1 * r[2] >= p.flag_at
-        nflag = int(np.count_nonzero(flag))
-        heavy = nflag * _DENSE_AT > flag.size
+        f = np.flatnonzero(flag)
+        heavy = f.size * _DENSE_AT > flag.size
         mode[0] = mode[0] + 1 if heavy else 0
         if heavy:
             sig = _truncated_sums(p, ca, cb, eo)
-        elif nflag:
-            np.put(sig, *_truncated_sums_at(p, ca, cb, eo, flag))
+        elif f.size:
+            np.put(sig, f, _truncated_sums_at(va[0], vb[0], eo, f))
     if p.two_halves:
         e0, e1 = eo[..., 0, :, :], eo[..., 1, :, :]
         ep = np.maximum(e0, e1)
@@ -304,22 +339,22 @@ def _truncated_sums(p: Plan, ca, cb, eo):
     return s
 
 
-def _truncated_sums_at(p: Plan, ca, cb, eo, flag):
-    """(flat indices, values) of ``_truncated_sums`` at the flagged (sub)groups only."""
-    m, n, g = ca.shape[-2], cb.shape[-1], ca.shape[-1]
-    f = np.flatnonzero(flag)             # f = (lead * m + row) * n + col
-    ar = f // n                          # row of A's codes viewed as [lead * m, g]
-    col = f - ar * n
-    bc = (ar // m) * n + col             # row of B's transposed codes viewed as [lead * n, g]
-    va = p.ta[0][ca.reshape(-1, g)[ar]]                                   # [F, G]
-    vb = p.tb[0][np.swapaxes(cb, -1, -2).reshape(-1, g)[bc]]
-    ef = eo.ravel()[f]
-    prod = va * vb
-    prod *= _P2[(_OFF + 24 + _EO) - ef][:, None]
+def _truncated_sums_at(va, vb, eo, f):
+    """``_truncated_sums`` at the flat indices ``f`` of the flagged (sub)groups only, from the
+    operand values va [..., M, G] and vb [..., G, N] (the value channels of the matmul's inputs)."""
+    m, g = va.shape[-2:]
+    n = vb.shape[-1]
+    ar = f // n                          # f = (lead * m + row) * n + col: row of va as [lead * m, g]
+    bc = (ar // m) * n + (f - ar * n)    # row of vb transposed, viewed as [lead * n, g]
+    prod = va.reshape(-1, g).take(ar, axis=0)                             # [F, G]
+    prod *= np.swapaxes(vb, -1, -2).reshape(-1, g).take(bc, axis=0)
+    ef = eo.reshape(-1).take(f)
+    prod *= _P2.take((_OFF + 24 + _EO) - ef)[:, None]
     np.trunc(prod, out=prod)
-    s = prod.sum(axis=-1, initial=0.0)
-    s *= _P2[ef + (_OFF - 24 - _EO)]
-    return f, s
+    # integers below 2**26 each (units 2**(E-24)): any summation order is exact, so a matvec
+    s = prod @ _ONES[g]
+    s *= _P2.take(ef + (_OFF - 24 - _EO))
+    return s
 
 
 # Fix-ups (truncating stage 1, flooring stage 2) run over the whole array once more than
@@ -331,12 +366,14 @@ _MODE: dict = {}        # id(plan) -> [calls in a row that were mostly truncated
 _LEAN_FROM = 4096
 # Exponents E travel offset by _EO (``eo = E + 256``, straight from a float64's bits).
 _EO = 256
+_LE = np.little_endian
 # 2.0**(k - _OFF) for k in [0, 2 * _OFF): exact powers of two by table lookup. Every exponent
 # used here lies in [-372, 276] (operand exponents are in [-126, 127], a zero's is -126), so
 # every index (offset ones included) lies inside the table.
 _OFF = 1000
 _P2 = np.ldexp(1.0, np.arange(-_OFF, _OFF))
 _P2.setflags(write=False)
+_ONES = {g: np.ones(g) for g in range(1, _MAX_SUB + 1)}
 
 
 def _wrapped(shift: int) -> np.ndarray:
@@ -364,20 +401,24 @@ def _accumulate(s, eo, c, cbits, two: bool) -> np.ndarray:
     """The model's stage 2 (isa.emu.mfma._accumulate) for one group; eo = E + 256. Where e_c lies
     in [E-1, E+7] both of its floors are exact (s is on the grid 2**(E-24), C on 2**(e_c-23)), so
     the result is the float64 sum s + c (exact: both on grids >= 2**(E-24), below 2**(E+9))
-    rounded once to f32; elsewhere ``_accumulate_full``."""
+    rounded once to f32; elsewhere ``_accumulate_full`` on the gathered outputs."""
     if s.size < _LEAN_FROM:
         return _accumulate_full(s, eo - _EO, c, np.take(_EC, cbits >> 23), two)
-    d = np.take(_ECX, cbits >> 23)
-    d -= eo                                          # e_c - E + 1
-    exact = d.view(np.uint64) <= 8                   # 0 <= e_c - E + 1 <= 8
-    nbad = exact.size - int(np.count_nonzero(exact))
-    if nbad * _DENSE_AT > exact.size:
-        return _accumulate_full(s, eo - _EO, c, d + (eo - _EO - 1), two)
-    res = (s + c).astype(np.float32)
-    if nbad:
-        bad = ~exact
-        eb = eo[bad] - _EO
-        res[bad] = _accumulate_full(s[bad], eb, c[bad], d[bad] + (eb - 1), two)
+    # e_c - E + 1 = max(biased exponent of C, 1) - 127 - (eo - 256) + 1, in int32 (no table
+    # lookup: NumPy's take casts a uint32 index to intp, a pass more than these)
+    d = (cbits >> 23).view(np.int32)
+    d &= 0xFF
+    np.maximum(d, 1, out=d)
+    d += 130
+    d -= eo                                          # |eo| < 2**10: exact in int32
+    bad = np.flatnonzero(d.view(np.uint32) > 8)   # outside 0 <= e_c - E + 1 <= 8
+    if bad.size * _DENSE_AT > d.size:
+        return _accumulate_full(s, eo - _EO, c, np.take(_EC, cbits >> 23), two)
+    res = np.add(s, c).astype(np.float32)
+    if bad.size:
+        sf, ef, cf = s.reshape(-1), eo.reshape(-1), c.reshape(-1)   # copies only if strided
+        res.reshape(-1)[bad] = _accumulate_full(
+            sf[bad], ef[bad] - _EO, cf[bad], np.take(_EC, cbits.reshape(-1)[bad] >> 23), two)
     return res
 
 

@@ -202,3 +202,18 @@ def test_operands_read_in_place_from_register_files(arch, name):
     assert np.array_equal(got, want)
     assert np.array_equal(got, mfma_model(name, arch, va[:, ia:ia + n], vb[:, ib:ib + n],
                                           ac[:, ic:ic + info.cd_regs]))
+
+
+def test_register_order_plans():
+    """Every fast form whose D layout gives each output row a run of lanes of one register (all but
+    the 4x4 multi-block forms) computes in register order: C is read and D written as views of the
+    registers (``plan.cd_flat is None``), with A's rows permuted so the model's row rows[b, r] comes
+    out at register position r; the 4x4 forms keep the permuting gather."""
+    for arch, name in FAST:
+        plan = mfma_fast.plan(name, arch, 0, 0, 0)
+        assert (plan.cd_flat is None) == ("4x4x4" not in name), name
+    from isa.mfma_layout import layout
+    rows = mfma_fast._register_rows(layout("v_mfma_f32_32x32x8_bf16").cd_flat, 32)
+    # 32x32 D: row i sits in register (i // 8) * 4 + i % 4, lanes 32 * ((i // 4) % 2) + j
+    want = [8 * (p // 8) + 4 * (p % 2) + (p // 2) % 4 for p in range(32)]
+    assert rows.tolist() == [want]
