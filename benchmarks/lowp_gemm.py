@@ -4,7 +4,8 @@ through the same model in the same run, and the published figures of other libra
 and i8, gfx950 fp8, mxfp8 and mxfp4 (the default loop and the split ``interleave`` /
 ``pingpong`` loops).
 
-The peer is Triton's fp8 E4M3 TN GEMM (``benchmarks/triton_fp8.py``: compiled offline for the
+The peer is Triton's fp8 E4M3 TN GEMM, and on gfx942 its i8 one with i32 accumulation
+(``benchmarks/triton_fp8.py``: compiled offline for the
 arch, checked on the emulator against NumPy, profiled by ``asmgen.profiling.foreign``), when
 ``triton`` is importable; its best modeled configuration that the emulator accepts and that
 matches NumPy is the one compared. On gfx950 each configuration is also compiled with Triton's
@@ -133,8 +134,8 @@ def _err(arch: str) -> str:
 
 
 def peer(arch: str, size: int, dtype: str = "fp8") -> tuple[dict | None, list[str]]:
-    """(best modeled Triton profile or None, printed lines): its fp8 GEMM on ``arch`` (every
-    ``CONFIGS`` entry, on gfx950 also with Triton's block ping-pong), or its ``tl.dot_scaled``
+    """(best modeled Triton profile or None, printed lines): its fp8 (or ``dtype`` i8) GEMM on
+    ``arch`` (every ``CONFIGS`` entry, on gfx950 also with Triton's block ping-pong), or its ``tl.dot_scaled``
     GEMM of ``dtype`` mxfp8 / mxfp4 (gfx950, the first config)."""
     import os
 
@@ -144,7 +145,7 @@ def peer(arch: str, size: int, dtype: str = "fp8") -> tuple[dict | None, list[st
     refused = (AsmgenError, EmulatorError, IsaError, ValueError, RuntimeError)
     tp = _triton_fp8()
     lines, best = [], None
-    mx = dtype != "fp8"
+    mx = dtype.startswith("mx")
     variants = [("", NO_PINGPONG)] + ([(" +block-pingpong", {})] if arch == "gfx950" and not mx
                                       else [])
     for cfg in tp.CONFIGS[:1] if mx else tp.CONFIGS:
@@ -160,13 +161,14 @@ def peer(arch: str, size: int, dtype: str = "fp8") -> tuple[dict | None, list[st
                     fk = tp.mx_kernel(cfg, dtype, arch)
                     ratio = tp.mx_check(fk, cfg, dtype)
                 else:
-                    fk = tp.kernel(cfg, arch)
-                    ratio = tp.check(fk, cfg, arch)
+                    fk = tp.kernel(cfg, arch, dtype)
+                    ratio = tp.check(fk, cfg, arch, dtype=dtype)
                 if not ratio <= 1.0:
                     lines.append(f"{arch:7} {label:40} MISMATCH vs NumPy on the emulator "
                                  f"({ratio:.3g} x tolerance): not a peer")
                     continue
-                d = tp.mx_profile(fk, cfg, dtype, size) if mx else tp.profile(fk, cfg, arch, size)
+                d = (tp.mx_profile(fk, cfg, dtype, size) if mx
+                     else tp.profile(fk, cfg, arch, size, dtype=dtype))
             except refused as exc:    # a compile or emulator refusal is a row, not a crash
                 msg = str(exc).splitlines()[0]
                 lines.append(f"{arch:7} {label:40} FAILED {type(exc).__name__}: {msg[:150]}")
@@ -209,7 +211,7 @@ def main(argv=None) -> int:
             unc = d.get("uncertainty") or {}
             print(f"# {arch} {d['device']}: model error median {unc.get('median')}, worst "
                   f"{unc.get('worst')} ({unc.get('run')})")
-        elif dtype.startswith(("fp8", "mx")):
+        elif dtype.startswith(("fp8", "mx", "i8")):
             ours.append((arch, label, d["tflops_sustained"]))
         ratio = d["tflops_sustained"] / bf16[arch] if arch in bf16 else float("nan")
         b = d["bound"]
@@ -227,9 +229,9 @@ def main(argv=None) -> int:
         print("\n# peer: triton is not importable (pip install triton): no peer rows")
         return 0
     import triton
-    print(f"\n# peer: Triton {triton.__version__} fp8 E4M3 TN GEMM (benchmarks/triton_fp8.py), "
+    print(f"\n# peer: Triton {triton.__version__} fp8 E4M3 / i8 TN GEMM (benchmarks/triton_fp8.py), "
           f"{ns.size}^3, same model, same run: TF, TF@sustained clock, model error")
-    jobs = [(arch, "fp8") for arch in ns.arch] + \
+    jobs = [(arch, "fp8") for arch in ns.arch] + [("gfx942", "i8")] * ("gfx942" in ns.arch) + \
         [("gfx950", d) for d in ("mxfp8", "mxfp4") if "gfx950" in ns.arch]
     for arch, dtype in jobs:
         best, lines = peer(arch, ns.size, dtype)

@@ -1,6 +1,6 @@
 """Triton's fp8 GEMM as the peer of ``benchmarks/lowp_gemm.py`` (issue 15): a plain tiled ``tl.dot``
 loop over fp8 A [M, K] and B [N, K] (both K-contiguous, asmgen's layout NT, BLAS's "TN"), f32
-accumulation and output, compiled offline by Triton for gfx942 (``fp8e4b8``, E4M3 FNUZ) or gfx950
+accumulation and output (or i8 with i32 accumulation and output, ``dtype="i8"``), compiled offline by Triton for gfx942 (``fp8e4b8``, E4M3 FNUZ) or gfx950
 (``fp8e4nv``, OCP E4M3) with no GPU, checked on the emulator against NumPy, then profiled through
 the same cycle model as ``asmgen profile`` (``asmgen.profiling.foreign``), one workgroup's K loop
 emulated and extrapolated to the whole problem over the device's CUs, with the same L2 / MALL /
@@ -70,7 +70,8 @@ def available() -> bool:
 def _kernel(triton, tl):
     @triton.jit
     def fp8_gemm_tn(a_ptr, b_ptr, c_ptr, M, N, K, lda, ldb, ldc,
-                    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr):
+                    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr,
+                    ACC: tl.constexpr):
         pid = tl.program_id(0)
         tiles_m = tl.cdiv(M, BM)
         tiles_n = tl.cdiv(N, BN)
@@ -84,34 +85,36 @@ def _kernel(triton, tl):
         offs_k = tl.arange(0, BK)
         a_tile = a_ptr + offs_m[:, None] * lda + offs_k[None, :]
         b_tile = b_ptr + offs_n[None, :] * ldb + offs_k[:, None]     # B^T: [BK, BN] of B [N, K]
-        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        acc = tl.zeros((BM, BN), dtype=ACC)
         for _ in range(tl.cdiv(K, BK)):
-            acc += tl.dot(tl.load(a_tile), tl.load(b_tile))
+            acc += tl.dot(tl.load(a_tile), tl.load(b_tile), out_dtype=ACC)
             a_tile += BK
             b_tile += BK
         tl.store(c_ptr + offs_m[:, None] * ldc + offs_n[None, :], acc)
     return fp8_gemm_tn
 
 
-def kernel(cfg: TritonFp8Config, arch: str):
-    """The ``ForeignKernel`` of ``cfg`` compiled for ``arch``."""
+def kernel(cfg: TritonFp8Config, arch: str, dtype: str = "fp8"):
+    """The ``ForeignKernel`` of ``cfg`` compiled for ``arch``: the arch's fp8 E4M3 with f32
+    accumulation and output, or ``dtype`` "i8" with i32 accumulation and output."""
     import triton
     import triton.language as tl
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
     from asmgen.profiling import foreign
-    ty = "*" + FP8[arch][0]
-    sig = {"a_ptr": ty, "b_ptr": ty, "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32",
+    i8 = dtype == "i8"
+    ty, out = ("*i8", "*i32") if i8 else ("*" + FP8[arch][0], "*fp32")
+    sig = {"a_ptr": ty, "b_ptr": ty, "c_ptr": out, "M": "i32", "N": "i32", "K": "i32",
            "lda": "i32", "ldb": "i32", "ldc": "i32", "BM": "constexpr", "BN": "constexpr",
-           "BK": "constexpr", "GROUP": "constexpr"}
+           "BK": "constexpr", "GROUP": "constexpr", "ACC": "constexpr"}
     # what Triton's JIT attaches for 16-byte aligned tensors under 2 GiB with sizes divisible by
     # 16 (benchmarks/triton_calibration.py): buffer loads, as on a real run
     attrs = {(i,): [["tt.divisibility", 16]] + ([["tt.pointer_range", 32]] if i < 3 else [])
              for i in range(9)}
-    src = ASTSource(_kernel(triton, tl), sig, constexprs={"BM": cfg.bm, "BN": cfg.bn,
-                                                          "BK": cfg.bk, "GROUP": cfg.group},
-                    attrs=attrs)
+    src = ASTSource(_kernel(triton, tl), sig,
+                    constexprs={"BM": cfg.bm, "BN": cfg.bn, "BK": cfg.bk, "GROUP": cfg.group,
+                                "ACC": tl.int32 if i8 else tl.float32}, attrs=attrs)
     ck = triton.compile(src, target=GPUTarget("hip", arch, 64),
                         options={"num_warps": cfg.num_warps, "num_stages": cfg.num_stages,
                                  "enable_fp_fusion": True})
@@ -223,10 +226,13 @@ def mx_profile(fk, cfg: TritonFp8Config, dtype: str, size: int, iters: int = 4) 
                     in_bytes=1.0 / MX_FORMATS[dtype][2])
 
 
-def _inputs(arch: str, m: int, n: int, k: int, seed: int):
+def _inputs(arch: str, m: int, n: int, k: int, seed: int, dtype: str = "fp8"):
     import ml_dtypes
-    t = getattr(ml_dtypes, FP8[arch][1])
     rng = np.random.default_rng(seed)
+    if dtype == "i8":
+        a, b = (rng.integers(-128, 128, (r, k)).astype(np.int8) for r in (m, n))
+        return a, b, np.zeros((m, n), np.int32)
+    t = getattr(ml_dtypes, FP8[arch][1])
     a = rng.standard_normal((m, k)).astype(t)
     b = rng.standard_normal((n, k)).astype(t)
     return a, b, np.zeros((m, n), np.float32)
@@ -238,25 +244,29 @@ def _values(a, b, c) -> dict:
             "global_scratch": 0, "profile_scratch": 0}
 
 
-def check(fk, cfg: TritonFp8Config, arch: str, seed: int = 0) -> float:
+def check(fk, cfg: TritonFp8Config, arch: str, seed: int = 0, dtype: str = "fp8") -> float:
     """Worst |C - NumPy| of a 2 x 2-tile, 4-trip problem on the emulator over the f32
-    accumulation bound ((K + 2) f32 ulps of sum |a b|; fp8 products are exact in f32): <= 1
-    passes."""
+    accumulation bound ((K + 2) f32 ulps of sum |a b|; fp8 products are exact in f32), for i8
+    over half an integer (i32 accumulation is exact): <= 1 passes."""
     from asmgen.profiling import foreign
     m, n, k = 2 * cfg.bm, 2 * cfg.bn, 4 * cfg.bk
-    a, b, c = _inputs(arch, m, n, k, seed)
+    a, b, c = _inputs(arch, m, n, k, seed, dtype)
     foreign.launch(fk, (4, 1, 1), _values(a, b, c), seed=seed)
+    if dtype == "i8":
+        ref = a.astype(np.int64) @ b.astype(np.int64).T
+        return float(np.abs(c.astype(np.int64) - ref).max()) / 0.5
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
     ref = a64 @ b64.T
     tol = (k + 2) * np.finfo(np.float32).eps * (np.abs(a64) @ np.abs(b64).T) + 1e-30
     return float(np.max(np.abs(c.astype(np.float64) - ref) / tol))
 
 
-def profile(fk, cfg: TritonFp8Config, arch: str, size: int, iters: int = 4) -> dict:
+def profile(fk, cfg: TritonFp8Config, arch: str, size: int, iters: int = 4,
+            dtype: str = "fp8") -> dict:
     """``asmgen profile --json``-shaped figures of the ``size``^3 problem (sustained clock
     figures too, as ``asmgen profile`` adds them)."""
     return _profile(fk, cfg, arch, size, iters,
-                    lambda trips: _values(*_inputs(arch, cfg.bm, cfg.bn, trips * cfg.bk, 0)))
+                    lambda trips: _values(*_inputs(arch, cfg.bm, cfg.bn, trips * cfg.bk, 0, dtype)))
 
 
 def tile_grid(cfg: TritonFp8Config, size: int, in_bytes: float = 1.0):
