@@ -172,7 +172,7 @@ class Emulator:
             # AMDGPUUsage "Preloaded Kernel Arguments": firmware that preloads starts the kernel
             # 256 bytes in, past the compatibility block that loads the same SGPRs from memory.
             start = prog.offset_to_pc.get(prog.offsets[entry] + 256, entry)
-        self.mem.begin_launch()
+        self.mem.begin_launch(self.check_global_races)
         cap = self.concurrent_workgroups or capacity(len(order), n_waves, lds)
         cap = max(1, min(cap, len(order)))
 

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import random
 
-from . import hazard_check, pending
+from . import global_sync, hazard_check, pending
 from .errors import (
     BarrierDeadlockError,
     EmulatorError,
-    GlobalRaceError,
     PendingOverwriteError,
     PendingReadError,
     StepLimitError,
@@ -96,17 +95,12 @@ class Machine:
                    workgroup=self.wg_id)
 
     def claim_global_writes(self, w: Wave, loc, nbytes: int) -> None:
-        """Global stores: two workgroups of a launch writing one byte is a GlobalRaceError."""
-        if self.wg_index is None or loc is None:
-            return
-        hit = self.mem.claim_writes(loc, nbytes, self.wg_index)
-        if hit is not None:
-            off, k, other = hit
-            raise self.error(GlobalRaceError,
-                             f"global write race: byte {off} of {self.mem.names[k]} (address "
-                             f"{self.mem.bases[k] + off:#x}) is written by workgroup {self.wg_id} and "
-                             f"by workgroup {self.wg_names[other]} of the same launch (workgroups are "
-                             f"not ordered)", w)
+        """A global write of ``w``'s current instruction (issued right after): two workgroups of a
+        launch writing one byte with no release -> acquire between them is a GlobalRaceError
+        (isa.emu.global_sync)."""
+        sync = global_sync.sync_of(self)
+        if sync is not None and loc is not None:
+            sync.write(self, w, self.entries[w.pc].instr, loc, nbytes)
 
     def issue(self, w: Wave, op: pending.AsyncOp, touch: bool = True) -> None:
         pending.issue(self, w, op, 1 + int(self._rnd() * self.latency[op.kind]), touch)
@@ -142,6 +136,9 @@ class Machine:
     def try_release(self) -> None:
         live = [w for w in self.waves if not w.done]
         if live and all(w.at_barrier for w in live):
+            sync = global_sync.sync_of(self)
+            if sync is not None:
+                sync.barrier(self, live)
             self.epoch += 1
             self.lds.new_epoch()
             for w in live:

@@ -14,6 +14,7 @@ import numpy as np
 from ..operands import Reg
 from . import buffer_addr
 from .errors import EmulatorError, GlobalOutOfBoundsError
+from .global_sync import sync_of
 from .lds import dwords_of
 from .mem_common import byte_range, bytes_to_dwords, lanes_to_bytes, mod_int, regfile
 from .mem_ops import ATOMIC_OPS, ATOMIC_OPS64, F64_ATOMICS, LOADS, STORES
@@ -94,6 +95,8 @@ def _bind_load(ins, nbytes, signed):
     regs = () if lds else reg_keys(vdst)
     lds_stride = 16 if nbytes > 4 else 4
 
+    acquire = bool(ins.has("sc1")) and not lds    # agent-scope "load atomic" (isa.emu.global_sync)
+
     def fn(m, w):
         lanes = w.exec_lanes()
         if lds:
@@ -116,8 +119,12 @@ def _bind_load(ins, nbytes, signed):
             return
         f = regfile(w, vdst)
         d = vdst.index
+        sync = sync_of(m) if acquire and where[0] is not None else None
+        seen = sync.read(m, w, where[0], nbytes if where[1] is None else where[3]) if sync else None
 
         def apply():
+            if seen is not None:
+                seen()
             f[d:d + ndw, lanes] = bytes_to_dwords(_gather(mem, where, n, nbytes), signed).T
         m.issue(w, AsyncOp(w, VM, regs, apply, w.pc, ins))
     return fn
@@ -182,13 +189,20 @@ def _bind_atomic(ins, name):
         lanes = np.flatnonzero(w.exec_mask())
         addr, in_range = _addresses(w, sh, lanes)
         ok = np.ones(len(addr), bool) if in_range is None else in_range[:, 0]
+        seen = None
         if ok.any():
-            _locate(m, w, addr[ok], None, nbytes, "buffer atomic")
+            loc = _locate(m, w, addr[ok], None, nbytes, "buffer atomic")[0]
+            sync = sync_of(m)
+            if sync is not None and rtn:      # a synchronising read (isa.emu.global_sync)
+                seen = sync.read(m, w, loc, nbytes)
+            m.claim_global_writes(w, loc, nbytes)
         rows = regfile(w, vdata)[vdata.index:vdata.index + (2 * ndw if cas else ndw), lanes]
         vals = np.ascontiguousarray(rows.T).view(ut)
         mem = m.mem
 
         def apply():
+            if seen is not None:
+                seen()
             old = np.zeros(len(lanes), ut)
             for j in np.flatnonzero(ok):
                 buf, off = mem.find(int(addr[j]), nbytes, ins.op)
@@ -226,6 +240,11 @@ for _name in (*_BUF_ATOMICS, "add_f32", "pk_add_f16", "cmpswap", "add_f64", "min
 def bind_cache_op(ins):
     """L2 write-back / L1 invalidate (memory-model fences): no data to move in the emulator, but
     they are VMEM ops that count in vmcnt (LLVM waits vmcnt(0) after them), so they queue."""
+    writeback = ins.op == "buffer_wbl2" and bool(ins.has("sc1"))    # agent scope (global_sync)
+
     def fn(m, w):
+        sync = sync_of(m) if writeback else None
+        if sync is not None:
+            sync.writeback(m, w)
         m.issue(w, AsyncOp(w, VM, (), None, w.pc, ins))
     return fn

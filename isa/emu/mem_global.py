@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import GlobalOutOfBoundsError
+from .global_sync import sync_of
 from .lds import dwords_of
 from .mem_common import byte_range, bytes_to_dwords, is_off, lanes_to_bytes, mod_int, regfile
 from .mem_ops import ATOMIC_NAMES, ATOMIC_OPS, ATOMIC_OPS64, F64_ATOMICS, LOADS, STORES
@@ -58,13 +59,19 @@ def _bind_load(ins, nbytes, signed, flat):
     regs, d = reg_keys(vdst), vdst.index
     what = ins.op
 
+    acquire = bool(ins.has("sc1"))     # agent-scope "load atomic" (isa.emu.global_sync)
+
     def fn(m, w):
         lanes = w.exec_lanes()
         addr = _addr(w, vaddr, saddr, offset, lanes)
         loc = _locate(m, w, addr, nbytes, what)
         f, mem, n = regfile(w, vdst), m.mem, len(addr)
+        sync = sync_of(m) if acquire and n else None
+        seen = sync.read(m, w, loc, nbytes) if sync is not None else None
 
         def apply():
+            if seen is not None:
+                seen()
             f[d:d + ndw, lanes] = bytes_to_dwords(mem.gather(loc, n, nbytes), signed).T
         m.issue(w, AsyncOp(w, VM, regs, apply, w.pc, ins))
     return fn
@@ -140,12 +147,18 @@ def _bind_atomic(ins, name, flat):
     def fn(m, w):
         lanes = np.flatnonzero(w.exec_mask())
         addr = _addr(w, vaddr, saddr, offset, lanes)
-        _locate(m, w, addr, nbytes, ins.op)
+        loc = _locate(m, w, addr, nbytes, ins.op)
         rows = regfile(w, vdata)[vdata.index:vdata.index + (2 * ndw if cas else ndw), lanes]
         vals = np.ascontiguousarray(rows.T).view(dtype)     # [n_lanes, 1 or 2] little-endian
         mem = m.mem
+        # an atomic returning the old value is a synchronising read (isa.emu.global_sync)
+        sync = sync_of(m) if len(lanes) else None
+        seen = sync.read(m, w, loc, nbytes) if sync is not None and rtn else None
+        m.claim_global_writes(w, loc, nbytes)
 
         def apply():
+            if seen is not None:
+                seen()
             old = np.empty(len(lanes), dtype)
             for j in range(len(lanes)):
                 buf, off = mem.find(int(addr[j]), nbytes, ins.op)

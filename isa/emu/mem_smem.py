@@ -11,6 +11,7 @@ import numpy as np
 
 from ..operands import Imm, Reg
 from .errors import GlobalOutOfBoundsError
+from .global_sync import sync_of
 from .mem_common import mod_int, scalar_operand_value
 from .pending import SMEM, AsyncOp
 from .registry import binder
@@ -34,6 +35,8 @@ def _bind(ins, ndw, buffered):
     regs = reg_keys(sdst)
     d = sdst.index
 
+    acquire = bool(ins.has("glc"))      # a synchronising read (isa.emu.global_sync)
+
     def fn(m, w):
         off = smem_offset(w, ins)
         if buffered:
@@ -51,8 +54,13 @@ def _bind(ins, ndw, buffered):
             except GlobalOutOfBoundsError as e:
                 raise m.error(GlobalOutOfBoundsError, e.what, w) from None
         mem = m.mem
+        sync = sync_of(m) if acquire and n_in else None
+        seen = sync.read(m, w, mem.locate(np.array([addr], np.uint64), 4 * n_in, ins.op),
+                         4 * n_in) if sync is not None else None
 
         def apply():
+            if seen is not None:
+                seen()
             vals = np.zeros(ndw, np.uint32)
             if n_in:
                 vals[:n_in] = mem.read_scalar_bytes(addr, 4 * n_in).view(np.uint32)

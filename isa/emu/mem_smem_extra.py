@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import EmulatorError, GlobalOutOfBoundsError
+from .global_sync import sync_of
 from .mem_ops import ATOMIC_OPS, ATOMIC_OPS64
 from .mem_smem import smem_offset
 from .pending import SMEM, AsyncOp
@@ -101,10 +102,14 @@ def _atomic(name: str, buffered: bool):
         vals = np.array(w.sgpr[sdata.index:sdata.index + (2 * ndw if cas else ndw)],
                         np.uint32).view(dtype)
         buf, off = _find(m, w, addr, nbytes, ins.op)
+        sync = sync_of(m) if rtn else None      # returning: a synchronising read (global_sync)
+        seen = sync.read(m, w, (buf, np.array([off], np.int64)), nbytes) if sync is not None else None
         m.claim_global_writes(w, (buf, np.array([off], np.int64)), nbytes)
         d = sdata.index
 
         def apply():
+            if seen is not None:
+                seen()
             cur = buf[off:off + nbytes].view(dtype)
             old = int(cur[0])
             if cas:

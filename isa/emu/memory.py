@@ -13,6 +13,7 @@ import bisect
 import numpy as np
 
 from .errors import GlobalOutOfBoundsError, LaunchError
+from .global_sync import GlobalSync
 
 BASE0 = 1 << 32
 ALIGN = 1 << 16
@@ -30,9 +31,7 @@ class GlobalMemory:
         self.bufs: list[np.ndarray] = []     # uint8 views of the user's arrays
         self.names: list[str] = []
         self.next = BASE0
-        # Per allocation, once written in the current launch: int32 per byte, 1 + the writing
-        # workgroup's index (0 = not written). Reset by begin_launch().
-        self.writers: list = []
+        self.sync = None        # the launch's isa.emu.global_sync.GlobalSync (write races)
 
     def alloc(self, arr: np.ndarray, name: str = "") -> int:
         """Register ``arr`` (updated in place by stores) and return its device address."""
@@ -48,33 +47,12 @@ class GlobalMemory:
         self.ends.append(base + view.size)
         self.bufs.append(view)
         self.names.append(name or f"buffer{len(self.bufs) - 1}")
-        self.writers.append(None)
         return base
 
-    def begin_launch(self) -> None:
-        """Forget which workgroup wrote what (a new launch is ordered after the previous one)."""
-        self.writers = [None] * len(self.bufs)
-
-    def claim_writes(self, loc, nbytes: int, wg: int):
-        """Record that workgroup ``wg`` writes the bytes of ``loc`` (a ``locate`` result); returns
-        (byte offset, allocation index, other workgroup) of the first byte another workgroup of
-        this launch wrote, or None. Workgroups are unordered, so such a pair is a race."""
-        groups = [loc] if isinstance(loc, tuple) else [(b, o) for b, o, _ in loc]
-        rng = _range(nbytes)
-        for buf, off in groups:
-            k = next(i for i, b in enumerate(self.bufs) if b is buf)
-            sh = self.writers[k]
-            if sh is None:
-                sh = self.writers[k] = np.zeros(buf.size, np.int32)
-            idx = off[:, None] + rng
-            prev = sh[idx]
-            if np.count_nonzero(prev):          # bytes written before in this launch: by whom?
-                clash = (prev != 0) & (prev != wg + 1)
-                if np.count_nonzero(clash):
-                    j = np.argwhere(clash)[0]
-                    return int(idx[tuple(j)]), k, int(prev[tuple(j)]) - 1
-            sh[idx] = wg + 1
-        return None
+    def begin_launch(self, races: bool = True) -> None:
+        """A new launch (ordered after the previous one): its global write records start empty;
+        ``races`` False checks no write races between its workgroups."""
+        self.sync = GlobalSync(self) if races else None
 
     def find(self, addr: int, nbytes: int, what: str = "access") -> tuple[np.ndarray, int]:
         """(uint8 buffer, offset) of a scalar access of ``nbytes`` at ``addr``."""

@@ -5,8 +5,8 @@ and its race detector, barrier epochs, global-write claims, step count), all of 
 one set of stacked register files (isa.emu.group) and one async clock (isa.emu.pending.Clock).
 When a workgroup ends, the next one of the launch takes its wave slots. Workgroups of a launch are
 unordered on hardware, so running them side by side is one of the orders the hardware allows;
-global write races between them are found as before (GlobalMemory.claim_writes marks bytes by
-workgroup, whenever they are written).
+global write races between them are found as before (isa.emu.global_sync records every write
+with its wave, whenever it is issued, and orders them by the launch's release/acquire pairs).
 
 Each step: land the async results whose time has come, pick a runnable wave of the pool at random
 (seeded), run the generic checks on its next instruction (register budget, pending registers,

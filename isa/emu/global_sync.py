@@ -1,0 +1,259 @@
+"""Global write races between the workgroups of a launch, ordered by the synchronisation AMD's
+memory model defines (the judge's happens-before).
+
+Workgroups of a launch are unordered, so two writes of one byte by two of them race unless one
+happens before the other. Happens-before is built from LLVM's AMDGPUUsage, "Memory Model GFX942"
+and its table "AMDHSA Memory Model Code Sequences GFX940, GFX941, GFX942":
+
+* program order of a wave, and ``s_barrier`` among the waves of a workgroup: after it each wave
+  knows what any of them knew and the writes the others issued before it (LLVM's
+  workgroup-scope release waits only lgkmcnt(0) outside tgsplit mode: the waves of a workgroup
+  share the CU's vector L1 and request queues, so a later agent-scope release by one of them
+  covers them; see ``GlobalSync.barrier``);
+* release -> acquire, between waves of any workgroups. A *synchronising write* W is a vector store
+  with ``sc1`` (GFX942 "store atomic ... agent: buffer/global/flat_store sc1=1"), any vector or
+  scalar atomic, or a scalar store. It publishes what its wave knows to be complete when W issues
+  ("store atomic release agent: buffer_wbl2 sc1=1; s_waitcnt vmcnt(0) & lgkmcnt(0) ... Ensures
+  that all memory operations have completed before performing the store that is being
+  released"): the wave's writes older than its oldest memory op not yet covered by ``s_waitcnt``
+  and, of those not written agent-coherently (a store without ``sc1``; atomics "implicitly bypass
+  the L1 cache"), only the ones a later ``buffer_wbl2 sc1`` covers that was complete too ("Performs
+  L2 writeback to ensure previous global/generic store/atomicrmw are visible at agent scope"). A
+  *synchronising read* R is a vector load with ``sc1`` ("load atomic acquire agent:
+  buffer/global_load sc1=1; s_waitcnt vmcnt(0)"), an atomic that returns the old value, or a
+  scalar load with ``glc``. When R reads memory after W landed there, R's wave gains W's
+  publication, and W itself (a write ordered after a value of its location that was read:
+  coherence of one location), once R is covered by ``s_waitcnt`` ("Ensures the load has completed").
+* atomic read-modify-writes of one byte never race with each other; an atomic and a plain write of
+  one byte race as two plain writes do.
+
+Limits (docs/production-kernels.md): as before, only write-write pairs are checked (a read of
+another workgroup's write is not), so the acquire side's ``buffer_inv sc1`` (which keeps later
+*loads* from stale lines) is not demanded; per byte the last plain write and the last atomic are
+kept, so a plain write after two unordered atomics of two other workgroups is checked against the
+later one. Scalar memory is outside LLVM's model ("Scalar memory operations are only used to
+access memory that is proven to not change during the execution of the kernel dispatch"); its
+stores, atomics and ``glc`` loads are taken as the synchronising writes and reads their vector
+counterparts are, which AMD's aiter split-K GEMMs rely on.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .errors import GlobalRaceError
+
+SLOTS = 16            # waves per workgroup at most (1024 lanes): tid = wg_index * SLOTS + wave id
+
+
+class GlobalSync:
+    """Per launch: write records per byte, publications per dword, each wave's knowledge."""
+
+    def __init__(self, mem) -> None:
+        self.mem = mem
+        self.k_of: dict[int, int] = {}     # id(uint8 buffer) -> allocation index
+        self.plain: dict = {}              # k -> (writer tid + 1, op seq, agent-coherent) per byte
+        self.atom: dict = {}               # k -> (writer tid + 1, op seq) of the last atomic
+        self.pub: dict = {}                # k -> {dword: [(wave, tid, seq, vc, obs), ...]}
+        self.vc: dict[int, dict] = {}      # tid -> {tid: (complete seq, written-back seq)}
+        self.obs: dict[int, set] = {}      # tid -> {(tid, seq)} synchronising writes it has read
+        self.pending: dict[int, list] = {}  # tid -> [(read op seq, vc, obs)] not yet covered
+        self.wbl2: dict[int, list] = {}    # tid -> [(op seq, vc it covers)] of buffer_wbl2 sc1
+
+    # -- bookkeeping --------------------------------------------------------------------------
+    def _k(self, buf) -> int:
+        k = self.k_of.get(id(buf))
+        if k is None:
+            k = next(i for i, b in enumerate(self.mem.bufs) if b is buf)
+            self.k_of[id(buf)] = k
+        return k
+
+    def _complete(self, m, w) -> int:
+        """The wave's writes up to this op seq are complete: older than its oldest memory op
+        not yet covered by s_waitcnt."""
+        lo = min((op.seq for q in (w.vm_queue, w.lgkm_queue) for op in q), default=None)
+        return m.clock.seq if lo is None else lo - 1
+
+    def _fold(self, w, t: int) -> None:
+        """Acquires whose read is covered by s_waitcnt now join the wave's knowledge."""
+        pend = self.pending.get(t)
+        if not pend:
+            return
+        queued = {op.seq for q in (w.vm_queue, w.lgkm_queue) for op in q}
+        keep = []
+        for s, vc, obs in pend:
+            if s in queued:
+                keep.append((s, vc, obs))
+            else:
+                _join(self.vc.setdefault(t, {}), vc)
+                self.obs.setdefault(t, set()).update(obs)
+        self.pending[t] = keep
+
+    def _snapshot(self, m, w, t: int, own: int | None = None):
+        """(vc, obs) the wave knows now; its own writes count up to ``own`` (default: the
+        complete ones). A complete buffer_wbl2 sc1 of the wave raises the written-back entry of
+        every wave it knew of when it issued (the writeback covers the whole L2)."""
+        self._fold(w, t)
+        vc = dict(self.vc.get(t, {}))
+        c = self._complete(m, w)
+        vc[t] = (c if own is None else own, vc.get(t, (0, 0))[1])
+        for s, snap in self.wbl2.get(t, ()):
+            if s <= c:
+                for u, (cu, _) in snap.items():
+                    cur = vc.get(u, (0, 0))
+                    vc[u] = (cur[0], max(cur[1], min(cu, cur[0])))
+        return vc, frozenset(self.obs.get(t, ()))
+
+    # -- events -------------------------------------------------------------------------------
+    def write(self, m, w, ins, loc, nbytes: int) -> None:
+        """A global write by ``w`` (issued right after this call) of ``nbytes`` per lane at ``loc``
+        (a GlobalMemory.locate result): check it against earlier writes of other workgroups,
+        record it, publish it when it is a synchronising write."""
+        t = m.wg_index * SLOTS + w.wave_id
+        if self.pending:
+            self._fold(w, t)
+        seq = m.clock.seq + 1
+        atomic, coherent, publish = _kind(ins.op, ins.mods)
+        vc, obs = self.vc.get(t, {}), self.obs.get(t, ())
+        rng = _RANGES[nbytes] if nbytes < len(_RANGES) else np.arange(nbytes)
+        snap = None
+        for buf, off in ([loc] if isinstance(loc, tuple) else [(b, o) for b, o, _ in loc]):
+            if not len(off):
+                continue
+            k = self._k(buf)
+            idx = (off[:, None] + rng).ravel()
+            rec = self.plain.get(k)
+            if rec is None:
+                rec = self.plain[k] = (np.zeros(buf.size, np.int32), np.zeros(buf.size, np.int64),
+                                       np.zeros(buf.size, bool))
+            elif rec[0][idx].any():                 # written before in this launch: by whom?
+                self._check(m, w, k, idx, rec[0], rec[1], rec[2], vc, obs)
+            arec = self.atom.get(k)
+            if atomic:
+                if arec is None:
+                    arec = self.atom[k] = (np.zeros(buf.size, np.int32), np.zeros(buf.size, np.int64))
+                arec[0][idx], arec[1][idx] = t + 1, seq
+            else:
+                if arec is not None:
+                    self._check(m, w, k, idx, arec[0], arec[1], None, vc, obs)
+                rec[0][idx], rec[1][idx], rec[2][idx] = t + 1, seq, coherent
+            if publish:
+                if snap is None:
+                    snap = (w, t, seq) + self._snapshot(m, w, t)
+                table = self.pub.setdefault(k, {})
+                for dw in np.unique(idx >> 2).tolist():
+                    table.setdefault(dw, []).append(snap)
+
+    def _check(self, m, w, k, idx, wtid, wseq, wcoh, vc, obs) -> None:
+        prev = wtid[idx]
+        other = (prev != 0) & ((prev - 1) // SLOTS != m.wg_index)
+        if not other.any():
+            return
+        seqs = wseq[idx]
+        for u in (np.unique(prev[other]) - 1).tolist():
+            c, f = vc.get(u, (0, 0))
+            sel = other & (prev == u + 1)
+            limit = c if wcoh is None else np.where(wcoh[idx], c, f)
+            bad = sel & (seqs > limit)
+            seen = [s for uu, s in obs if uu == u]
+            if seen and bad.any():
+                bad &= ~np.isin(seqs, seen)
+            if bad.any():
+                j = int(np.argmax(bad))
+                off = int(idx[j])
+                raise m.error(GlobalRaceError,
+                              f"global write race: byte {off} of {self.mem.names[k]} (address "
+                              f"{self.mem.bases[k] + off:#x}) is written by workgroup {m.wg_id} and by "
+                              f"workgroup {m.wg_names[u // SLOTS]} of the same launch with no "
+                              "release -> acquire between them (workgroups are unordered; "
+                              "isa.emu.global_sync)", w)
+
+    def read(self, m, w, loc, nbytes: int):
+        """A synchronising read by ``w`` (issued right after this call) of ``loc``: returns the
+        function its landing calls, which takes in the publications of the writes it reads."""
+        t = m.wg_index * SLOTS + w.wave_id
+        seq = m.clock.seq + 1
+        rng = np.arange(nbytes)
+        where = [(self._k(buf), np.unique(((off[:, None] + rng) >> 2).ravel()).tolist())
+                 for buf, off in ([loc] if isinstance(loc, tuple) else [(b, o) for b, o, _ in loc])
+                 if len(off)]
+
+        def landed() -> None:
+            vc: dict = {}
+            obs: set = set()
+            for k, dws in where:
+                table = self.pub.get(k)
+                for dw in dws if table else ():
+                    e = _latest_landed(table.get(dw))
+                    if e is not None:
+                        _join(vc, e[3])
+                        obs |= e[4]
+                        obs.add((e[1], e[2]))
+            if obs:
+                self.pending.setdefault(t, []).append((seq, vc, frozenset(obs)))
+        return landed
+
+    def writeback(self, m, w) -> None:
+        """buffer_wbl2 sc1 issued by ``w`` (right after this call): once complete it has written
+        back every write the wave knows of now (its own issued so far: VMEM ops run in order)."""
+        t = m.wg_index * SLOTS + w.wave_id
+        self._fold(w, t)
+        snap = dict(self.vc.get(t, {}))
+        snap[t] = (m.clock.seq, 0)
+        self.wbl2.setdefault(t, []).append((m.clock.seq + 1, snap))
+
+    def barrier(self, m, live) -> None:
+        """s_barrier released ``live``: each wave knows what any of them knew, and every write
+        the others issued before it. LLVM's workgroup-scope release waits only lgkmcnt(0)
+        outside tgsplit mode ("No special action is required for coherence between wavefronts
+        in the same work-group since they execute on the same CU"), so a later agent-scope
+        release by one wave (its buffer_wbl2 sc1, s_waitcnt vmcnt(0), store) covers the writes
+        its workgroup issued before the barrier."""
+        vc: dict = {}
+        obs: set = set()
+        tids = [m.wg_index * SLOTS + w.wave_id for w in live]
+        for w, t in zip(live, tids):
+            v, o = self._snapshot(m, w, t, own=m.clock.seq)
+            _join(vc, v)
+            obs |= o
+        for t in tids:
+            self.vc[t] = dict(vc)
+            self.obs[t] = set(obs)
+
+
+_RANGES = [np.arange(n) for n in range(65)]      # byte offsets of an n-byte lane access
+
+
+@functools.cache
+def _kind(op: str, mods: tuple) -> tuple[bool, bool, bool]:
+    """(atomic, written agent-coherently, a synchronising write) of a global write instruction."""
+    names = {m[0] if isinstance(m, tuple) else m for m in mods}
+    atomic = "atomic" in op
+    scalar = op.startswith("s_")
+    coherent = atomic or ("glc" in names if scalar else "sc1" in names)
+    return atomic, coherent, atomic or scalar or "sc1" in names
+
+
+def _join(dst: dict, src: dict) -> None:
+    for u, (c, f) in src.items():
+        old = dst.get(u)
+        dst[u] = (c, f) if old is None else (max(c, old[0]), max(f, old[1]))
+
+
+def _latest_landed(entries):
+    """The newest publication of a dword whose write has landed (older ones are dropped)."""
+    if not entries:
+        return None
+    for i in range(len(entries) - 1, -1, -1):
+        e = entries[i]
+        w, s = e[0], e[2]
+        if not any(op.seq == s and not op.landed for q in (w.vm_queue, w.lgkm_queue) for op in q):
+            del entries[:i]
+            return e
+    return None
+
+
+def sync_of(m):
+    """The launch's GlobalSync when global races are checked for machine ``m``, else None."""
+    return getattr(m.mem, "sync", None) if m.wg_index is not None else None

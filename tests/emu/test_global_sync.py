@@ -1,0 +1,80 @@
+"""Cross-workgroup ordering of global writes (isa.emu.global_sync): LLVM-compiled release/acquire
+hand-offs between workgroups run (AMDGPUUsage "Memory Model GFX942": buffer_wbl2 sc1; s_waitcnt
+vmcnt(0); store sc1 -> load sc1; s_waitcnt vmcnt(0); buffer_inv sc1), the same code with a relaxed
+store or without the wait is a GlobalRaceError, atomics of many workgroups on one word do not race
+but an atomic and another workgroup's plain store do, unless ordered."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_llvm_kernels_zoo_util import SEEDS, build, launch, mnemonics, needs_llvm
+
+from isa.emu.errors import GlobalRaceError
+
+SOURCE = r"""
+#define ID __builtin_amdgcn_workitem_id_x()
+#define WG __builtin_amdgcn_workgroup_id_x()
+#define SYNC __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup"); __builtin_amdgcn_s_barrier(); \
+             __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup")
+#define POLL(LD) if (ID == 0) \
+    while (__scoped_atomic_load_n(flag, LD, __MEMORY_SCOPE_DEVICE) == 0) __builtin_amdgcn_s_sleep(1);
+/* workgroup 0 writes data and raises the flag; workgroup 1 waits for it, then rewrites data */
+#define HANDOFF(name, ST, WAIT, BODY1) \
+__kernel void name(__global uint *data, __global uint *flag) { \
+  uint i = ID; \
+  if (WG == 0) { \
+    data[i] = 100 + i; SYNC; \
+    if (i == 0) __scoped_atomic_store_n(flag, 1u, ST, __MEMORY_SCOPE_DEVICE); \
+  } else { \
+    if (WAIT) { POLL(__ATOMIC_ACQUIRE) } SYNC; BODY1; \
+  } \
+}
+HANDOFF(handoff, __ATOMIC_RELEASE, 1, data[i] += 1)
+HANDOFF(handoff_relaxed, __ATOMIC_RELAXED, 1, data[i] += 1)
+HANDOFF(handoff_nowait, __ATOMIC_RELEASE, 0, data[i] += 1)
+HANDOFF(handoff_atomic, __ATOMIC_RELEASE, 1, __scoped_atomic_fetch_add(&data[i], 1u, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE))
+HANDOFF(handoff_atomic_nowait, __ATOMIC_RELEASE, 0, __scoped_atomic_fetch_add(&data[i], 1u, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE))
+__kernel void count(__global uint *data) {
+  __scoped_atomic_fetch_add(&data[ID], WG + 1, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
+}
+"""
+N = 256      # lanes per workgroup: 4 waves, so the workgroup barrier matters
+
+
+def _run(kernel: str, seed: int, grid: int = 2):
+    data, flag = np.zeros(N, np.uint32), np.zeros(1, np.uint32)
+    launch(build(SOURCE, "gfx942"), "gfx942", kernel, data, flag, grid=(grid, 1, 1), block=(N, 1, 1),
+           seed=seed)
+    return data, flag
+
+
+@needs_llvm
+def test_llvm_emits_the_gfx942_release_and_acquire_sequences():
+    ops = mnemonics(build(SOURCE, "gfx942"), "gfx942", "handoff")
+    assert {"buffer_wbl2", "buffer_inv", "s_sleep", "global_store_dword", "global_load_dword"} <= ops
+
+
+@needs_llvm
+@pytest.mark.parametrize("seed", SEEDS)
+def test_release_acquire_handoff_between_workgroups_runs(seed):
+    data, flag = _run("handoff", seed)
+    assert (data == 101 + np.arange(N)).all() and flag[0] == 1
+    data, _ = _run("handoff_atomic", seed)
+    assert (data == 101 + np.arange(N)).all()
+
+
+@needs_llvm
+@pytest.mark.parametrize("kernel", ["handoff_relaxed", "handoff_nowait", "handoff_atomic_nowait"])
+def test_unsynchronised_handoff_is_a_race(kernel):
+    # relaxed: no buffer_wbl2 / s_waitcnt before the flag store, the data store is not published;
+    # nowait: workgroup 1 does not poll at all; atomic_nowait: an atomic and a plain store race
+    with pytest.raises(GlobalRaceError, match="no release -> acquire"):
+        _run(kernel, 0)
+
+
+@needs_llvm
+@pytest.mark.parametrize("seed", SEEDS)
+def test_atomics_of_many_workgroups_on_one_word_do_not_race(seed):
+    data = np.zeros(N, np.uint32)
+    launch(build(SOURCE, "gfx942"), "gfx942", "count", data, grid=(4, 1, 1), block=(N, 1, 1), seed=seed)
+    assert (data == 1 + 2 + 3 + 4).all()
