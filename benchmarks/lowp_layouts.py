@@ -1,10 +1,11 @@
-"""Print asmgen's 8-bit GEMM in each of the four layouts (issue 15, "layouts: all four stay
-legal") under the calibrated cycle model, 8192^3 fp8 by default, with the ratio of each layout to
-NT (both operands K-contiguous, the fast path) in the same run.
+"""Print asmgen's 8-bit or MX GEMM in each of the four layouts (issue 15, "layouts: all four stay
+legal") under the calibrated cycle model, 8192^3 fp8 by default (``--dtype mxfp4``: the MX E2M1
+GEMM, gfx950), with the ratio of each layout to NT (both operands K-contiguous, the fast path)
+in the same run.
 
 NT's A is MxK and B NxK (BLAS's "TN"); in NN, TN and TT at least one operand is MN-contiguous
 and is loaded 4 K rows at a time and byte-transposed in registers before its LDS write
-(``kinds.gemm.memops._pack_bytes``). Each row runs the public CLI without tuning flags
+(``kinds.gemm.memops._pack_bytes``; mxfp4: 8 K rows, nibble-transposed, ``_pack_nibbles``). Each row runs the public CLI without tuning flags
 (``python -m asmgen gemm ... -o DIR`` then ``python -m asmgen profile DIR/<kernel>.json --json``)
 in a subprocess from the repository root, so it measures the default configuration a user gets
 (``kinds.gemm.defaults``). ``TF`` is at the device's peak clock, ``TF@sust`` at the
@@ -15,7 +16,8 @@ arch. The model charges VMEM by bytes, not by how the lanes' addresses coalesce:
 operands' 4-byte loads cost it nothing extra, which real hardware may not agree with. A row that
 does not build or profile is printed as FAILED with its error.
 
-    python benchmarks/lowp_layouts.py [--arch gfx942 gfx950] [--size 8192] [--dtype fp8|bf8|i8]
+    python benchmarks/lowp_layouts.py [--arch gfx942 gfx950] [--size 8192]
+                                      [--dtype fp8|bf8|i8|mxfp8|mxfp4]
 """
 from __future__ import annotations
 
@@ -32,7 +34,10 @@ SHARES = ("mfma", "issue", "lds", "vmem", "l2", "waits")
 LAYOUTS = ("NT", "NN", "TN", "TT")
 DTYPES = {"fp8": {"gfx942": "fp8_e4m3fnuz", "gfx950": "fp8_e4m3"},
           "bf8": {"gfx942": "bf8_e5m2fnuz", "gfx950": "bf8_e5m2"},
-          "i8": {"gfx942": "i8", "gfx950": "i8"}}
+          "i8": {"gfx942": "i8", "gfx950": "i8"},
+          # MX (gfx950 only): an MN-contiguous mxfp8 operand is byte-transposed like fp8, an
+          # mxfp4 one (E2M1 pairs packed along M / N) nibble-transposed (memops._pack_nibbles)
+          "mxfp8": {"gfx950": "mxfp8"}, "mxfp4": {"gfx950": "mxfp4"}}
 
 
 def _run(args: list[str]) -> str:
@@ -61,7 +66,10 @@ def main(argv=None) -> int:
     print(f"{'arch':7} {'layout':6} {'TF':>6} {'TF@sust':>12} {'x NT':>5} {'busy':>5} "
           f"{'bound':>6}  " + " ".join(f"{s:>5}" for s in SHARES) + "  kernel")
     for arch in ns.arch:
-        dtype = DTYPES[ns.dtype][arch]
+        dtype = DTYPES[ns.dtype].get(arch)
+        if dtype is None:
+            print(f"# {arch}: no {ns.dtype} (MX types are gfx950's)")
+            continue
         nt = None
         for layout in LAYOUTS:
             try:

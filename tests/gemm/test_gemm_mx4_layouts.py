@@ -30,6 +30,9 @@ CASES = [
     ("TN", "pgr2", (257, 1, 288), ONE + (("lda", 264),)),    # A by dwords, B by bytes
     ("TN", "ck_v4", (1, 255, 256), FOUR + (("frag_buffers", 2),)),
     ("TT", "interleave", (255, 17, 256), FOUR32),
+    # the untuned default's shape off NT (kinds.gemm.defaults.MX4_MN: 256x256x128 ck_v4, padded)
+    ("TN", "ck_v4", (130, 200, 256), (("tile", (256, 256, 128)), ("waves", (2, 2)),
+                                      ("mfma", (32, 32, 64)), ("lda", 136))),
 ]
 WIDE = [(lay, recipe, (m, n, k), geo)
         for lay in ("NN", "TN", "TT") for m, n in ((1, 257), (255, 17)) for k in (32, 288)
@@ -121,3 +124,18 @@ def test_mn_packed_config_errors(kw, match):
     args.update(kw)
     with pytest.raises(ConfigError, match=match):
         gemm(64, 64, 1024, **args)
+
+
+@pytest.mark.parametrize("dtype,layout,tile,dma", [
+    ("mxfp4", "TN", (256, 256, 128), False), ("mxfp4", "NN", (256, 256, 128), False),
+    ("mxfp4", "NT", (256, 256, 256), True), ("mxfp8", "TN", (128, 128, 128), False),
+    ("mxfp8", "TT", (128, 128, 128), True)])
+def test_mx_defaults_off_nt(dtype, layout, tile, dma):
+    """The untuned 8192^3 default per layout (kinds.gemm.defaults.MX4_MN / MX8_MN): mxfp4 off
+    NT the padded 256x256x128 ck_v4 (no small-tile fallback for TN, whose operands LDS-DMA
+    cannot load), mxfp8 TN the padded 128 tile; NT and mxfp8 NN/TT unchanged."""
+    from asmgen.kinds.gemm.defaults import build_default
+    kern, _ = build_default(gemm, 8192, 8192, 8192, "gfx950", dtype=dtype, layout=layout,
+                            assemble=False)
+    cfg = kern.config
+    assert (cfg.tile, cfg.direct_to_lds, cfg.layout) == (tile, dma, layout)

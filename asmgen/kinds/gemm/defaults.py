@@ -99,6 +99,17 @@ MX = (((256, 256, 128), (2, 2), "ck_v4", {**DMA_SWZ, "mfma": (32, 32, 64)}),
 MX_SMALL = ((64, 64, 128), (2, 2), "pgr1", {"mfma": (16, 16, 128)})
 # mxfp4 (half the bytes per K-tile): DepthU 256 first, 3476 TF modeled at 8192^3 vs 3326 with 128
 MX4 = ((((256, 256, 256), (2, 2), "ck_v4", {**DMA_SWZ, "mfma": (32, 32, 64)}),) + MX)
+# MX layouts other than NT (an MN-contiguous operand transposed in registers: mxfp8 bytes, mxfp4
+# nibbles). Ranked by the model at 8192^3 (asmgen profile, TF at peak / power-limited clock,
+# 2026-12-04): mxfp4 256x256x128 ck_v4 padded NN 5121/4906, TT 5185/4928, TN 4359/4359 > the
+# LDS-DMA + swizzle row NN 4498, TT 4430 (1.14x, beyond the model error; TN has no K-contiguous
+# operand to DMA) > swizzle only 4451 / 4497, 256x256x64 swizzled NN 4476, TT 4868/4814, TN 4140,
+# interleave padded NN 4659, TT 4293, TN 3921; 256x256x256 exceeds the VGPRs or the vmcnt bound.
+# mxfp8 keeps the MX rows (NN 128x128x128 DMA + swizzle 3056/2619 vs padded 3373/2717: a tie) and
+# falls back to the padded 128x128x128 where LDS-DMA has no operand (TN: 3098/2633, 256x256x64
+# 2599/2466; 256x256x128 exceeds the VGPRs)
+MX4_MN = (((256, 256, 128), (2, 2), "ck_v4", {"mfma": (32, 32, 64)}),)
+MX8_MN = (((128, 128, 128), (2, 2), "ck_v4", {"mfma": (32, 32, 64)}),)
 
 
 def candidates(m: int, n: int, arch: str, layout: str = "NT", dtype: str = "f16") -> list[dict]:
@@ -109,6 +120,8 @@ def candidates(m: int, n: int, arch: str, layout: str = "NT", dtype: str = "f16"
     mx = dtype_of(dtype).scale is not None
     if mx:
         rows = MX4 if dtype_of(dtype).bits < 8 else MX
+        if layout != "NT":
+            rows = MX4_MN + rows if dtype_of(dtype).bits < 8 else rows + MX8_MN
     elif dtype_of(dtype).bits == 8 and (layout != "NT" or arch != CDNA3):
         rows = LOWP_PADDED[arch]
     elif dtype_of(dtype).bits == 8:
