@@ -412,7 +412,12 @@ def matching_rules(arch: str, producer: Instr, consumer: Instr,
         else:
             used = CONSUMED[rule.consumed](cr, cw)
             overlap = bool(made & used)
-            same = overlap and _slot_range(ps, producer, "vdst") == _slot_range(cs, consumer, "src2")
+            # "exactly same": same first VGPR and size, and for two MFMAs the same number of
+            # passes (CDNA3 Table 37 cases 102/107/112, CDNA4 Table 38: "the two V_MFMA must be
+            # the same number passes and vDst and vSrc start from the same offset and same VGPR
+            # size"); otherwise the overlapped rows apply
+            same = (overlap and _slot_range(ps, producer, "vdst") == _slot_range(cs, consumer, "src2")
+                    and (not cs.has("mfma") or mfma_passes(arch, cs, consumer) == passes))
             hit = {"overlap": overlap, "same": same, "overlap_not_same": overlap and not same}[rule.relation]
         if hit:
             n = rule.wait_for(view)(arch, passes)

@@ -138,3 +138,13 @@ def test_two_pass_same_srcc_still_needs_two_after_xdl_or_for_an_sgemm_consumer()
     with pytest.raises(HazardError, match="xdl_2pass_write_srcc_same"):
         _acc("v_mfma_f32_4x4x4_16b_f16 v[0:3], v[12:13], v[14:15], 0", XDL2_ACC, "s_nop 0")
     assert (_acc(SGEMM2, SGEMM2_ACC, "s_nop 1") == 4.0).all()
+
+
+def test_same_srcc_range_of_an_mfma_with_other_passes_is_an_overlapped_read():
+    # CDNA3 Table 37 case 102: the exact-SrcC row needs "the two V_MFMA ... the same number
+    # passes"; a 2-pass XDL result read as SrcC by a 4-pass XDL is case 103's overlapped row: 3
+    first = "v_mfma_f32_4x4x4_16b_f16 v[0:3], v[12:13], v[14:15], 0"
+    second = "v_mfma_f32_16x16x16_f16 v[4:7], v[12:13], v[14:15], v[0:3]"
+    with pytest.raises(HazardError, match="xdl_write_xdl_srcc_overlap"):
+        _acc(first, second, "s_nop 1")
+    _acc(first, second, "s_nop 2")

@@ -45,6 +45,8 @@ N2 = mfma("v_mfma_f32_4x4x1_16b_f32", "V_MFMA_F32_4X4X1F32", "a[0:3]", "a[0:3]",
 # consumers
 C_SAME = mfma("v_mfma_f32_16x16x16_f16", "V_MFMA_F32_16X16X16F16", "a[0:3]", "a[0:3]", A4, A4,
               ("v[20:21]", "v[22:23]"), ("$vgpr20_vgpr21", "$vgpr22_vgpr23"))
+X2_SAME = mfma("v_mfma_f32_4x4x4_16b_f16", "V_MFMA_F32_4X4X4F16", "a[0:3]", "a[0:3]", A4, A4,
+               ("v[20:21]", "v[22:23]"), ("$vgpr20_vgpr21", "$vgpr22_vgpr23"))
 C_OVL = mfma("v_mfma_f32_16x16x16_f16", "V_MFMA_F32_16X16X16F16", "a[4:7]", "a[2:5]",
              "$agpr4_agpr5_agpr6_agpr7", "$agpr2_agpr3_agpr4_agpr5",
              ("v[20:21]", "v[22:23]"), ("$vgpr20_vgpr21", "$vgpr22_vgpr23"))
@@ -87,7 +89,10 @@ CASES: list[Case] = [
     Case("xdl4_valu_waw", X4[0], ACC_WRITE_A1[0], X4[1], ACC_WRITE_A1[1], (7, 8)),
     # accumulate chains
     Case("xdl4_srcc_same", X4[0], C_SAME[0], X4[1], C_SAME[1], (0, 0)),
-    Case("xdl2_srcc_same", X2[0], C_SAME[0], X2[1], C_SAME[1], (2, 2)),
+    Case("xdl2_srcc_same", X2[0], X2_SAME[0], X2[1], X2_SAME[1], (2, 2)),
+    # the same SrcC range read by an MFMA of other passes is no exact case in the guides ("the two
+    # V_MFMA must be the same number passes"): the overlapped row, 3 (gfx950 4); LLVM 2
+    Case("xdl2_xdl4_srcc_same_range", X2[0], C_SAME[0], X2[1], C_SAME[1], (3, 4), "isa"),
     # generator's view (LLVM, RR): 2 after any 2-pass MFMA; the judge asks 0 for the XDL consumer
     # (CDNA3 case 107, tests/emu/test_hazard_views.py)
     Case("nonxdl2_xdl_srcc_same", N2[0], X2[0], N2[1], X2[1], (2, 2)),
