@@ -160,10 +160,7 @@ class Lds:
             return
         readers = self.readers
         if readers and (len(readers) > 1 or wid not in readers):
-            rm_all = self.r_mask
-            for rw, rdw in self.read_log:
-                rm_all[rdw] |= np.uint16(1 << rw)
-            self.read_log.clear()
+            rm_all = self._fold_reads()
             rm = rm_all[dw]
             hit = (rm & ~np.uint16(1 << wid)) != 0
             if hit.any():
@@ -173,6 +170,21 @@ class Lds:
         self.w_wave[dw] = wid
         self.w_atomic[dw] = op.lds_write == "atomic"
         writers.add(wid)
+
+    def _fold_reads(self) -> np.ndarray:
+        """The reader mask with the logged reads folded in (the log emptied): one OR per reader
+        wave over its logged dwords (OR-ing one bit is the same whatever the order and repeats)."""
+        rm_all = self.r_mask
+        log = self.read_log
+        if log:
+            by_wave: dict = {}
+            for rw, rdw in log:
+                by_wave.setdefault(rw, []).append(rdw)
+            for rw, rows in by_wave.items():
+                idx = rows[0] if len(rows) == 1 else np.concatenate(rows)
+                rm_all[idx] |= np.uint16(1 << rw)
+            log.clear()
+        return rm_all
 
     def touch_reads(self, m, ops: list, dws: np.ndarray) -> None:
         """``touch(m, op)`` for each plain read ``op`` of ``ops`` in order, in one NumPy test
@@ -196,6 +208,36 @@ class Lds:
         for op, wid in zip(ops, wids):
             log.append((wid, op.lds_dw))
         self.readers.update(wids)
+
+    def touch_writes(self, m, ops: list, dws: np.ndarray) -> None:
+        """``touch(m, op)`` for each plain (non-atomic) write ``op`` of ``ops`` in order, the ops
+        of distinct waves (isa.emu.mem_lds_group): ``dws`` [len(ops), L] holds their ``lds_dw``
+        rows. The sequence of single touches races exactly when some dword of a row was written
+        by another wave (before the batch or by an earlier row: distinct waves, so a dword two
+        rows share) or read by another wave in this epoch; without such a dword the batch sets the
+        state the sequence would. With one, the single touches run in order (the same first race)."""
+        wids = np.array([op.wave.wave_id for op in ops], np.int8)[:, None]
+        ww = self.w_wave
+        before = ww[dws]
+        clash = ((before >= 0) & (before != wids)).any()
+        readers = self.readers
+        if not clash and readers and (len(readers) > 1 or any(int(i) not in readers for i in wids[:, 0])):
+            bits = np.left_shift(np.uint16(1), wids.astype(np.uint16))
+            clash = ((self._fold_reads()[dws] & ~bits) != 0).any()
+        if not clash:
+            ww[dws] = wids
+            if (ww[dws] != wids).any():        # two rows share a dword: the second one races
+                ww[dws] = before
+                clash = True
+        if clash:
+            for op in ops:
+                self.touch(m, op)
+            return
+        self.w_atomic[dws] = False
+        epoch = m.epoch
+        for op in ops:
+            op.epoch = epoch
+        self.writers.update(int(i) for i in wids[:, 0])
 
     def check_dma_pending(self, m, w, dw: np.ndarray, write: bool = False) -> None:
         """A ds read (or write) by ``w`` of dwords its own uncovered LDS-DMA still writes is an

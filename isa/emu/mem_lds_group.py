@@ -2,7 +2,9 @@
 the lane addresses, the bounds and alignment test and the dword indices of every member in one
 NumPy operation over [n_members, 64]; then per member, in wave-slot order, exactly what the
 per-wave handler (isa.emu.mem_lds) does after that: the LDS-DMA pending test and the issue of its
-own AsyncOp on its own workgroup's LDS (race detector, lgkm queue, landing). A member with a
+own AsyncOp on its own workgroup's LDS (lgkm queue, landing), the race detector recording a
+workgroup's run of members in one test (isa.emu.lds ``touch_reads`` / ``touch_writes``, equal to
+one ``touch`` per member in order). A member with a
 partial EXEC, an address at or past the allocation's limit (clamped, isa.emu.lds) or an unaligned
 one sends the whole group through the per-wave handler (same results, same errors, same order). With a trace on, members step per wave (the trace
 annotates each wave's record with its bank conflicts).
@@ -98,6 +100,10 @@ def group_write(ins, fn, r: int, off, acc, s: int, ndw: int, vdata):
         else:
             dws = (base[:, :, None] + dw_offs).reshape(len(members), -1)
             vals = rows.transpose(0, 2, 1).reshape(len(members), -1).copy()
+        # as for reads: the race detector records a workgroup's run of members in one test
+        # (Lds.touch_writes) after they issued, unless an LDS-DMA is in flight
+        ops: list = []
+        start = 0
         for k, w in enumerate(members):
             mm = w.mach
             lds = mm.lds
@@ -106,8 +112,18 @@ def group_write(ins, fn, r: int, off, acc, s: int, ndw: int, vdata):
 
             def apply(u32=u32, dw=dw, v=vals[k]):
                 u32[dw] = v
+            op = AsyncOp(w, LDS, (), apply, w.pc, ins, lds_dw=dw, lds_write=True)
             if lds.dma_owner is not None:
                 lds.check_dma_pending(mm, w, dw, write=True)
-            mm.issue(w, AsyncOp(w, LDS, (), apply, w.pc, ins, lds_dw=dw, lds_write=True))
+                mm.issue(w, op)
+                start = k + 1
+                continue
+            mm.issue(w, op, touch=False)
+            ops.append(op)
+            if k + 1 == len(members) or members[k + 1].mach is not mm:
+                if lds.multi:
+                    lds.touch_writes(mm, ops, dws[start:k + 1])
+                ops = []
+                start = k + 1
     gfn.trace_per_wave = True
     return gfn
