@@ -146,30 +146,68 @@ def waitcnt(m, w, vm: int | None, lgkm: int | None) -> None:
             _cover(m, w, op)
     if lgkm is not None and w.lgkm_queue:
         q = w.lgkm_queue
-        outstanding = [op for op in q if not op.landed]
-        while len(outstanding) > lgkm:
-            # Any SMEM op, or the oldest LDS op, may complete next.
-            choices = [op for op in outstanding if op.kind == SMEM]
-            first_lds = next((op for op in outstanding if op.kind != SMEM), None)
-            if first_lds is not None:
-                choices.append(first_lds)
-            op = choices[m.rng.randrange(len(choices))] if len(choices) > 1 else choices[0]
-            land(m, op)
-            outstanding.remove(op)
-        keep = []
-        n_lds_after = 0
-        for op in reversed(q):
-            if op.kind == SMEM:
-                covered = lgkm == 0
-            else:
-                covered = n_lds_after >= lgkm
-                n_lds_after += 1
-            if covered:
-                _cover(m, w, op)
-            else:
-                keep.append(op)
-        keep.reverse()
-        w.lgkm_queue = keep
+        if all(op.kind == LDS for op in q):
+            _wait_lds(m, w, q, lgkm)
+        else:
+            _wait_lgkm(m, w, q, lgkm)
+
+
+def _wait_lgkm(m, w, q: list, lgkm: int) -> None:
+    """``waitcnt``'s lgkmcnt part: land ops until ``lgkm`` are outstanding (any SMEM op or the
+    oldest LDS op may complete next: a seeded choice), then cover what the count guarantees."""
+    outstanding = [op for op in q if not op.landed]
+    while len(outstanding) > lgkm:
+        # Any SMEM op, or the oldest LDS op, may complete next.
+        choices = [op for op in outstanding if op.kind == SMEM]
+        first_lds = next((op for op in outstanding if op.kind != SMEM), None)
+        if first_lds is not None:
+            choices.append(first_lds)
+        op = choices[m.rng.randrange(len(choices))] if len(choices) > 1 else choices[0]
+        land(m, op)
+        outstanding.remove(op)
+    keep = []
+    n_lds_after = 0
+    for op in reversed(q):
+        if op.kind == SMEM:
+            covered = lgkm == 0
+        else:
+            covered = n_lds_after >= lgkm
+            n_lds_after += 1
+        if covered:
+            _cover(m, w, op)
+        else:
+            keep.append(op)
+    keep.reverse()
+    w.lgkm_queue = keep
+
+
+def _wait_lds(m, w, q: list, lgkm: int) -> None:
+    """``waitcnt``'s lgkmcnt part when every queued op is an LDS op (no SMEM): the same steps
+    without the general choice. LDS ops land in issue order, so the oldest outstanding ops land
+    until ``lgkm`` are left (one choice each: no random draw, as there); then every op but the
+    ``lgkm`` newest is covered, newest first."""
+    n_out = 0
+    for op in q:
+        if not op.landed:
+            n_out += 1
+    if n_out > lgkm:
+        n = n_out - lgkm
+        for op in q:
+            if not op.landed:
+                land(m, op)
+                n -= 1
+                if not n:
+                    break
+    if len(q) <= lgkm:
+        return
+    if lgkm:
+        w.lgkm_queue = q[-lgkm:]
+        done = q[:-lgkm]
+    else:
+        w.lgkm_queue = []
+        done = q
+    for op in reversed(done):
+        _cover(m, w, op)
 
 
 def drain(m, w) -> None:
