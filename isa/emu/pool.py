@@ -20,6 +20,7 @@ order as the one-workgroup stepper did before pools existed.
 """
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 
 from . import hazard_check, pending
@@ -34,6 +35,11 @@ from .trace import record as trace_record
 # detector per workgroup).
 POOL_WAVES = 256
 POOL_BYTES = 192 << 20
+# While a pool steps, the cyclic collector is paused (``Pool.run``); every this many retired
+# workgroups one full collection frees their machines (each holds its LDS and race detector,
+# tens of KiB, in a reference cycle with its waves), so a launch of thousands of workgroups
+# stays within memory.
+GC_EVERY = 128
 
 
 def capacity(n_workgroups: int, n_waves: int, lds_bytes: int) -> int:
@@ -60,6 +66,8 @@ class Pool:
         self.group_steps = 0
         self.mixed_steps = 0        # group steps whose members came from several workgroups
         self.peak = 0               # most workgroups in flight at once
+        self.retired = 0            # workgroups ended so far
+        self.gc_at = GC_EVERY       # ... when the next paused-collector pass runs (``run``)
         first = self._admit(None, cap)
         self.program = first.program
         self.entries = first.entries
@@ -103,14 +111,21 @@ class Pool:
         """The runnable waves of the pool; retires finished workgroups and admits the next ones."""
         if any(m.finished() for m in self.live):
             keep = []
+            n_done = 0
             for m in self.live:
                 if m.finished():
+                    n_done += 1
                     self.free.append(m.pool_block)
                     if self.on_done is not None:
                         self.on_done(m)
                 else:
                     keep.append(m)
             self.live = keep
+            self.retired += n_done
+            if self.retired >= self.gc_at:
+                self.gc_at = self.retired + GC_EVERY
+                if not gc.isenabled():
+                    gc.collect()
             while self.free and self.next_index < self.n_machines:
                 self._admit(self.free.pop(0))
         runnable = [w for m in self.live for w in m.waves if not w.done and not w.at_barrier]
@@ -123,6 +138,26 @@ class Pool:
         return runnable
 
     def run(self) -> None:
+        """Step until every workgroup of the launch ended, the cyclic garbage collector paused.
+
+        A step allocates a few short-lived objects (async ops, their closures, history tuples)
+        that reference counting frees, but every ~700 of them start a collection, and each
+        collection of the old generation rescans every object the process holds (spec tables,
+        decode caches, the launch's programs): 5-10 % of the CPU time of a pooled GEMM launch
+        (benchmarks/emu_speed.py gemm, gemm_wg). The collector is paused while stepping and
+        restored after (an error included); what the launch leaves in reference cycles (a
+        retired workgroup's machine and its waves) is collected every ``GC_EVERY`` retired
+        workgroups and by the collector's next pass after the run. Speed only: no check depends
+        on it."""
+        if not gc.isenabled():
+            return self._run()
+        gc.disable()
+        try:
+            self._run()
+        finally:
+            gc.enable()
+
+    def _run(self) -> None:
         entries = self.entries
         n_entries = len(entries)
         rnd = self.rng.random
