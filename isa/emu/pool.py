@@ -246,6 +246,7 @@ class Pool:
             hz = check_hz and e.hz_cons
             prod = check_hz and e.hz_prod
             hz_max = e.hz_max
+            rec = (None, None)
             for w in members[k:] + members[:k]:
                 m = w.mach
                 if over:
@@ -264,7 +265,9 @@ class Pool:
                     w.pc = pc + 1
                 clk = w.ws_clock = w.ws_clock + ws
                 if prod:
-                    w.hazard_hist.append((clk + hz_max, clk, e))
+                    if rec[1] != clk:
+                        rec = (clk + hz_max, clk, e)
+                    w.hazard_hist.append(rec)
                 m.steps += 1
                 if m.steps > limit:
                     m._limit_error(w, pc)
@@ -299,10 +302,15 @@ class Pool:
         ws = e.ws
         if check_hz and e.hz_prod:
             hz_max = e.hz_max
+            rec = (None, None)
             for w in members:
                 w.pc = pc1
                 clk = w.ws_clock = w.ws_clock + ws
-                w.hazard_hist.append((clk + hz_max, clk, e))
+                if rec[1] != clk:
+                    # members at one clock share the record: equal histories then hold the same
+                    # objects, which hazard_check.check_memo compares by identity first
+                    rec = (clk + hz_max, clk, e)
+                w.hazard_hist.append(rec)
         else:
             for w in members:
                 w.pc = pc1
