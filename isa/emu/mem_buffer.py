@@ -9,14 +9,16 @@ allocation (GlobalOutOfBoundsError otherwise). LDS DMA (section 6): LDS address 
 """
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 
-from ..operands import Reg
+from ..operands import Imm, Reg
 from . import buffer_addr
 from .errors import EmulatorError, GlobalOutOfBoundsError
 from .global_sync import sync_of
 from .lds import dwords_of
-from .mem_common import byte_range, bytes_to_dwords, lanes_to_bytes, mod_int, regfile
+from .mem_common import byte_range, bytes_to_dwords, is_off, lanes_to_bytes, mod_int, regfile
 from .mem_ops import ATOMIC_OPS, ATOMIC_OPS64, F64_ATOMICS, LOADS, STORES
 from .pending import VM, AsyncOp
 from .registry import RW_SETS, binder
@@ -40,6 +42,14 @@ class _Shape:
         ndw = max(1, (nbytes + 3) // 4)
         # end of each dword of the access relative to the lane offset (per-dword range check)
         self.dw_end = 4 * np.arange(ndw) + np.minimum(4, nbytes - 4 * np.arange(ndw))
+        # ``_fast_where``: offen without idxen, soffset an SGPR or a constant
+        self.v_off = vaddr.index if self.offen and not self.idxen else None
+        self.s_off = None
+        if isinstance(soffset, Reg) and soffset.file == "s":
+            self.s_off = soffset.index
+        elif isinstance(soffset, Imm) or is_off(soffset):
+            self.s_const = 0 if is_off(soffset) else soffset.bits32()
+            self.s_off = -1
 
 
 def _addresses(w, sh: _Shape, lanes):
@@ -51,6 +61,52 @@ def _addresses(w, sh: _Shape, lanes):
         if e.pc is not None:
             raise
         raise EmulatorError(f"'{sh.ins}': {e.what}") from None
+
+
+def _fast_where(m, w, sh: _Shape, lanes):
+    """The common access's location, (uint8 buffer, int64 byte offsets), without the general
+    path's uint64 addresses: a raw V# (no add_tid, no swizzle), ``offen`` without ``idxen``, every
+    lane's bytes below num_records and inside one allocation. None otherwise (the caller takes
+    the general path, which also raises every error). The same location ``_locate`` finds: the
+    address is base + soffset + VGPR offset + inst_offset (isa.emu.buffer_addr, raw form)."""
+    r = sh.v_off
+    if r is None or sh.s_off is None:
+        return None
+    try:
+        srd = decode_srd(w, sh.srsrc)
+    except EmulatorError:
+        return None                 # the general path raises it with the instruction named
+    if srd.add_tid or srd.swizzle:
+        return None
+    v = w.vgpr[r] if isinstance(lanes, slice) else w.vgpr[r][lanes]
+    if not v.size:
+        return None
+    vmax = int(v.max())
+    if vmax + sh.inst_off + sh.nbytes > srd.num_records:
+        return None                 # some dword out of range: per-dword checks (general path)
+    soff = sh.s_const if sh.s_off < 0 else int(w.sgpr[sh.s_off])
+    c = srd.base + soff + sh.inst_off
+    mem = m.mem
+    i = bisect.bisect_right(mem.bases, c + int(v.min())) - 1
+    if i < 0 or c + vmax + sh.nbytes > mem.ends[i]:
+        return None
+    off = v.astype(np.int64)
+    off += c - mem.bases[i]
+    return mem.bufs[i], off, i
+
+
+def _dword_index(m, loc, nbytes: int):
+    """(uint32 view, int64 [n, dwords] indices) of a ``_fast_where`` location whose lanes are all
+    dword-aligned and a whole number of dwords, else None (the byte gather / scatter)."""
+    buf32 = m.mem.bufs32[loc[2]]
+    off = loc[1]
+    if nbytes & 3 or buf32 is None or (off & 3).any():
+        return None
+    dw = off >> 2
+    return buf32, (dw[:, None] + _DWORDS[nbytes >> 2]) if nbytes > 4 else dw[:, None]
+
+
+_DWORDS = {k: np.arange(k, dtype=np.int64) for k in range(1, 5)}
 
 
 def _locate(m, w, addr, in_range, nbytes, what):
@@ -105,9 +161,17 @@ def _bind_load(ins, nbytes, signed):
             keep = m.lds.dma_lanes(idx)
             if not keep.all():      # lanes whose LDS address is out of range are masked off (ISA 3.11)
                 lanes, idx = LANES64[lanes][keep], idx[keep]
-        addr, in_range = _addresses(w, sh, lanes)
-        where = _locate(m, w, addr, in_range, nbytes, "buffer load")
-        mem, n = m.mem, len(addr)
+        loc = None if lds else _fast_where(m, w, sh, lanes)
+        dwi = None
+        if loc is not None:
+            where = (loc[:2], None, None, nbytes)
+            n = len(loc[1])
+            dwi = _dword_index(m, loc, nbytes)
+        else:
+            addr, in_range = _addresses(w, sh, lanes)
+            where = _locate(m, w, addr, in_range, nbytes, "buffer load")
+            n = len(addr)
+        mem = m.mem
         if lds:
             lds_data = m.lds.buf
 
@@ -122,10 +186,18 @@ def _bind_load(ins, nbytes, signed):
         sync = sync_of(m) if acquire and where[0] is not None else None
         seen = sync.read(m, w, where[0], nbytes if where[1] is None else where[3]) if sync else None
 
-        def apply():
-            if seen is not None:
-                seen()
-            f[d:d + ndw, lanes] = bytes_to_dwords(_gather(mem, where, n, nbytes), signed).T
+        if dwi is not None:
+            buf32, idx = dwi
+
+            def apply():
+                if seen is not None:
+                    seen()
+                f[d:d + ndw, lanes] = buf32[idx].T
+        else:
+            def apply():
+                if seen is not None:
+                    seen()
+                f[d:d + ndw, lanes] = bytes_to_dwords(_gather(mem, where, n, nbytes), signed).T
         m.issue(w, AsyncOp(w, VM, regs, apply, w.pc, ins))
     return fn
 
@@ -137,8 +209,24 @@ def _bind_store(ins, nbytes):
 
     def fn(m, w):
         lanes = w.exec_lanes()
-        addr, in_range = _addresses(w, sh, lanes)
-        loc, rows, cols, size = _locate(m, w, addr, in_range, nbytes, "buffer store")
+        fast = _fast_where(m, w, sh, lanes)
+        if fast is not None:
+            dwi = _dword_index(m, fast, nbytes)
+            loc = fast[:2]
+            if dwi is not None:       # whole aligned dwords: the registers' rows, copied at issue
+                buf32, idx = dwi
+                data32 = np.array(regfile(w, vdata)[vdata.index:vdata.index + ndw, lanes].T,
+                                  order="C", copy=True)
+                m.claim_global_writes(w, loc, nbytes)
+
+                def apply32():
+                    buf32[idx] = data32
+                m.issue(w, AsyncOp(w, VM, (), apply32, w.pc, ins))
+                return
+            rows, size = None, nbytes
+        else:
+            addr, in_range = _addresses(w, sh, lanes)
+            loc, rows, cols, size = _locate(m, w, addr, in_range, nbytes, "buffer store")
         data = lanes_to_bytes(regfile(w, vdata)[vdata.index:vdata.index + ndw], lanes, nbytes)
         if rows is not None:       # the in-range dwords only; out-of-range writes are dropped
             data = data[rows[:, None], cols[:, None] + byte_range(size)]
