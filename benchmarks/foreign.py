@@ -235,23 +235,15 @@ def pingpong_lines(seed: int) -> list[str]:
     spec.loader.exec_module(tp)
     cfg = tp.CONFIGS[0]
     label = f"triton fp8 gemm {cfg.name} gfx950 block-pingpong"
-    saved = {k: os.environ.get(k) for k in ("TRITON_HIP_USE_BLOCK_PINGPONG", "TRITON_CACHE_DIR")}
-    os.environ.pop("TRITON_HIP_USE_BLOCK_PINGPONG", None)
-    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="foreign-triton-pingpong-")
     t0 = time.perf_counter()
     try:
-        ratio = tp.check(tp.kernel(cfg, "gfx950"), cfg, "gfx950", seed)
+        with tp.triton_env(pingpong=True):
+            ratio = tp.check(tp.kernel(cfg, "gfx950"), cfg, "gfx950", seed)
     except Exception as exc:  # noqa: BLE001 - one line per kernel, whatever went wrong
         msg = str(exc).splitlines()[0]
         line = f"{label:<60} FAIL  {type(exc).__name__}: {msg[:300]}"
         known = all(k in msg for k in tp.PINGPONG_RACE)
         return [line, f"{'':<60} {tp.PINGPONG_VERDICT if known else 'not the recorded race: no verdict'}"]
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
     res = "PASS" if ratio <= 1 else "FAIL"
     return [f"{label:<60} {res}  err/tol {ratio:.3g}  {time.perf_counter() - t0:.0f}s"]
 

@@ -94,7 +94,6 @@ ROWS = [
     ("gfx950", "mxfp4 pingpong", "mxfp4", ["--tile", "256x256x128", *PINGPONG,
                                             "--mfma", "32x32x64"]),
 ]
-NO_PINGPONG = {"TRITON_HIP_USE_BLOCK_PINGPONG": "0"}
 # published 8192^3 figures (measured on hardware, not run here): (arch, what, TFLOP/s or None,
 # the clock it ran at, source)
 PUBLISHED = (
@@ -103,8 +102,8 @@ PUBLISHED = (
     ("gfx950", "MI355X fp8 hipBLASLt (measured by HK)", 3233,
      "clock not stated (MI355X peak 2400 MHz)", "the same HipKittens JSON"),
     ("gfx950", "MI355X mxfp4 AITER", None, "-",
-     "issue 15 quotes 5.1-5.6 PFLOP/s; no primary source found (searched: AITER gemm_a4w4, "
-     "ROCm blogs, HipKittens analysis/)"),
+     ("issue 15 quotes 5.1-5.6 PFLOP/s; no primary source found (searched: AITER gemm_a4w4, "
+      "ROCm blogs, HipKittens analysis/)")),
     ("gfx942", "MI300X fp8 hipblaslt-bench f8_r (a user's run)", 907, "fixed to 1005 MHz",
      "ROCm/hipBLASLt#1721, hipBLASLt 402603df; no AMD-published MI300X fp8 GEMM figure found"),
 )
@@ -137,8 +136,6 @@ def peer(arch: str, size: int, dtype: str = "fp8") -> tuple[dict | None, list[st
     """(best modeled Triton profile or None, printed lines): its fp8 (or ``dtype`` i8) GEMM on
     ``arch`` (every ``CONFIGS`` entry, on gfx950 also with Triton's block ping-pong), or its ``tl.dot_scaled``
     GEMM of ``dtype`` mxfp8 / mxfp4 (gfx950, the first config)."""
-    import os
-
     from asmgen.errors import AsmgenError
     from isa.emu.errors import EmulatorError
     from isa.errors import IsaError
@@ -146,23 +143,18 @@ def peer(arch: str, size: int, dtype: str = "fp8") -> tuple[dict | None, list[st
     tp = _triton_fp8()
     lines, best = [], None
     mx = dtype.startswith("mx")
-    variants = [("", NO_PINGPONG)] + ([(" +block-pingpong", {})] if arch == "gfx950" and not mx
-                                      else [])
+    tags = [""] + ([" +block-pingpong"] if arch == "gfx950" and not mx else [])
     for cfg in tp.CONFIGS[:1] if mx else tp.CONFIGS:
-        for tag, env in variants:
+        for tag in tags:
             label = f"triton {dtype} {cfg.name}{tag}"
-            saved = {k: os.environ.get(k) for k in list(NO_PINGPONG) + ["TRITON_CACHE_DIR"]}
             try:
-                for k in NO_PINGPONG:
-                    os.environ.pop(k, None)
-                os.environ.update(env)
-                os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="asmgen-triton-")
-                if mx:
-                    fk = tp.mx_kernel(cfg, dtype, arch)
-                    ratio = tp.mx_check(fk, cfg, dtype)
-                else:
-                    fk = tp.kernel(cfg, arch, dtype)
-                    ratio = tp.check(fk, cfg, arch, dtype=dtype)
+                with tp.triton_env(pingpong=bool(tag)):
+                    if mx:
+                        fk = tp.mx_kernel(cfg, dtype, arch)
+                        ratio = tp.mx_check(fk, cfg, dtype)
+                    else:
+                        fk = tp.kernel(cfg, arch, dtype)
+                        ratio = tp.check(fk, cfg, arch, dtype=dtype)
                 if not ratio <= 1.0:
                     lines.append(f"{arch:7} {label:40} MISMATCH vs NumPy on the emulator "
                                  f"({ratio:.3g} x tolerance): not a peer")
@@ -175,12 +167,6 @@ def peer(arch: str, size: int, dtype: str = "fp8") -> tuple[dict | None, list[st
                 if all(k in msg for k in tp.PINGPONG_RACE):
                     lines.append(f"{'':48} {tp.PINGPONG_VERDICT} (docs/production-kernels.md)")
                 continue
-            finally:
-                for k, v in saved.items():
-                    if v is None:
-                        os.environ.pop(k, None)
-                    else:
-                        os.environ[k] = v
             lines.append(f"{arch:7} {label:40} check {ratio:.3g}  {d['tflops']:6.0f} "
                          f"{d['tflops_sustained']:6.0f}@{d['sustained_clock_mhz']:<5.0f} "
                          f"{_err(arch)}  busy {d['mfma_busy']:.3f}")

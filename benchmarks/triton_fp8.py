@@ -17,6 +17,7 @@ to ``v_mfma_scale_f32_*_f8f6f4`` as asmgen does; checked against asmgen's MX ref
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,6 +57,30 @@ PINGPONG_VERDICT = (
     "wave 0's LDS-DMA refill (pc 411) of the same bytes. LLVM AMDGPUUsage 'Memory Model GFX942': "
     "LDS operations of different wavefronts can be reordered, 's_waitcnt lgkmcnt(0) is required' "
     "to order LDS operations and vector memory operations between wavefronts of a work-group")
+
+
+PINGPONG_KNOB = "TRITON_HIP_USE_BLOCK_PINGPONG"     # Triton's AMD block ping-pong switch
+
+
+@contextlib.contextmanager
+def triton_env(pingpong: bool):
+    """Compile with Triton's block ping-pong schedule on (its gfx950 default: the knob unset) or
+    off (the knob 0), into a fresh cache folder; the caller's environment is restored after."""
+    import os
+    import tempfile
+    saved = {k: os.environ.get(k) for k in (PINGPONG_KNOB, "TRITON_CACHE_DIR")}
+    os.environ.pop(PINGPONG_KNOB, None)
+    if not pingpong:
+        os.environ[PINGPONG_KNOB] = "0"
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="asmgen-triton-")
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def available() -> bool:

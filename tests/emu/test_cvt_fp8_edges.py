@@ -237,7 +237,7 @@ def sr_denormal_reference(x: float, seed: int, fmt) -> int:
     onto the grid 2^(23 - m) times finer than the fp8 denormal quantum q (the f32 significand
     shifted onto q's scale), the seed's top 23 - m bits added in units of that fine grid, the sum
     truncated to whole quanta; 2^m quanta is the smallest normal (the same code)."""
-    eb, mb, bias, fnuz, *_ = fmt
+    _, mb, bias, fnuz, *_ = fmt
     q = Fraction(2) ** (1 - bias - mb)
     fine = q / 2 ** (23 - mb)
     a = Fraction(abs(x))
@@ -255,7 +255,7 @@ def test_sr_rounds_on_the_denormal_grid(arch, kind):
     one for seeds at or above the fraction it lies past the lower; a carry makes the smallest
     normal. Checked against the exact-rational reference over edge values and random seeds."""
     fmt = FORMATS[(arch, kind)]
-    eb, mb, bias, fnuz, *_ = fmt
+    _, mb, bias, _, *_ = fmt
     tiny, q = 2.0 ** (1 - bias), 2.0 ** (1 - bias - mb)
     rng = np.random.default_rng(5)
     mags = np.exp(rng.uniform(np.log(q / 8), np.log(tiny), 40))
