@@ -54,6 +54,13 @@ def _scalar_alu() -> list[InstrSpec]:
             _sop1("s_getpc_b64", 2, has_src=False, writes=()),
             _sop1("s_setpc_b64", 1, 2, has_dst=False, writes=(), flags=("branch",), pipe="branch"),
             _sop1("s_swappc_b64", 2, 2, writes=(), flags=("branch",), pipe="branch")]
+    # M0-relative SGPR moves (CDNA3 ISA SOP1: S_MOVRELS D = SGPR[addr(S0) + M0], S_MOVRELD
+    # SGPR[addr(D) + M0] = S0): M0 is read, so Table 11 case 17 (SALU writes M0 -> S_MOVREL: 1)
+    # applies; the SGPR actually moved is known at run time only (isa.emu.salu_extra)
+    for n in (1, 2):
+        for name in (f"s_movrels_b{32 * n}", f"s_movreld_b{32 * n}"):
+            out.append(spec(name, "SOP1", [dst("sdst", "s", n), src("ssrc0", "s", n)], "salu",
+                            implicit_reads=("m0",)))
     # SOP1 exec-mask ops: sdst = old exec, exec = f(ssrc0, exec); SCC = (exec != 0). ISA guide 5.x
     for name in expand("s_{op}_saveexec_b64", op=("and", "or", "xor", "andn2", "orn2", "nand", "nor",
                                                   "xnor")):

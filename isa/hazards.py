@@ -173,6 +173,7 @@ CONSUMERS: dict[str, Callable[[InstrSpec, Instr], bool]] = {
     "lane_read": lambda s, i: s.name in ("v_readlane_b32", "v_readfirstlane_b32"),
     "lane_any": lambda s, i: s.name in ("v_readlane_b32", "v_writelane_b32", "v_readfirstlane_b32"),
     "m0_lds": lambda s, i: "m0" in s.implicit_reads and s.has("lds"),
+    "m0_movrel": lambda s, i: s.name.startswith(("s_movrels_", "s_movreld_")),
     "getreg_setreg": lambda s, i: s.name in ("s_getreg_b32", "s_setreg_b32"),
     "dpp": _is_dpp,
     "div_fmas": lambda s, i: s.name.startswith("v_div_fmas"),
@@ -354,6 +355,9 @@ RULES: tuple[HazardRule, ...] = (
     HazardRule("wide_store_data_mem_war", "vmem_wide_store", "store_data", "vmem_ds", "vgpr_writes", "overlap",
                const(1), "ISA Table 11 case 8 (1); " + _LLC + " (0)"),
     HazardRule("salu_m0_lds", "salu", "m0", "m0_lds", "any", "always", const(1), "ISA; LLVM"),
+    # CDNA3/CDNA4 Table 11 case 17 "SALU writes M0 -> S_MOVREL: 1"; LLVM checkReadM0Hazards (gfx9
+    # hasReadM0MovRelInterpHazard) 1
+    HazardRule("salu_m0_movrel", "salu", "m0", "m0_movrel", "any", "always", const(1), "ISA; LLVM"),
     HazardRule("setreg_getreg", "setreg", "none", "getreg_setreg", "any", "same_hwreg", const(2), "ISA; LLVM"),
 )
 

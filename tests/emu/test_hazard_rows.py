@@ -66,3 +66,16 @@ def test_cmpx_then_permlane_swap_needs_four_on_gfx950():
     with pytest.raises(HazardError, match="valu_exec_permlane_swap"):
         run(PERM.format(nops="s_nop 2"), emu=Emulator(arch="gfx950"), vgprs={9: np.arange(64), 0: 0, 2: 0})
     run(PERM.format(nops="s_nop 3"), emu=Emulator(arch="gfx950"), vgprs={9: np.arange(64), 0: 0, 2: 0})
+
+
+# CDNA3/CDNA4 ISA Table 11 case 17: SALU writes M0 -> S_MOVREL: 1
+def test_salu_m0_then_movrels_needs_one():
+    text = """
+      s_mov_b32 m0, 2
+      {nops}
+      s_movrels_b32 s20, s10
+      s_endpgm"""
+    with pytest.raises(HazardError, match="salu_m0_movrel"):
+        run(text.format(nops=""), sgprs={10: [7, 8, 9]})
+    m = run(text.format(nops="s_nop 0"), sgprs={10: [7, 8, 9]})
+    assert m.waves[0].sgpr[20] == 9                  # s[10 + M0]

@@ -296,3 +296,7 @@ CASES += [
               "$vgpr40_vgpr41_vgpr42_vgpr43", ("v[30:31]", "v[32:33]"), ("$vgpr30_vgpr31", "$vgpr32_vgpr33")),
          (2, 2)),
 ]
+
+# CDNA3/CDNA4 ISA Table 11 case 17: SALU writes M0 -> S_MOVREL: 1
+CASES.append(pair("salu_m0_movrels", ("s_mov_b32 m0, 2", "$m0 = S_MOV_B32 2"),
+                  ("s_movrels_b32 s0, s10", "$sgpr0 = S_MOVRELS_B32 $sgpr10, implicit $m0"), (1, 1)))
