@@ -11,6 +11,9 @@ exactly what a user gets. ``TF`` is at the device's peak clock, ``TF@sust`` at i
 clock (``isa.cycle.params``); the model's own error (``uncertainty``: median / worst relative
 error on the held-out calibration figures) is printed once per arch. A configuration that does
 not build or profile is printed as FAILED with its error; no number is made up for it.
+Rows of the 8-wave ping-pong rescale O in every block (its skip-when-no-max-changed branch
+never taken: the data the model runs rescales every block); the bracketed figure is the same
+kernel when no row's max changes after the first block (``asmgen profile``'s ``rescale_skip``).
 "default" is what ``asmgen attention`` builds with no tuning flag (``kinds.attention.defaults``,
 ranked by ``benchmarks/attention_rank.py``).
 
@@ -109,10 +112,16 @@ def main(argv=None) -> int:
                 unc = out.get("uncertainty", unc)
                 sh = out["bound"]["shares"]
                 sust = f"{out['tflops_sustained']:.0f}@{out['sustained_clock_mhz']:.0f}"
+                rs = out.get("rescale_skip")
+                note = ""
+                if rs:      # the ping-pong's O-rescale branch: the row rescales every block
+                    stp = rs["stable_perf"].get("sustained") or {}
+                    note = (f"  [no max change: {stp.get('tflops', rs['stable']['tflops']):.0f}"
+                            f" TF@sust, busy {rs['stable']['mfma_busy']:.3f}]")
                 print(f"{arch:7} {str(causal):6} {name:8} {out['tflops']:6.0f} {sust:>12} "
                       f"{out['mfma_busy']:5.3f} {out['bound']['bound']:6} "
                       + " ".join(f"{sh.get(s, 0.0):7.3f}" for s in SHARES)
-                      + f"  {out['kernel']}")
+                      + f"  {out['kernel']}{note}")
         triton_rows(arch, ns)
         if unc:
             print(f"  {arch} model error: median {unc['median']:.1%}, worst {unc['worst']:.1%} "

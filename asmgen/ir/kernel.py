@@ -71,6 +71,10 @@ class KernelIR:
         self.target = target
         self.name = name
         self.lds_bytes = 0
+        # waitcnt pass: VMEM results a loop reads are waited for before the loop, not inside it
+        # (``asmgen.passes.waitcnt``; set by templates whose loop-invariant operands, e.g. the
+        # attention ping-pong's Q, arrive just before the loop)
+        self.wait_vm_before_loops = False
         self._roots: dict[int, VReg] = {}
         self.precolors: dict[int, Reg] = {}   # vreg root id -> physical register
         self._next_node = 0

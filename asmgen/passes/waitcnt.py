@@ -435,6 +435,8 @@ def _run_block(an: Analyzer, prog: Stream, b: int, nodes: list[Node], st: State,
     out = an.run(nodes, st, name, hoist)
     if smem_loop is not None:
         _wait_smem_at_loop_entry(prog, an, st, out, smem_loop, name)
+        if getattr(prog.kernel, "wait_vm_before_loops", False):
+            _wait_vm_at_loop_entry(prog, an, st, out, smem_loop, name)
     return out
 
 
@@ -458,6 +460,17 @@ def _block_extras(prog: Stream, succ, pred) -> list:
     return out
 
 
+def _loop_units(prog: Stream, loop_blocks: set[int]) -> set:
+    """Register units the instructions of ``loop_blocks`` read or write."""
+    used = set()
+    for b in loop_blocks:
+        for n in prog.blocks[b].nodes:
+            e = effects(prog.kernel.target, n.instr)
+            used.update(e.reads)
+            used.update(e.writes)
+    return used
+
+
 def _wait_smem_at_loop_entry(prog: Stream, an: Analyzer, st: State, out: list[Node],
                              loop_blocks: set[int], name: str) -> None:
     """SMEM results a loop uses are waited for before the loop, not inside it: in the body the
@@ -465,12 +478,7 @@ def _wait_smem_at_loop_entry(prog: Stream, an: Analyzer, st: State, out: list[No
     The wait goes at the end of the block entering the loop (before its branch, if any)."""
     if st.smem_last <= st.lg_lb:
         return
-    used = set()
-    for b in loop_blocks:
-        for n in prog.blocks[b].nodes:
-            e = effects(prog.kernel.target, n.instr)
-            used.update(e.reads)
-            used.update(e.writes)
+    used = _loop_units(prog, loop_blocks)
     if any(s > st.lg_lb and u in used for u, s in st.pend_lg.items()):
         at = len(out)
         while at and out[at - 1].instr.op in BRANCH_OPS:
@@ -478,6 +486,29 @@ def _wait_smem_at_loop_entry(prog: Stream, an: Analyzer, st: State, out: list[No
         out.insert(at, prog.kernel.new_node(make_waitcnt(None, 0), {"wait"},
                                             comment="SMEM results used in the loop"))
         an.apply_wait(st, None, 0, name, at)
+
+
+def _wait_vm_at_loop_entry(prog: Stream, an: Analyzer, st: State, out: list[Node],
+                           loop_blocks: set[int], name: str) -> None:
+    """(``KernelIR.wait_vm_before_loops``) VMEM results the loop reads or overwrites are waited
+    for before the loop: inside it the wait for them joins the back edge's loads (the loop's own
+    LDS-DMAs, issued blocks ahead) and would wait for those too on every trip. The wait is the
+    minimal one (the youngest such load, VMEM returns in order), at the end of the block entering
+    the loop (before its branch, if any)."""
+    if 0 in loop_blocks:    # a jump back to the latch from a cold body after it (kvloop)
+        return              # counts as a loop holding the entry block: no loop is entered
+    used = _loop_units(prog, loop_blocks)
+    youngest = max((s for u, s in st.pend_vm.items() if s > st.vm_lb and u in used),
+                   default=None)
+    if youngest is None:
+        return
+    at = len(out)
+    while at and out[at - 1].instr.op in BRANCH_OPS:
+        at -= 1
+    vm = st.vm_ub - youngest
+    out.insert(at, prog.kernel.new_node(make_waitcnt(vm, None), {"wait"},
+                                        comment="VMEM results used in the loop"))
+    an.apply_wait(st, vm, None, name, at)
 
 
 def _clone(n: Node) -> Node:

@@ -196,6 +196,15 @@ def format_text(out: dict) -> str:
                      f"achievable ({out['bytes']['total'] / 1e6:.1f} MB in "
                      f"{1e6 * out['seconds']:.1f} us; time set by {out['time_set_by']})")
         lines.append(f"  tokens per second      : {out['tokens_per_second']:.0f}")
+    rs = out.get("rescale_skip")
+    if rs:       # attention ping-pong: the O-rescale branch, both data shapes (kinds.attention)
+        st, sp = rs["stable"], rs["stable_perf"]
+        sus = (sp.get("sustained") or {}).get("tflops")
+        lines.append(f"  O-rescale skip         : the figures above rescale O every block; with "
+                     f"no row max changing: {st['tflops']:.1f} TFLOP/s"
+                     + (f" ({sus:.1f} sustained)" if sus else "")
+                     + f", MFMA busy {100 * st['mfma_busy']:.1f} %, "
+                     f"{st['cycles_per_iter']:.1f} clk per {what}")
     b = out.get("bound")
     if b:
         shares = sorted(b["shares"].items(), key=lambda kv: -kv[1])

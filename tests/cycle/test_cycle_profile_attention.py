@@ -119,3 +119,29 @@ def test_unaligned_keys_profile_their_masked_block(tmp_path_factory):
     a, b = out[512], out[520]
     assert a["emulated"]["seqlen_k"] == 256 and b["emulated"]["seqlen_k"] == 232
     assert b["cycles"] > a["cycles"]        # one trip more (the partial block)
+
+
+def test_profile_pingpong_reports_both_rescale_figures(tmp_path, capsys):
+    """The ping-pong loop's O-rescale branch depends on the data: the figure rescales every
+    block (``rescale_skip.figure`` "always", the same cycles as the top-level figure), the
+    stable one (no row max changes after block 0) skips it and models fewer clk per block; the
+    text report names both. A kernel without the branch (4 waves) has no such entry."""
+    from asmgen.api import attention
+    k = attention(batch=1, heads=16, seqlen_q=1024, seqlen_k=1024, head_dim=128, dtype="bf16",
+                  arch="gfx950", schedule="attn_pingpong", waves=8, kv_buffers=3,
+                  seqlen_k_multiple=32)
+    path = k.save(tmp_path / "pp")
+    assert main(["profile", str(path), "--json", "--iters", "4"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    rs = out["rescale_skip"]
+    assert rs["figure"] == "always" and rs["always"]["tflops"] == out["tflops"]
+    assert rs["always"]["cycles_per_iter"] == out["cycles_per_iter"]
+    assert rs["stable"]["cycles_per_iter"] < rs["always"]["cycles_per_iter"]
+    assert rs["stable"]["tflops"] > rs["always"]["tflops"]
+    from asmgen.profiling.common import format_text
+    assert "O-rescale skip" in format_text(out)
+    k4 = attention(batch=1, heads=16, seqlen_q=1024, seqlen_k=1024, head_dim=128, dtype="bf16",
+                   arch="gfx950", schedule="attn_prio_interleave", waves=4, kv_buffers=2,
+                   seqlen_k_multiple=32)
+    assert main(["profile", str(k4.save(tmp_path / "w4")), "--json", "--iters", "4"]) == 0
+    assert "rescale_skip" not in json.loads(capsys.readouterr().out)

@@ -218,3 +218,32 @@ def test_verifier_rejects_the_first_of_20_ds_reads_consumed_without_a_wait():
         raise AssertionError("verify accepted an MFMA reading a ds_read result still in flight")
     insert_waitcnts(bare)
     verify(bare)
+
+
+def _vm_before_loop_stream(flag: bool):
+    """Prologue loads q then z (q is read by the loop, z only after it); the body loads y every
+    trip and reads it after q: the back edge brings y's load in flight to the loop head."""
+    k = new_kernel()
+    k.wait_vm_before_loops = flag
+    addr, srd, _ = _regs(k)
+    q, y, z = k.vreg("v"), k.vreg("v"), k.vreg("v")
+    st = make_stream(k, [buf_load(q, addr, srd), buf_load(z, addr, srd)],
+                     body=[Instr("v_add_u32", (addr, q, addr)), buf_load(y, addr, srd),
+                           Instr("v_add_u32", (addr, y, addr))],
+                     epilogue=[Instr("v_mov_b32", (addr, z))])
+    insert_waitcnts(st)
+    return st
+
+
+def test_vm_results_used_in_the_loop_are_waited_for_before_it_when_asked():
+    """``KernelIR.wait_vm_before_loops``: q (the youngest VMEM result the loop uses is q, one
+    load older than z) is waited for at the loop's entry, vmcnt(1), so the body's read of q
+    needs no wait; without the flag the join at the head waits in the body on every trip."""
+    st = _vm_before_loop_stream(True)
+    assert text(st.prologue)[-1] == "s_waitcnt vmcnt(1)"
+    assert text(st.body)[0].startswith("v_add_u32")
+    assert check_program(st) == []
+    st0 = _vm_before_loop_stream(False)
+    assert text(st0.body)[0].startswith("s_waitcnt vmcnt(")
+    assert not text(st0.prologue)[-1].startswith("s_waitcnt")
+    assert check_program(st0) == []

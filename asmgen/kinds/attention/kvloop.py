@@ -60,7 +60,8 @@ def kv_loop(ab, trips: VReg, kb: VReg, full_max: VReg | None,
     ``wave_end`` (several waves) ``emit(block, True, skip=True)`` the skip body."""
     k = ab.k
     if full_max is None:    # non-causal with whole key blocks promised: one unmasked body
-        emit(k.make_loop(trips, label="loop_kv"), False)
+        with k.do_loop(trips, "loop_kv", name="loop") as body:    # (= make_loop; emit may
+            emit(body, False)                                    # split the body in blocks)
         return
     with k.do_loop(trips, "loop_kv", name="loop_kv_head") as head:
         diag = k.block("loop_kv_diag", cold=True, label="loop_kv_diag")

@@ -11,7 +11,9 @@ holds MFMAs only. Iteration j (key block j):
   M_j (MFMA phase):  s_setprio 1; S^T_j = K_j Q^T (from the carried K operand registers FK);
                      O^T += V^T_(j-1) P^T_(j-1) (carried FV, P); s_setprio 0
   s_barrier
-  V_j (the rest):    online softmax of S^T_j -> P_j (copied to the carried P), O^T *= alpha_j;
+  V_j (the rest):    online softmax of S^T_j -> P_j (packed into the carried P), O^T *= alpha_j
+                     (unmasked body: skipped by a wave-uniform branch when alpha_j = 1 in every
+                     lane, ``rescale_unless_stable``, exact);
                      K_(j+3) by LDS-DMA -> K buffer (j + 3) % 3 (this wave's 1/8);
                      the staged V_(j+1) transposed -> V buffer (j + 1) % 2, V_(j+2) -> staging;
                      FK <- ds_read K_(j+1), FV <- ds_read V_j; rotate the buffer bases
@@ -47,7 +49,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from isa.instr import Instr
-from isa.operands import Imm
+from isa.operands import Imm, Special
 
 from . import ktile, vtile, vtr
 from . import softmax as sm
@@ -58,6 +60,9 @@ from .pipe import advance_kv
 GROUP_WAVES = 4      # waves per group: one per SIMD (wave w runs on SIMD w % 4)
 K_BUFFERS = PINGPONG_BUFFERS   # K ring (3 ahead), the V ring: the first 2 buffers' V^T regions
 PHASE_V = "phase_v"  # every node of V_j (the recipe pins the phases with it)
+# the steady-state body skips O *= alpha when no row's max changed (``rescale_unless_stable``);
+# False builds the always-rescaling loop, bit-identical in results (the tests' A/B reference)
+RESCALE_BRANCH = True
 
 
 def v_dma(cfg) -> bool:
@@ -66,6 +71,26 @@ def v_dma(cfg) -> bool:
     ring in the V^T regions), V_j read by ``ds_read_b64_tr_b16``; no V staging VGPRs, v_perm or
     ds_write."""
     return vtr.available(cfg)
+
+
+def rescale_unless_stable(ab, body, st_, alpha2, phase):
+    """O *= alpha only when some row's max changed: ``v_cmp_neq_f32 vcc, 1.0, alpha`` then
+    ``s_cbranch_vccz`` over the multiplies (VCCZ: no lane's alpha differs from 1; lanes l and
+    l ^ 32 hold one row, so the test covers the wave's 32 rows). Skipping is exact: alpha is
+    exactly 1 there (``TailOptions.exact_alpha``), x * 1.0 = x for every finite x and the
+    kernel keeps f32 denormals (``float_denorm_mode_32`` 3). No wait states between a VALU
+    write of VCC and s_cbranch_vccz on gfx9 (the VCCZ read bug is SI/CI's: LLVM
+    GCNSubtarget::hasReadVCCZBug). Returns the block after the branch (the caller's
+    ``body`` goes on there)."""
+    k = ab.k
+    resc = k.block(f"{body.name}_rescale")
+    post = k.block(f"{body.name}_stable")
+    k.branch(body, "s_cbranch_vccz", post,
+             Instr("v_cmp_neq_f32", (Special("vcc"), Imm(sm.f32_bits(1.0)), alpha2.sub(0))))
+    sm.rescale(resc, st_, alpha2)
+    for n in resc.nodes:
+        n.tags = n.tags | phase
+    return post
 
 
 def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm, swave) -> None:
@@ -114,6 +139,9 @@ def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm, swave) -> None:
     kops = ktile.split_operands(cfg, fk)
     vops = vtr.split(ab, fv) if vdma else vtile.split_operands(ab, vt, fv)
     k.add_conditional_barrier("prologue_end", Instr("s_cmp_ge_u32", (swave, Imm(GROUP_WAVES))))
+    # Q (read by every QK MFMA) arrives before the loop: waited for there, not per MFMA in the
+    # loop, where the wait would also take the back edge's K/V DMAs (issued blocks ahead)
+    k.wait_vm_before_loops = True
 
     def pv(block) -> None:
         for s in range(BLOCK_K // cfg.mfma_k):
@@ -136,15 +164,25 @@ def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm, swave) -> None:
         body.add(Instr("s_barrier"), ("barrier", "barrier_mid"))
         # ---- V_j
         start = len(body.nodes)
+        alpha2 = None
         if skip:     # no key of block j visible: P_j = 0, the state unchanged
             for r in pc:
                 for i in range(r.count):
                     body.add(Instr("v_mov_b32", (r.sub(i), Imm(0))), ("softmax", "pack"))
         else:
-            pf = sm.online_softmax(ab, body, st_, S, rem, kb, bperm, mask and tri is None)
-            for dst, src in zip(pc, pf):
-                for i in range(dst.count):
-                    body.add(Instr("v_mov_b32", (dst.sub(i), src.sub(i))), ("softmax", "pack"))
+            # the steady-state body (every key visible) leaves O *= alpha to a branch below
+            hot = RESCALE_BRANCH and not mask and tri is None
+            opts = sm.TailOptions(exact_alpha=True, defer_rescale=hot,
+                                  p_dst=None if cfg.fp8 else tuple(pc))
+            pf = sm.online_softmax(ab, body, st_, S, rem, kb, bperm, mask and tri is None,
+                                   opts=opts)
+            if hot:
+                pf, alpha2 = pf
+            if cfg.fp8:      # fp8 packs in place over the scores: copy to the carried P
+                for dst, src in zip(pc, pf):
+                    for i in range(dst.count):
+                        body.add(Instr("v_mov_b32", (dst.sub(i), src.sub(i))),
+                                 ("softmax", "pack"))
         ktile.load_block(ab, body, kt, srd["K"], kbufs[0], publish_after=3)
         advance(body, "K")
         if vdma:     # V_(j+2) by DMA into V buffer (j + 2) % 3, read (V_(j+2)) 3 barriers on
@@ -168,6 +206,8 @@ def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm, swave) -> None:
         phase = k.tags.members((PHASE_V,), "the ping-pong V phase")
         for n in body.nodes[start:]:
             n.tags = n.tags | phase
+        if alpha2 is not None:
+            body = rescale_unless_stable(ab, body, st_, alpha2, phase)
         body.add(Instr("s_barrier"), ("barrier", "barrier_end"))
 
     kv_loop(ab, trips, kb, ab.full_max, emit, ab.wave_end, ab.diag_kb, ab.tri)

@@ -64,8 +64,9 @@ def attention_problem(meta: dict, iters: int) -> dict:
                       "seqlen_k": small_k}}
 
 
-def attention_values(meta: dict, small: dict, seed: int) -> dict:
-    """Buffers and scalars of the profiled one-workgroup problem (random data)."""
+def attention_values(meta: dict, small: dict, seed: int, steer: str | None = None) -> dict:
+    """Buffers and scalars of the profiled one-workgroup problem (random data; ``steer``: shaped
+    for the ping-pong loop's O-rescale branch, ``kinds.attention.rescale``)."""
     from ...dtypes import np_dtype
     d = int(meta["config"]["head_dim"])
     sq, sk = small["seqlen_q"], small["seqlen_k"]
@@ -79,6 +80,12 @@ def attention_values(meta: dict, small: dict, seed: int) -> dict:
                 raise AsmgenError(f"profile: attention buffer {a['name']!r} is not one of "
                                   f"{sorted(shapes)}")
             vals[a["name"]] = rng.uniform(-1, 1, size=shapes[a["name"]]).astype(np_dtype(a["dtype"]))
+    if steer is not None:
+        from .rescale import steer as shape
+        try:
+            vals.update(shape({"Q": vals["Q"], "K": vals["K"]}, steer))
+        except ValueError as exc:
+            raise ProfileError(f"profile: {exc} (lower --iters)") from None
     return vals
 
 
@@ -114,13 +121,14 @@ def makespan(durations: np.ndarray, n_bh: int, slots: int, longest_first: bool =
 
 
 def _unmasked_growth(meta: dict, hsaco: bytes, params, more: dict, copies: int, hbm: float,
-                     loop, base_cycles: float, seed: int, more_trips: int = 2) -> float:
+                     loop, base_cycles: float, seed: int, more_trips: int = 2,
+                     steer: str | None = None) -> float:
     """Causal: clk per key block below the diagonal. The emulated Q-block ends on its diagonal
     blocks (masked, and with several waves some rows' blocks lie wholly above it), so the
     steady-state window of one run mixes both bodies; with ``more_trips`` more keys the diagonal
     moves right (bottom-right alignment), so the second run's extra cycles are unmasked blocks
     only, the kind every longer Q-block adds."""
-    streams = emulate_streams(meta, hsaco, attention_values(meta, more, seed), seed)
+    streams = emulate_streams(meta, hsaco, attention_values(meta, more, seed, steer), seed)
     _, res2, _ = model_cu(meta, params, streams, copies, hbm, loop)
     return (res2.cycles - base_cycles) / more_trips
 
@@ -128,11 +136,40 @@ def _unmasked_growth(meta: dict, hsaco: bytes, params, more: dict, copies: int, 
 def profile_attention(meta: dict, hsaco: bytes, iters: int, device: str | None,
                       wgs_per_cu: int | None, clock_mhz: float | None, seed: int,
                       keep_result: bool, loop: tuple[int, int] | None) -> dict:
-    """Modeled performance of an attention contract; see the module doc."""
+    """Modeled performance of an attention contract; see the module doc. The ping-pong loop
+    (8 waves) skips O *= alpha where no row's max changed, which depends on the data: it is
+    profiled on inputs that rescale in every block (the figure, ``rescale_skip.figure``) and
+    again on inputs whose max never changes after the first block (``rescale_skip.stable``),
+    ``kinds.attention.rescale``; a kernel without that branch keeps the random data."""
+    steer = "always" if int(meta["config"].get("waves", 1)) == 8 \
+        and not meta["config"].get("varlen") else None
+    out = _profile(meta, hsaco, iters, device, wgs_per_cu, clock_mhz, seed, keep_result, loop,
+                   steer)
+    if steer is None or not out.pop("_rescale_branch"):
+        out.pop("_rescale_branch", None)
+        return out
+    alt = _profile(meta, hsaco, iters, device, wgs_per_cu, clock_mhz, seed, False, loop,
+                   "stable")
+    alt.pop("_rescale_branch")
+    pick = ("tflops", "mfma_busy", "cycles_per_iter")
+    out["rescale_skip"] = {
+        "figure": "always",
+        "why": "the model cannot know how often a row's max changes; the figure is the cost "
+               "of rescaling every block (random scores rescale in almost every one of the "
+               "few blocks profiled), the stable one the bound when no max changes after the "
+               "first block (long sequences with an early max)",
+        "always": {k: out[k] for k in pick}, "stable": {k: alt[k] for k in pick},
+        "stable_perf": alt["perf"]}
+    return out
+
+
+def _profile(meta, hsaco, iters, device, wgs_per_cu, clock_mhz, seed, keep_result, loop,
+             steer) -> dict:
     from isa.cycle.report import problem_tflops
     params = arch_params(meta, device)
     prob = attention_problem(meta, iters)
-    streams = emulate_streams(meta, hsaco, attention_values(meta, prob["small"], seed), seed)
+    streams = emulate_streams(meta, hsaco, attention_values(meta, prob["small"], seed, steer),
+                              seed)
     hbm = hbm_share(prob)
     # co-resident workgroups: the occupancy, but no more than the grid gives each CU (128
     # workgroups on 256 CUs run one per CU, whatever the occupancy would allow)
@@ -153,11 +190,12 @@ def profile_attention(meta: dict, hsaco: bytes, iters: int, device: str | None,
         more = dict(prob["small"], seqlen_k=prob["small"]["seqlen_k"] + 2 * BLOCK_K)
         if prob["causal"]:
             cpi, extrapolation = _unmasked_growth(meta, hsaco, params, more, copies, hbm, loop,
-                                                  res.cycles, seed), "unmasked_growth"
+                                                  res.cycles, seed, steer=steer), \
+                "unmasked_growth"
         else:
             cpi, extrapolation = cu_trip_cycles(meta, hsaco, params,
-                                                attention_values(meta, more, seed), copies, hbm,
-                                                loop, res.cycles, cpi_wave, seed)
+                                                attention_values(meta, more, seed, steer),
+                                                copies, hbm, loop, res.cycles, cpi_wave, seed)
     # a round of co-resident workgroups with t trips: the emulated round plus (t - n) iterations
     durations = res.cycles + (trips - n_small) * (cpi or 0.0)
     if float(durations.min()) <= 0:
@@ -177,7 +215,7 @@ def profile_attention(meta: dict, hsaco: bytes, iters: int, device: str | None,
     # what bounds the KV loop (no tile-grid device model for attention: no L2/MALL/HBM floors)
     _, bound = trip_and_bound(params, res, summ, cpi, None, clock_mhz or params.clock_mhz)
     emulated = {"seqlen_q": prob["rows"], "seqlen_k": prob["small"]["seqlen_k"], "kv_iters": n_small}
-    return report(meta, params, res, summ, len(streams), emulated, keep_result,
+    out = report(meta, params, res, summ, len(streams), emulated, keep_result,
                   schedule=meta.get("schedule"), kind="attention", iter_name="KV block",
                   bound=bound, uncertainty=uncertainty(meta["arch"]),
                   cycles=total, cycles_per_iter=cpi, cycles_per_round=total / rounds,
@@ -185,3 +223,5 @@ def profile_attention(meta: dict, hsaco: bytes, iters: int, device: str | None,
                   mfma_busy=summ["mfma_busy"], mfma_busy_per_simd=summ["mfma_busy_per_simd"],
                   tflops=perf["tflops"], stalls=summ["stalls"], problem=problem,
                   wgs_per_cu=copies, hbm_fraction=hbm, perf=perf)
+    out["_rescale_branch"] = any(i.op == "s_cbranch_vccz" for st in streams for i in st.instrs)
+    return out

@@ -8,7 +8,8 @@ see ``asmgen.kinds.attention.template``):
   m_new = max(m, max_r S_r), raw scores (8 v_max3_f32 over 16 scores and m), then with lane
           l ^ 32 too (``combine_halves``); mu = m_new, or 0 while m_new = -inf (masked bodies
           only: a row that saw no key yet; avoids -inf - -inf)
-  alpha = 2^(fma(m, c, -c mu)); p_r = 2^(fma(S_r, c, -c mu)): one v_pk_fma_f32 per two scores
+  alpha = 2^(fma(m, c, -c mu)) (the ping-pong loop: 2^((m - mu) c), exactly 1 when m = mu,
+          ``TailOptions``); p_r = 2^(fma(S_r, c, -c mu)): one v_pk_fma_f32 per two scores
           and exactly one v_exp_f32 per score; l = l * alpha + sum_r p_r, kept as two partial
           sums per lane (one v_pk_fma_f32 and seven v_pk_add_f32)
   O^T  *= alpha (v_pk_mul_f32, 2 per op); P^T operand of k-step s = pack(p_4s .. p_4s+3) in
@@ -105,17 +106,37 @@ def set_scale(ab, st: SoftmaxState, scale_sgpr: VReg) -> None:
     p.add(Instr("v_mul_f32", (st.negc, Imm(f32_bits(-1.0)), st.c)), ("init",))
 
 
+@dataclass(frozen=True)
+class TailOptions:
+    """How the ping-pong loop (``kinds.attention.pingpong``) takes the softmax tail.
+
+    ``exact_alpha``: alpha = 2^((m - mu) c) (``v_sub_f32``, ``v_mul_f32``) instead of
+    2^(fma(m, c, -c mu)): exactly 1 when a row's max did not change (m = mu), where the fma
+    form leaves the rounding error of c mu in the exponent (alpha within an ulp or two of 1).
+    ``defer_rescale``: the O *= alpha multiplies are not emitted; ``online_softmax`` returns
+    the alpha pair too, for a rescale the caller branches around (``rescale``).
+    ``p_dst``: the registers the P^T operands are packed into (the loop-carried ones), instead
+    of fresh ones (16-bit types; fp8 packs in place)."""
+
+    exact_alpha: bool = False
+    defer_rescale: bool = False
+    p_dst: tuple | None = None
+
+
 def online_softmax(ab, body, st: SoftmaxState, S: VReg, rem: VReg, kb: VReg,
-                   bperm: VReg, mask: bool | None = None, p_scale=None) -> list[VReg]:
-    """Append one block's softmax; returns the P^T operand registers per k-step. ``mask``
+                   bperm: VReg, mask: bool | None = None, p_scale=None,
+                   opts: TailOptions | None = None):
+    """Append one block's softmax; returns the P^T operand registers per k-step (with
+    ``opts.defer_rescale`` the pair (operands, alpha pair)). ``mask``
     (default ``AttentionConfig.key_mask``): mask the scores per element (``kvloop``).
     ``p_scale``: 16 f32 factors in the scores' order multiplying P after the row sum, before
     the pack (decode's per-token v_scale): ``(one(r), pair(r))`` giving register r and the
     pair r, r + 1."""
     cfg = ab.cfg
     vcc = Special("vcc")
+    opts = opts or TailOptions()
     if not (cfg.key_mask if mask is None else mask):    # every key of this block is visible
-        return _softmax_tail(ab, body, st, S, bperm, guard=False, p_scale=p_scale)
+        return _softmax_tail(ab, body, st, S, bperm, guard=False, p_scale=p_scale, opts=opts)
     # mask limit relative to this block: key offset c_r is visible iff c_r < rem - kb
     rb = ab.vreg(name="krem_blk")
     body.add(Instr("v_subrev_u32", (rb, kb, rem)), ("softmax", "mask"))
@@ -125,7 +146,7 @@ def online_softmax(ab, body, st: SoftmaxState, S: VReg, rem: VReg, kb: VReg,
         c_r = (r // 4) * 8 + r % 4
         body.add(Instr("v_cmp_lt_i32", (vcc, Imm(c_r), rb)), ("softmax", "mask"))
         body.add(Instr("v_cndmask_b32", (xs.sub(r), st.ninf, S.sub(r), vcc)), ("softmax", "mask"))
-    return _softmax_tail(ab, body, st, xs, bperm, guard=True, p_scale=p_scale)
+    return _softmax_tail(ab, body, st, xs, bperm, guard=True, p_scale=p_scale, opts=opts)
 
 
 def tri_init(ab, body, st: SoftmaxState, S: VReg, tri: list) -> VReg:
@@ -141,7 +162,7 @@ def tri_init(ab, body, st: SoftmaxState, S: VReg, tri: list) -> VReg:
 
 
 def _softmax_tail(ab, body, st: SoftmaxState, xs: VReg, bperm: VReg, guard: bool,
-                  p_scale=None) -> list[VReg]:
+                  p_scale=None, opts: TailOptions = TailOptions()):
     """Everything after the mask: row max, exponentials, running sum, O rescale, P packing.
     ``xs``: the 16 (masked) raw scores as one tuple (pairs feed v_pk_fma_f32). ``guard``: a row
     may have seen no key yet (masked blocks), so its max can be -inf."""
@@ -173,7 +194,11 @@ def _softmax_tail(ab, body, st: SoftmaxState, xs: VReg, bperm: VReg, guard: bool
     d = vr(name="m_d")
     alpha2 = ab.k.vreg("v", 2, align=2, name="alpha2")     # alpha in both dwords (v_pk_mul_f32)
     alpha = alpha2.sub(0)
-    body.add(Instr("v_fma_f32", (d, st.m, st.c, nmu2.sub(0))), TAGS)
+    if opts.exact_alpha:    # (m - mu) c: 0, so alpha = 2^0 = 1 exactly, when m = mu
+        body.add(Instr("v_sub_f32", (d, st.m, mu)), TAGS)
+        body.add(Instr("v_mul_f32", (d, d, st.c)), TAGS)
+    else:
+        body.add(Instr("v_fma_f32", (d, st.m, st.c, nmu2.sub(0))), TAGS)
     body.add(Instr("v_exp_f32", (alpha, d)), ("softmax", "exp"))
     body.add(Instr("v_mov_b32", (alpha2.sub(1), alpha)), ("softmax", "rescale"))
     body.add(Instr("v_mov_b32", (st.m, mn)), TAGS)
@@ -194,11 +219,8 @@ def _softmax_tail(ab, body, st: SoftmaxState, xs: VReg, bperm: VReg, guard: bool
     body.add(Instr("v_pk_fma_f32", (st.l, st.l, alpha2, ps.sub(0, 2))), ("softmax", "rowsum"))
     for r in range(2, 16, 2):
         body.add(Instr("v_pk_add_f32", (st.l, st.l, ps.sub(r, 2))), ("softmax", "rowsum"))
-    # O^T *= alpha, two accumulators per packed-f32 multiply (VOP3P, gfx940+)
-    for o in st.o:
-        for r in range(0, 16, 2):
-            body.add(Instr("v_pk_mul_f32", (o.sub(r, 2), alpha2, o.sub(r, 2))),
-                     ("softmax", "rescale"))
+    if not opts.defer_rescale:
+        rescale(body, st, alpha2)
     if p_scale is not None:
         _scale_p(body, ps, p_scale, guard)
     # P^T operands
@@ -215,15 +237,24 @@ def _softmax_tail(ab, body, st: SoftmaxState, xs: VReg, bperm: VReg, guard: bool
                                                         ps.sub(a + 2 * hi + 1)),
                                    (("op_sel", (0, 0, 1)),) if hi else ()), ("softmax", "pack"))
             pf.append(ps.sub(kpl * s, 2))
-        return pf
+        return (pf, alpha2) if opts.defer_rescale else pf
     per = cfg.in_type.per_dword      # packed P values per register (2: the pack below is 16-bit)
     for s in range(16 // kpl):
-        f = ab.k.vreg("v", kpl // per, align=2 if kpl == 4 else 4, name=f"pT{s}")
+        f = (opts.p_dst[s] if opts.p_dst is not None
+             else ab.k.vreg("v", kpl // per, align=2 if kpl == 4 else 4, name=f"pT{s}"))
         for w in range(kpl // per):
             lo, hi = ps.sub(kpl * s + per * w), ps.sub(kpl * s + per * w + 1)
             _pack(ab, body, f.sub(w), lo, hi, cfg.dtype)
         pf.append(f)
-    return pf
+    return (pf, alpha2) if opts.defer_rescale else pf
+
+
+def rescale(body, st: SoftmaxState, alpha2: VReg) -> None:
+    """O^T *= alpha, two accumulators per packed-f32 multiply (VOP3P, gfx940+)."""
+    for o in st.o:
+        for r in range(0, 16, 2):
+            body.add(Instr("v_pk_mul_f32", (o.sub(r, 2), alpha2, o.sub(r, 2))),
+                     ("softmax", "rescale"))
 
 
 def _scale_p(body, ps: VReg, f, guard: bool) -> None:
