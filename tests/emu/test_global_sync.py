@@ -78,3 +78,61 @@ def test_atomics_of_many_workgroups_on_one_word_do_not_race(seed):
     data = np.zeros(N, np.uint32)
     launch(build(SOURCE, "gfx942"), "gfx942", "count", data, grid=(4, 1, 1), block=(N, 1, 1), seed=seed)
     assert (data == 1 + 2 + 3 + 4).all()
+
+
+# aiter's split-K protocol in miniature (scalar memory; docs/production-kernels.md): workgroup 0
+# stores data and raises a flag with s_store_dword glc; workgroup 1 polls it with s_load_dword glc,
+# then adds into the data with an atomic.
+SCALAR = """
+  s_load_dwordx4 s[4:7], s[0:1], 0x0
+  s_waitcnt lgkmcnt(0)
+  v_lshlrev_b32 v1, 2, v0
+  s_cmp_eq_u32 s2, 0
+  s_cbranch_scc0 .Lwait
+  v_mov_b32 v2, 7
+  {store}
+  {fence}
+  s_mov_b32 s8, 1
+  s_store_dword s8, s[6:7], 0x0 glc
+  s_waitcnt lgkmcnt(0)
+  s_endpgm
+.Lwait:
+  s_load_dword s8, s[6:7], 0x0 glc
+  s_waitcnt lgkmcnt(0)
+  s_cmp_eq_u32 s8, 0
+  s_cbranch_scc1 .Lwait
+  v_mov_b32 v2, 1
+  global_atomic_add v1, v2, s[4:5]
+  s_waitcnt vmcnt(0)
+  s_endpgm"""
+DIRS = ("  .amdhsa_next_free_vgpr 8\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 8\n"
+        "  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n")
+COHERENT = "global_store_dword v1, v2, s[4:5] sc0 sc1"
+PLAIN = "global_store_dword v1, v2, s[4:5]"
+
+
+def _scalar(store: str, fence: str, seed: int = 0):
+    from hand_kernel import hand_kernel
+
+    from isa.emu import Emulator
+    data, flag = np.zeros(64, np.uint32), np.zeros(1, np.uint32)
+    emu = Emulator(seed=seed)
+    blob = np.array([emu.alloc(data), emu.alloc(flag)], np.uint64).tobytes()
+    emu.launch(hand_kernel(SCALAR.format(store=store, fence=fence), DIRS), "k", grid=(2, 1, 1),
+               block=(64, 1, 1), kernargs=blob)
+    return data
+
+
+@needs_llvm
+@pytest.mark.parametrize("seed", SEEDS)
+def test_scalar_flag_handoff_orders_completed_coherent_or_written_back_stores(seed):
+    assert (_scalar(COHERENT, "s_waitcnt vmcnt(0)", seed) == 8).all()
+    assert (_scalar(PLAIN, "buffer_wbl2 sc1\n  s_waitcnt vmcnt(0)", seed) == 8).all()
+
+
+@needs_llvm
+@pytest.mark.parametrize("store, fence", [(COHERENT, ""), (PLAIN, "s_waitcnt vmcnt(0)")],
+                         ids=["store-not-waited", "not-written-back"])
+def test_scalar_flag_handoff_without_the_wait_or_writeback_is_a_race(store, fence):
+    with pytest.raises(GlobalRaceError, match="no release -> acquire"):
+        _scalar(store, fence)
