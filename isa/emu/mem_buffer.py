@@ -64,11 +64,14 @@ def _addresses(w, sh: _Shape, lanes):
 
 
 def _fast_where(m, w, sh: _Shape, lanes):
-    """The common access's location, (uint8 buffer, int64 byte offsets), without the general
-    path's uint64 addresses: a raw V# (no add_tid, no swizzle), ``offen`` without ``idxen``, every
-    lane's bytes below num_records and inside one allocation. None otherwise (the caller takes
-    the general path, which also raises every error). The same location ``_locate`` finds: the
-    address is base + soffset + VGPR offset + inst_offset (isa.emu.buffer_addr, raw form)."""
+    """The common access's location without the general path's uint64 addresses: a raw V# (no
+    add_tid, no swizzle), ``offen`` without ``idxen``, each lane's access wholly in range or
+    wholly out of it (its first dword at or past num_records, as CK masks lanes with offset
+    0x80000000), the in-range lanes inside one allocation. Returns (uint8 buffer, int64 byte
+    offsets, allocation index, in-range lanes, out-of-range lanes or None), or None otherwise
+    (the caller takes the general path, which also raises every error). The same bytes
+    ``_locate`` finds: the address is base + soffset + VGPR offset + inst_offset and the
+    per-dword range check (isa.emu.buffer_addr, raw form) keeps all or none of such a lane."""
     r = sh.v_off
     if r is None or sh.s_off is None:
         return None
@@ -81,9 +84,21 @@ def _fast_where(m, w, sh: _Shape, lanes):
     v = w.vgpr[r] if isinstance(lanes, slice) else w.vgpr[r][lanes]
     if not v.size:
         return None
+    out = None
+    nr = srd.num_records
     vmax = int(v.max())
-    if vmax + sh.inst_off + sh.nbytes > srd.num_records:
-        return None                 # some dword out of range: per-dword checks (general path)
+    if vmax + sh.inst_off + sh.nbytes > nr:
+        o = v.astype(np.int64) + sh.inst_off
+        gone = o + sh.dw_end[0] > nr          # first dword out: every dword out
+        keep = ~gone
+        if np.count_nonzero(keep & (o + sh.nbytes > nr)):
+            return None                       # a lane partly in range: per-dword (general path)
+        all_lanes = LANES64[lanes]
+        lanes, out = all_lanes[keep], all_lanes[gone]
+        v = v[keep]
+        if not v.size:              # every lane out of range: nothing touches memory
+            return (m.mem.bufs[0], v.astype(np.int64), 0, lanes, out) if m.mem.bufs else None
+        vmax = int(v.max())
     soff = sh.s_const if sh.s_off < 0 else int(w.sgpr[sh.s_off])
     c = srd.base + soff + sh.inst_off
     mem = m.mem
@@ -92,7 +107,7 @@ def _fast_where(m, w, sh: _Shape, lanes):
         return None
     off = v.astype(np.int64)
     off += c - mem.bases[i]
-    return mem.bufs[i], off, i
+    return mem.bufs[i], off, i, lanes, out
 
 
 def _dword_index(m, loc, nbytes: int):
@@ -162,8 +177,9 @@ def _bind_load(ins, nbytes, signed):
             if not keep.all():      # lanes whose LDS address is out of range are masked off (ISA 3.11)
                 lanes, idx = LANES64[lanes][keep], idx[keep]
         loc = None if lds else _fast_where(m, w, sh, lanes)
-        dwi = None
+        dwi = gone = None
         if loc is not None:
+            lanes, gone = loc[3], loc[4]     # in-range lanes; out-of-range ones read 0
             where = (loc[:2], None, None, nbytes)
             n = len(loc[1])
             dwi = _dword_index(m, loc, nbytes)
@@ -183,7 +199,7 @@ def _bind_load(ins, nbytes, signed):
             return
         f = regfile(w, vdst)
         d = vdst.index
-        sync = sync_of(m) if acquire and where[0] is not None else None
+        sync = sync_of(m) if acquire and where[0] is not None and n else None
         seen = sync.read(m, w, where[0], nbytes if where[1] is None else where[3]) if sync else None
 
         if dwi is not None:
@@ -192,11 +208,15 @@ def _bind_load(ins, nbytes, signed):
             def apply():
                 if seen is not None:
                     seen()
+                if gone is not None:
+                    f[d:d + ndw, gone] = 0
                 f[d:d + ndw, lanes] = buf32[idx].T
         else:
             def apply():
                 if seen is not None:
                     seen()
+                if gone is not None:
+                    f[d:d + ndw, gone] = 0
                 f[d:d + ndw, lanes] = bytes_to_dwords(_gather(mem, where, n, nbytes), signed).T
         m.issue(w, AsyncOp(w, VM, regs, apply, w.pc, ins))
     return fn
@@ -211,8 +231,9 @@ def _bind_store(ins, nbytes):
         lanes = w.exec_lanes()
         fast = _fast_where(m, w, sh, lanes)
         if fast is not None:
+            lanes = fast[3]              # out-of-range lanes write nothing
             dwi = _dword_index(m, fast, nbytes)
-            loc = fast[:2]
+            loc = fast[:2] if fast[4] is None or len(lanes) else None
             if dwi is not None:       # whole aligned dwords: the registers' rows, copied at issue
                 buf32, idx = dwi
                 data32 = np.array(regfile(w, vdata)[vdata.index:vdata.index + ndw, lanes].T,

@@ -100,3 +100,37 @@ def test_range_checked_tail_takes_the_general_path(monkeypatch):
     got, want = _copy(4, L * 16, "0", 0, 0, num_records=30 * 16 + 8)
     assert (got == want).all()
     assert calls[0] == 2
+
+
+@pytest.mark.parametrize("ndw", [1, 2, 4])
+def test_masked_lanes_wholly_out_of_range_stay_on_the_fast_path(monkeypatch, ndw):
+    # CK's masking: lanes with offset 0x80000000 are out of range as a whole (their first dword
+    # at or past num_records): they read 0 and store nothing; the other lanes move as usual
+    calls = _general_calls(monkeypatch)
+    offsets = (L * 16).astype(np.int64)
+    offsets[::3] = 0x80000000
+    got, want = _copy(ndw, offsets, "s8", 4, 0)
+    assert (got == want).all() and calls[0] == 0
+    # every lane masked: nothing loaded, nothing stored
+    got, want = _copy(ndw, np.full(64, 0x80000000, np.int64), "0", 0, 0)
+    assert (got == want).all() and not got.any() and calls[0] == 0
+
+
+def test_masked_load_zeroes_the_masked_lanes():
+    src = np.arange(64 * 4, dtype=np.uint32) + 1
+    out = np.full((64, 2), 0xDEAD, np.uint32)
+    emu = Emulator(arch="gfx942")
+    ps, po = emu.alloc(src), emu.alloc(out)
+    offsets = (L * 8).astype(np.int64)
+    offsets[1::2] = 0x80000000
+    run("""
+      v_mov_b32 v10, 7
+      v_mov_b32 v11, 7
+      buffer_load_dwordx2 v[10:11], v1, s[0:3], 0 offen
+      s_waitcnt vmcnt(0)
+      buffer_store_dwordx2 v[10:11], v5, s[4:7], 0 offen
+      s_endpgm""", emu=emu, sgprs={0: _srd(ps, src.nbytes), 4: _srd(po, out.nbytes)},
+        vgprs={1: offsets, 5: L * 8})
+    want = src.reshape(-1, 2)[:64].copy()
+    want[1::2] = 0
+    assert (out == want).all()
