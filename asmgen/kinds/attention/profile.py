@@ -8,9 +8,9 @@ seqlen_q = one Q-block and seqlen_k = ``iters`` key blocks, emulated with trace 
 co-resident copies run on one modeled CU (default: the occupancy, at most the grid's workgroups
 per CU, ceil(n_wg / CUs)). The steady-state cycles per KV-block iteration (the CU's,
 from a second run with two more key blocks, when co-resident workgroups do not loop in step:
-``asmgen.profiling.common.cu_trip_cycles``; causal: always that second run's growth, which adds
-unmasked blocks only, ``_unmasked_growth``) extrapolate each workgroup of the contract's problem
-to its own trip count (causal: the Q-block's last visible key block; the loop runs at least once),
+``asmgen.profiling.common.cu_trip_cycles``; causal: always the growth of a second run with
+``CAUSAL_GROWTH_BLOCKS`` more, which adds unmasked blocks only, ``_unmasked_growth``)
+extrapolate each workgroup of the contract's problem to its own trip count (causal: the Q-block's last visible key block; the loop runs at least once),
 and workgroups are dealt to the ``cus x wgs_per_cu`` slots in dispatch order (``kinds.attention.grid``:
 Q-block fastest; causal, every (batch, head) of the longest Q-block first), each to the slot free
 first: the makespan includes wave quantisation and the causal imbalance.
@@ -120,9 +120,20 @@ def makespan(durations: np.ndarray, n_bh: int, slots: int, longest_first: bool =
     return end
 
 
+# Causal growth window, in key blocks. Two blocks read low: the second run's end is the latest
+# of the co-resident copies' ends and the diagonal's position against the K/V buffer ring (2 or
+# 3 buffers) moves with it, so a 2-block difference holds part of one period. Measured (B16 H16
+# S8192 D128 bf16, clk per block for +2 / +4 / +6 / +8 / +12 blocks): gfx950 prio_interleave
+# w4b2 1696 / 1736 / 1733 / 1733 / 1733, gfx942 pingpong 2238 / 2250 / 2254 / 2256 / 2258,
+# gfx942 prio_interleave w4b2 2672 / 2673 / 2673 / 2673 / 2673; the non-causal kernels' same
+# unmasked body (kvloop) costs 1730-1739, 2246, 2665-2667. Six blocks hold whole periods of
+# both rings (2, 3) and agree with the longer windows within 0.2 %.
+CAUSAL_GROWTH_BLOCKS = 6
+
+
 def _unmasked_growth(meta: dict, hsaco: bytes, params, more: dict, copies: int, hbm: float,
-                     loop, base_cycles: float, seed: int, more_trips: int = 2,
-                     steer: str | None = None) -> float:
+                     loop, base_cycles: float, seed: int,
+                     more_trips: int = CAUSAL_GROWTH_BLOCKS, steer: str | None = None) -> float:
     """Causal: clk per key block below the diagonal. The emulated Q-block ends on its diagonal
     blocks (masked, and with several waves some rows' blocks lie wholly above it), so the
     steady-state window of one run mixes both bodies; with ``more_trips`` more keys the diagonal
@@ -189,6 +200,7 @@ def _profile(meta, hsaco, iters, device, wgs_per_cu, clock_mhz, seed, keep_resul
     if int(trips.max()) >= n_small + 2:
         more = dict(prob["small"], seqlen_k=prob["small"]["seqlen_k"] + 2 * BLOCK_K)
         if prob["causal"]:
+            more["seqlen_k"] = prob["small"]["seqlen_k"] + CAUSAL_GROWTH_BLOCKS * BLOCK_K
             cpi, extrapolation = _unmasked_growth(meta, hsaco, params, more, copies, hbm, loop,
                                                   res.cycles, seed, steer=steer), \
                 "unmasked_growth"
