@@ -33,21 +33,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks"]
-
-
-def _run(args: list[str]) -> str:
-    r = subprocess.run([sys.executable, "-m", "asmgen", *args], cwd=ROOT, capture_output=True,
-                       text=True)
-    if r.returncode:
-        raise RuntimeError((r.stderr or r.stdout).strip().splitlines()[-1])
-    return r.stdout
+sys.path.append(str(ROOT / "benchmarks"))
+from attention import _run  # benchmarks/attention.py: the CLI in a subprocess
 
 
 def profile(arch: str, b: int, h: int, causal: bool, flags: list[str], ns) -> tuple[dict, dict]:
