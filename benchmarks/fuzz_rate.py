@@ -10,19 +10,32 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
+# run as a script this folder is sys.path[0] and the repository root is not (the workers inherit
+# the path): make ``asmgen`` importable without an install
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [os.path.dirname(_HERE)] + [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
 
-def _one(args: tuple) -> tuple[str, float]:
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (llvm-mc, ld.lld)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def _one(args: tuple) -> tuple[str, float, float]:
     m, n, k, sched_seed, emu_seed = args
+    c0 = _cpu()
     from asmgen.fuzz.cases import run_case, settle_gc
     from asmgen.fuzz.strategies import FuzzCase
     from asmgen.kinds.gemm.config import GemmConfig
     out = run_case(FuzzCase(GemmConfig(m=m, n=n, k=k, tile=(64, 64, 32), waves=(2, 2)),
                             sched_seed, emu_seed))
     settle_gc()          # as the campaign loop does after its first case
-    return out.kind, out.seconds
+    return out.kind, out.seconds, _cpu() - c0
 
 
 def main() -> None:
@@ -35,6 +48,7 @@ def main() -> None:
     a = ap.parse_args()
     kinds: dict[str, int] = {}
     busy = 0.0
+    cpu = 0.0
     seed = 0
     t0 = time.monotonic()
     with ProcessPoolExecutor(a.jobs) as pool:
@@ -48,9 +62,10 @@ def main() -> None:
                 seed += 1
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for f in done:
-                kind, sec = f.result()
+                kind, sec, c = f.result()
                 kinds[kind] = kinds.get(kind, 0) + 1
                 busy += sec
+                cpu += c
     el = time.monotonic() - t0
     total = sum(kinds.values())
     ok = kinds.get("pass", 0)
@@ -59,6 +74,13 @@ def main() -> None:
     print(f"  cases {total}: " + ", ".join(f"{k}={v}" for k, v in sorted(kinds.items())))
     print(f"  {60.0 * ok / el:.1f} verified schedules/min  ({busy / max(total, 1):.2f} s per case "
           f"per worker)")
+    # CPU per case (Python + llvm-mc/ld.lld) does not grow with the machine's load as wall time
+    # does: the rate an idle machine's ``jobs`` cores would reach
+    per = cpu / max(total, 1)
+    print(f"  {per:.3f} CPU s per case (worker + its llvm-mc/ld.lld): "
+          f"{60.0 * a.jobs / per * ok / max(total, 1) if per else 0:.0f} verified schedules/min at full "
+          f"use of {a.jobs} "
+          f"core(s)")
 
 
 if __name__ == "__main__":
