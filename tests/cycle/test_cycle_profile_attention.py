@@ -145,3 +145,21 @@ def test_profile_pingpong_reports_both_rescale_figures(tmp_path, capsys):
                    seqlen_k_multiple=32)
     assert main(["profile", str(k4.save(tmp_path / "w4")), "--json", "--iters", "4"]) == 0
     assert "rescale_skip" not in json.loads(capsys.readouterr().out)
+
+
+def test_causal_rate_is_the_unmasked_body_rate():
+    """The causal loop's unmasked body is the non-causal kernel's body (``kvloop``), so the rate
+    the causal profile extrapolates by must be the non-causal kernel's steady-state rate (its
+    per-trip compare and branch aside). gfx950 B16 H16 S8192 D128 prio_interleave w4b2, two
+    co-resident workgroups: a growth window of 2 key blocks read 1696 clk per block against the
+    non-causal 1739 (2.5 % low); ``CAUSAL_GROWTH_BLOCKS`` (6) reads 1733."""
+    from asmgen.api import attention
+    from asmgen.cli.profile import profile
+    kw = {"batch": 16, "heads": 16, "seqlen_q": 8192, "seqlen_k": 8192, "head_dim": 128,
+          "dtype": "bf16", "arch": "gfx950", "waves": 4, "kv_buffers": 2,
+          "schedule": "attn_prio_interleave", "seqlen_k_multiple": 32, "cache": False}
+    c = profile(attention(causal=True, **kw))
+    n = profile(attention(causal=False, **kw))
+    assert c["wgs_per_cu"] == n["wgs_per_cu"] == 2
+    assert c["extrapolation"] == "unmasked_growth"
+    assert c["cycles_per_iter"] == pytest.approx(n["cycles_per_iter"], rel=0.01)
