@@ -42,7 +42,7 @@ def group_read(ins, fn, r: int, off, acc, regs, vdst):
             return _per_wave(fn, members)
         base = addr >> 2
         if single:
-            dws = (base + dw_offs[0]) if dw_offs[0] else base
+            dws = base + dw_offs[0]       # int64 (dw_offs is): fancy indexing takes intp fastest
         else:
             dws = (base[:, :, None] + dw_offs).reshape(len(members), -1)
         ops: list = []
@@ -95,7 +95,7 @@ def group_write(ins, fn, r: int, off, acc, s: int, ndw: int, vdata):
         base = addr >> 2
         rows = (g.V if file_v else g.A)[g.sel, s:s + ndw]       # [n_members, ndw, 64]
         if single:
-            dws = (base + dw_offs[0]) if dw_offs[0] else base
+            dws = base + dw_offs[0]       # int64 (dw_offs is): fancy indexing takes intp fastest
             vals = rows[:, 0].copy()
         else:
             dws = (base[:, :, None] + dw_offs).reshape(len(members), -1)
