@@ -285,8 +285,15 @@ class Pool:
                 pend = w.pending_regs
                 if pend and not pend.keys().isdisjoint(rw):
                     w.mach._check_pending(w, e)
-                if w.hazard_hist:
-                    hazard_check.check_memo(w.mach, w, e, memo)
+                hist = w.hazard_hist
+                if hist:
+                    # check_memo's first case inlined: the history and clock of the member
+                    # walked last (no violation), so this one's verdict too
+                    if w.ws_clock == memo[1] and hist == memo[0]:
+                        if hist[0][0] <= memo[1]:
+                            hist[:] = memo[2]
+                    else:
+                        hazard_check.check_memo(w.mach, w, e, memo)
                 if trace is not None:
                     trace_record(w.mach, w, e)
         else:
@@ -298,7 +305,8 @@ class Pool:
                     trace_record(w.mach, w, e)
         m0 = members[0].mach
         gfn(m0, WaveGroup(self.files, members))
-        pc1 = e.pc + 1
+        pc0 = e.pc
+        pc1 = pc0 + 1
         ws = e.ws
         if check_hz and e.hz_prod:
             hz_max = e.hz_max
@@ -311,15 +319,18 @@ class Pool:
                     # objects, which hazard_check.check_memo compares by identity first
                     rec = (clk + hz_max, clk, e)
                 w.hazard_hist.append(rec)
+                m = w.mach
+                m.steps += 1
+                if m.steps > limit:
+                    m._limit_error(w, pc0)
         else:
             for w in members:
                 w.pc = pc1
                 w.ws_clock += ws
-        for w in members:
-            m = w.mach
-            m.steps += 1
-            if m.steps > limit:
-                m._limit_error(w, e.pc)
+                m = w.mach
+                m.steps += 1
+                if m.steps > limit:
+                    m._limit_error(w, pc0)
         m0.group_steps += 1
         self.group_steps += 1
         if members[-1].mach is not m0:
