@@ -95,14 +95,18 @@ class GlobalSync:
         complete ones). A complete buffer_wbl2 sc1 of the wave raises the written-back entry of
         every wave it knew of when it issued (the writeback covers the whole L2)."""
         self._fold(w, t)
-        vc = dict(self.vc.get(t, {}))
         c = self._complete(m, w)
+        wbl2 = self.wbl2.get(t)
+        if wbl2 and wbl2[0][0] <= c:              # complete ones raise the wave's knowledge for good
+            mine = self.vc.setdefault(t, {})
+            for s, snap in wbl2:
+                if s <= c:
+                    for u, (cu, _) in snap.items():
+                        cur = mine.get(u, (0, 0))
+                        mine[u] = (max(cur[0], cu), max(cur[1], cu))
+            self.wbl2[t] = [e for e in wbl2 if e[0] > c]
+        vc = dict(self.vc.get(t, {}))
         vc[t] = (c if own is None else own, vc.get(t, (0, 0))[1])
-        for s, snap in self.wbl2.get(t, ()):
-            if s <= c:
-                for u, (cu, _) in snap.items():
-                    cur = vc.get(u, (0, 0))
-                    vc[u] = (cur[0], max(cur[1], min(cu, cur[0])))
         return vc, frozenset(self.obs.get(t, ()))
 
     # -- events -------------------------------------------------------------------------------
@@ -143,7 +147,12 @@ class GlobalSync:
                     snap = (w, t, seq) + self._snapshot(m, w, t)
                 table = self.pub.setdefault(k, {})
                 for dw in np.unique(idx >> 2).tolist():
-                    table.setdefault(dw, []).append(snap)
+                    lst = table.get(dw)
+                    if lst is None:
+                        table[dw] = [snap]
+                    else:
+                        _latest_landed(lst)       # keep the newest landed one and later ones
+                        lst.append(snap)
 
     def _check(self, m, w, k, idx, wtid, wseq, wcoh, vc, obs) -> None:
         prev = wtid[idx]
