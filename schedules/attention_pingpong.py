@@ -27,6 +27,23 @@ _RANKS = ((A.ROWMAX, 6), (A.XLANE, 6), (A.GR_K, 5), (A.GR_K_ADDR, 5), (A.GR_V, 5
           (A.LR_V, 3), (A.LR_V_ADDR, 3))
 
 
+# the softmax / memory phase's non-VALU work (SALU, LDS, VMEM): issued in the shadow of a
+# v_exp_f32, which holds its SIMD's VALU 16 clk (quarter rate, cdna-timing section 3) while the
+# wave's next non-VALU instruction may issue in the next slot
+SHADOW = frozenset({A.LR_K, A.LR_V, A.GR_K, A.GR_K_ADDR, A.GR_V, A.LW_V, A.KV_ADV, A.KV_ROT})
+SHADOW_PER_EXP = 3     # issue slots (4 clk each) left by one 16-clk transcendental
+EXPS = 17              # v_exp_f32 per block: alpha and the 16 scores (softmax)
+
+
+def exp_shadow_groups() -> tuple[SchedGroup, ...]:
+    """Pipeline 1: each v_exp_f32 followed by up to three non-VALU nodes (``SHADOW``); a group
+    whose nodes are not ready closes, so the order degrades to the plain ranks, never stalls."""
+    out = []
+    for _ in range(EXPS):
+        out += [SchedGroup({A.EXP}, 1, 1), SchedGroup(SHADOW, SHADOW_PER_EXP, 1)]
+    return tuple(out)
+
+
 def phase_groups() -> tuple[SchedGroup, ...]:
     """MFMA phase, mid barrier, softmax / memory phase, end barrier (module docstring)."""
     return (SchedGroup({CommonTag.SETPRIO_HI}, 1), SchedGroup({CommonTag.MFMA}, OPEN),
@@ -42,7 +59,8 @@ def attn_pingpong(mfma_phase: bool = True, seed: int | None = None) -> AttnRecip
         raise ConfigError(f"attn_pingpong mfma_phase={mfma_phase!r} is not a bool")
     if seed is not None:
         check_int("seed", seed, 0, 2**31 - 1)
-    loop = PhaseRecipe(ranks=_RANKS, groups=phase_groups() if mfma_phase else (), seed=seed)
+    loop = PhaseRecipe(ranks=_RANKS, groups=phase_groups() + exp_shadow_groups()
+                       if mfma_phase else (), seed=seed)
     params = ({} if mfma_phase else {"mfma_phase": False}) | ({} if seed is None else {"seed": seed})
     shape = {"waves": 8, "kv_buffers": 3}
     return AttnRecipe("attn_pingpong", loop, params, defaults=shape, requires={"waves": 8})
