@@ -7,8 +7,8 @@ issue 16). Not a search: the first candidate the generator accepts wins.
 
 * ``seqlen_q`` of at least one 4-wave Q-block (128 rows): the table's row. At D128, 4 waves
   sharing K/V through LDS under ``attn_prio_interleave`` lead on both arches, causal or not.
-* ``seqlen_q`` of at least 256 rows, gfx942 D128 without the key mask: the 8-wave ping-pong
-  (``PINGPONG``) first, the table's row next.
+* ``seqlen_q`` of at least 256 rows, gfx942 D128 without the key mask and gfx950 D128 causal:
+  the 8-wave ping-pong (``PINGPONG``) first, the table's row next.
 * Shorter ``seqlen_q``: a 4-wave workgroup would hold idle waves; one wave, K in registers
   (``attn_interleave``, the best one-wave recipe in every ranking).
 
@@ -64,12 +64,18 @@ MASKED: dict[tuple[str, int], tuple[str, int, int]] = {
 #   gfx942 D128  non-causal pingpong w8b3 696 > prio_interleave w4b2 654 (+6 %, worst error 3.8 %)
 #                causal     pingpong w8b3 686 > prio_interleave w4b2 647 (+6 %)
 #                key mask kept: 623 ~ 626, not taken
-#   gfx950 D128  non-causal 1371 ~ 1370, causal 1353 ~ 1366, key mask kept 1102 ~ 1073
-#                (interleave w4b2): ties within the 10.8 % error, not taken (the loop is bound by
-#                the softmax VALU the two groups share, not by the MFMA / softmax overlap)
+#   gfx950 D128  non-causal 1371 ~ 1370, key mask kept 1102 ~ 1073 (interleave w4b2): ties
+#                within the 10.8 % error, not taken (the loop is bound by the softmax VALU the
+#                two groups share, not by the MFMA / softmax overlap)
+#                causal (O rescale skipped when no max changed, the causal growth over 6 blocks,
+#                benchmarks/attention_rank.py --causal yes, B16 H16 and B1 H16 alike):
+#                pingpong w8b3 1363 > prio_interleave w4b2 1356 > w4b3 1352, a tie taken in
+#                the model's order as the table's ties are (``asmgen attention --causal`` builds
+#                the model's fastest)
 PINGPONG: dict[tuple[str, int, bool], tuple[str, int, int]] = {
     (CDNA3, 128, False): ("attn_pingpong", 8, 3),
     (CDNA3, 128, True): ("attn_pingpong", 8, 3),
+    (CDNA4, 128, True): ("attn_pingpong", 8, 3),
 }
 SHORT = ("attn_interleave", 1, 1)
 FALLBACK = ("attn_basic", 1, 1)     # builds for every config the others refuse
