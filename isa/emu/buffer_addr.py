@@ -59,17 +59,18 @@ class Srd:
 
 def decode_srd(w, srsrc) -> Srd:
     """The V# in s[srsrc:srsrc+3] (decoded once per distinct 4 dwords: ``_SRDS``)."""
-    words = tuple(w.sgpr[srsrc.index:srsrc.index + 4].tolist())
-    srd = _SRDS.get(words)
+    raw = w.sgpr[srsrc.index:srsrc.index + 4]
+    key = raw.tobytes()
+    srd = _SRDS.get(key)
     if srd is None:
-        srd = _decode(srsrc, *words)
+        srd = _decode(srsrc, *raw.tolist())
         if len(_SRDS) >= 4096:
             _SRDS.clear()
-        _SRDS[words] = srd
+        _SRDS[key] = srd
     return srd
 
 
-_SRDS: dict = {}     # (dword0..3) -> Srd; a V# the guide does not cover raises and is not kept
+_SRDS: dict = {}     # bytes of dword0..3 -> Srd; a V# the guide does not cover raises and is not kept
 
 
 def _decode(srsrc, d0: int, d1: int, d2: int, d3: int) -> Srd:

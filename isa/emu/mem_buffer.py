@@ -102,9 +102,13 @@ def _fast_where(m, w, sh: _Shape, lanes):
     soff = sh.s_const if sh.s_off < 0 else int(w.sgpr[sh.s_off])
     c = srd.base + soff + sh.inst_off
     mem = m.mem
-    i = bisect.bisect_right(mem.bases, c + int(v.min())) - 1
+    # every lane's address is >= c (offsets are unsigned): the allocation holding c holds them
+    # all when it holds the highest one; else the lowest lane decides
+    i = bisect.bisect_right(mem.bases, c) - 1
     if i < 0 or c + vmax + sh.nbytes > mem.ends[i]:
-        return None
+        i = bisect.bisect_right(mem.bases, c + int(v.min())) - 1
+        if i < 0 or c + vmax + sh.nbytes > mem.ends[i]:
+            return None
     off = v.astype(np.int64)
     off += c - mem.bases[i]
     return mem.bufs[i], off, i, lanes, out

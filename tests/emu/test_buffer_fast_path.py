@@ -134,3 +134,20 @@ def test_masked_load_zeroes_the_masked_lanes():
     want = src.reshape(-1, 2)[:64].copy()
     want[1::2] = 0
     assert (out == want).all()
+
+
+def test_descriptor_base_below_the_allocation(monkeypatch):
+    # a V# base 256 bytes below the allocation (base + soffset outside every allocation) with
+    # every lane's offset >= 256: the lanes' bytes lie in the allocation, still the fast path
+    calls = _general_calls(monkeypatch)
+    src = np.arange(64, dtype=np.uint32) * 3 + 1
+    out = np.zeros(64, np.uint32)
+    emu = Emulator(arch="gfx942")
+    ps, po = emu.alloc(src), emu.alloc(out)
+    run("""
+      buffer_load_dword v10, v1, s[0:3], 0 offen
+      s_waitcnt vmcnt(0)
+      buffer_store_dword v10, v5, s[4:7], 0 offen
+      s_endpgm""", emu=emu, sgprs={0: _srd(ps - 256, src.nbytes + 256), 4: _srd(po, out.nbytes)},
+        vgprs={1: 256 + L[::-1] * 4, 5: L * 4})
+    assert (out == src[::-1]).all() and calls[0] == 0
