@@ -10,7 +10,14 @@ import pytest
 from asmgen.cli import main
 from asmgen.errors import ConfigError
 from asmgen.kinds.attention.config import AttentionConfig
-from asmgen.kinds.attention.defaults import MASKED, PINGPONG, TABLE, build_default, candidates
+from asmgen.kinds.attention.defaults import (
+    MASKED,
+    MASKED_PINGPONG,
+    PINGPONG,
+    TABLE,
+    build_default,
+    candidates,
+)
 from asmgen.target import ARCHES
 
 PROBLEM = ["--batch", "1", "--heads", "2", "--seqlen-k", "256", "--head-dim", "64",
@@ -79,21 +86,32 @@ def test_pingpong_rows_come_first_for_long_mask_free_queries():
         got = candidates(arch, d, causal, 8192, 32)
         assert got[:2] == [_row(row), _row(TABLE[(arch, d, causal)])]
         assert candidates(arch, d, causal, 255, 32)[0] == _row(TABLE[(arch, d, causal)])
-        if not causal:      # the key mask kept: the masked ranking, no ping-pong
-            assert candidates(arch, d, False, 8192, 1)[0] == _row(MASKED[(arch, d)])
     # gfx950: non-causal ties not taken; causal the model's order (pingpong 1363 > 1356 TF)
     assert (ARCHES[1], 128, False) not in PINGPONG and (ARCHES[1], 128, True) in PINGPONG
 
 
+def test_pingpong_leads_with_the_key_mask_kept_for_long_queries():
+    """Non-causal without a length promise, D128, 256 query rows or more: the ping-pong first
+    (``MASKED_PINGPONG``, both arches), then the masked ranking's row; shorter queries start
+    at the masked ranking's row."""
+    assert set(MASKED_PINGPONG) == {(a, 128) for a in ARCHES}
+    for (arch, d), row in MASKED_PINGPONG.items():
+        assert candidates(arch, d, False, 8192, 1)[:2] == [_row(row), _row(MASKED[(arch, d)])]
+        assert candidates(arch, d, False, 255, 1)[0] == _row(MASKED[(arch, d)])
+        assert candidates(arch, d, True, 8192, 1)[0] == _row(
+            PINGPONG.get((arch, d, True), TABLE[(arch, d, True)]))
+
+
 def test_candidates_and_fallback():
-    assert candidates(ARCHES[0], 128, False, 8192)[0] == dict(zip(
+    assert candidates(ARCHES[0], 128, False, 255)[0] == dict(zip(
         ("schedule", "waves", "kv_buffers"), MASKED[(ARCHES[0], 128)]))
     assert candidates(ARCHES[0], 64, False, 8192, 32)[0] == dict(zip(
         ("schedule", "waves", "kv_buffers"), TABLE[(ARCHES[0], 64, False)]))
     assert candidates(ARCHES[0], 128, False, 127)[0]["waves"] == 1
     # non-causal with the key mask kept takes the masked ranking; causal and mask-free do not
     for arch, d in MASKED:
-        row = dict(zip(("schedule", "waves", "kv_buffers"), MASKED[(arch, d)]))
+        row = dict(zip(("schedule", "waves", "kv_buffers"),
+                       MASKED_PINGPONG.get((arch, d), MASKED[(arch, d)])))
         assert candidates(arch, d, False, 8192, 1)[0] == row
         assert candidates(arch, d, False, 8192, 16)[0] == row
         assert candidates(arch, d, False, 8192, 64)[0] == _row(

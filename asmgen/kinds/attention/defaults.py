@@ -7,8 +7,9 @@ issue 16). Not a search: the first candidate the generator accepts wins.
 
 * ``seqlen_q`` of at least one 4-wave Q-block (128 rows): the table's row. At D128, 4 waves
   sharing K/V through LDS under ``attn_prio_interleave`` lead on both arches, causal or not.
-* ``seqlen_q`` of at least 256 rows, gfx942 D128 without the key mask and gfx950 D128 causal:
-  the 8-wave ping-pong (``PINGPONG``) first, the table's row next.
+* ``seqlen_q`` of at least 256 rows, gfx942 D128 without the key mask, gfx950 D128 causal,
+  or D128 on either arch with the key mask kept (non-causal, no length promise): the 8-wave
+  ping-pong (``PINGPONG``, ``MASKED_PINGPONG``) first, the table's row next.
 * Shorter ``seqlen_q``: a 4-wave workgroup would hold idle waves; one wave, K in registers
   (``attn_interleave``, the best one-wave recipe in every ranking).
 
@@ -63,7 +64,7 @@ MASKED: dict[tuple[str, int], tuple[str, int, int]] = {
 # (same runs, ``benchmarks/attention.py``; TF at the sustained clock):
 #   gfx942 D128  non-causal pingpong w8b3 696 > prio_interleave w4b2 654 (+6 %, worst error 3.8 %)
 #                causal     pingpong w8b3 686 > prio_interleave w4b2 647 (+6 %)
-#                key mask kept: 623 ~ 626, not taken
+#                key mask kept: 623 ~ 626 then (taken since: ``MASKED_PINGPONG`` below)
 #   gfx950 D128  non-causal 1371 ~ 1370, key mask kept 1102 ~ 1073 (interleave w4b2): ties
 #                within the 10.8 % error, not taken (the loop is bound by the softmax VALU the
 #                two groups share, not by the MFMA / softmax overlap)
@@ -72,10 +73,22 @@ MASKED: dict[tuple[str, int], tuple[str, int, int]] = {
 #                pingpong w8b3 1363 > prio_interleave w4b2 1356 > w4b3 1352, a tie taken in
 #                the model's order as the table's ties are (``asmgen attention --causal`` builds
 #                the model's fastest)
+#                since the exp-shadow schedule: non-causal 1471 (+7 %, still a tie), key
+#                mask kept 1465 (taken, ``MASKED_PINGPONG``)
 PINGPONG: dict[tuple[str, int, bool], tuple[str, int, int]] = {
     (CDNA3, 128, False): ("attn_pingpong", 8, 3),
     (CDNA3, 128, True): ("attn_pingpong", 8, 3),
     (CDNA4, 128, True): ("attn_pingpong", 8, 3),
+}
+# ... and with the key mask kept (non-causal, no length promise: the loop branches per block,
+# the masked body only on a last partial block), after the softmax phase's SALU / LDS / VMEM
+# moved into the v_exp_f32 shadows (``schedules/attention_pingpong``); B16 H16 S8192 bf16,
+# sustained clock (benchmarks/attention.py, asmgen profile):
+#   gfx942 D128  pingpong w8b3 711 > prio_interleave w4b2 652 (+9 %, worst error 3.8 %)
+#   gfx950 D128  pingpong w8b3 1465 > interleave w4b2 1253 (+17 %, worst error 10.8 %)
+MASKED_PINGPONG: dict[tuple[str, int], tuple[str, int, int]] = {
+    (CDNA3, 128): ("attn_pingpong", 8, 3),
+    (CDNA4, 128): ("attn_pingpong", 8, 3),
 }
 SHORT = ("attn_interleave", 1, 1)
 FALLBACK = ("attn_basic", 1, 1)     # builds for every config the others refuse
@@ -91,6 +104,8 @@ def candidates(arch: str, head_dim: int, causal: bool, seqlen_q: int,
     key = (arch, head_dim, causal)
     if seqlen_q >= BLOCK_Q * 8 and not masked and key in PINGPONG:
         rows.append(PINGPONG[key])
+    if seqlen_q >= BLOCK_Q * 8 and masked and (arch, head_dim) in MASKED_PINGPONG:
+        rows.append(MASKED_PINGPONG[(arch, head_dim)])
     if seqlen_q >= BLOCK_Q * 4 and (arch, head_dim, causal) in TABLE:
         rows.append(MASKED[(arch, head_dim)] if masked and (arch, head_dim) in MASKED
                     else TABLE[(arch, head_dim, causal)])
