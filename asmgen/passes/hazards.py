@@ -62,7 +62,7 @@ def _rule_view(target: Target, instr: Instr) -> tuple:
     return view
 
 
-_CLASS_MEMO: dict[tuple, tuple[int, int]] = {}
+_CLASS_MEMO: dict[tuple, tuple] = {}
 
 
 def _shape(instr: Instr) -> tuple:
@@ -73,19 +73,32 @@ def _shape(instr: Instr) -> tuple:
                    getattr(o, "name", None)) for o in instr.operands))
 
 
-def _class_masks(target: Target, spec, instr: Instr) -> tuple[int, int]:
-    """(producer, consumer) rule-class bit masks of ``instr``, memoised by arch name and shape."""
+def _groups(rules, mask: int, attr: str) -> tuple:
+    """The rules of ``mask`` grouped by their location function (``attr``: "produced" or
+    "consumed"): ((function name, mask of its rules, their indices), ...)."""
+    out: dict[str, list[int]] = {}
+    for i, r in enumerate(rules):
+        if mask >> i & 1:
+            out.setdefault(getattr(r, attr), []).append(i)
+    return tuple((k, sum(1 << i for i in ix), tuple(ix)) for k, ix in out.items())
+
+
+def _class_masks(target: Target, spec, instr: Instr) -> tuple:
+    """(producer mask, consumer mask, producer groups, consumer groups) of ``instr``'s rule
+    classes (``_groups``), memoised by arch name and shape."""
     key = (target.arch, _shape(instr))
     m = _CLASS_MEMO.get(key)
     if m is None:
         from isa.hazards import CONSUMERS, PRODUCERS
         pm = cm = 0
-        for i, r in enumerate(target.hazard_rules()):
+        rules = target.hazard_rules()
+        for i, r in enumerate(rules):
             if PRODUCERS[r.producer](spec, instr):
                 pm |= 1 << i
             if CONSUMERS[r.consumer](spec, instr):
                 cm |= 1 << i
-        m = _CLASS_MEMO[key] = (pm, cm)
+        m = _CLASS_MEMO[key] = (pm, cm, _groups(rules, pm, "produced"),
+                                _groups(rules, cm, "consumed"))
     return m
 
 
@@ -96,34 +109,32 @@ def _rule_view_cached(target: Target, instr: Instr) -> tuple:
     (producer mask, consumer mask, {rule i: produced locs}, {rule i: consumed locs}, reach,
     wait states it provides): reach is the most wait states any rule can require after it as a
     producer (``Wait`` of its rules at its MFMA passes, the formula ``isa.hazards.matching_rules``
-    uses)."""
+    uses). A rule whose produced locations are empty leaves the producer mask."""
     from isa.access import accesses
     from isa.hazards import CONSUMED, PRODUCED
     spec = effects(target, instr).spec
     states = wait_states(instr, target)
-    pm, cm = _class_masks(target, spec, instr)
+    pm, cm, pgroups, cgroups = _class_masks(target, spec, instr)
     if not (pm or cm):
         return 0, 0, {}, {}, 0, states
     reads, writes = accesses(spec, instr)
-    made, used, kinds_p, kinds_c = {}, {}, {}, {}
-    rules = target.hazard_rules()
-    for i, r in enumerate(rules):
-        if pm >> i & 1:
-            locs = kinds_p.get(r.produced)
-            if locs is None:
-                locs = kinds_p[r.produced] = PRODUCED[r.produced](reads, writes)
-            if locs:
+    made, used = {}, {}
+    for kind, mask, ix in pgroups:      # each location function once, shared by its rules
+        locs = PRODUCED[kind](reads, writes)
+        if locs:
+            for i in ix:
                 made[i] = locs
-            else:
-                pm &= ~(1 << i)
-        if cm >> i & 1:
-            locs = kinds_c.get(r.consumed)
-            if locs is None:
-                locs = kinds_c[r.consumed] = CONSUMED[r.consumed](reads, writes)
+        else:
+            pm &= ~mask
+    for kind, _mask, ix in cgroups:
+        locs = CONSUMED[kind](reads, writes)
+        for i in ix:
             used[i] = locs
-    passes = target.mfma_passes(spec, instr) if spec.has("mfma") else 0
-    reach = max((target.hazard_wait(r, passes) for i, r in enumerate(rules) if pm >> i & 1),
-                default=0)
+    reach = 0
+    if made:
+        rules = target.hazard_rules()
+        passes = target.mfma_passes(spec, instr) if spec.has("mfma") else 0
+        reach = max(target.hazard_wait(rules[i], passes) for i in made)
     return pm, cm, made, used, reach, states
 
 
@@ -173,6 +184,30 @@ def _nops(kernel, states: int) -> list[Node]:
     return out
 
 
+_PAIR_MEMO: dict[tuple, tuple] = {}
+
+
+def _shared_rule(target: Target) -> Callable[[Instr, Instr], int]:
+    """``target.required_wait_states`` memoised across walks (the inserting walk and the
+    verifier's checking walk of one stream ask the same pairs): keyed by the two instructions'
+    identities and the arch, each entry holding its instructions so an id is never reused while
+    its entry lives (a pure function of the two instructions' values: the same answer)."""
+    arch, base = target.arch, target.required_wait_states
+    memo = _PAIR_MEMO
+
+    def rule(p: Instr, c: Instr) -> int:
+        key = (id(p), id(c), arch)
+        m = memo.get(key)
+        if m is not None and m[0] is p and m[1] is c:
+            return m[2]
+        r = base(p, c)
+        if len(memo) > 4096:     # a few hundred streams' pairs: bounds what it keeps alive
+            memo.clear()
+        memo[key] = (p, c, r)
+        return r
+    return rule
+
+
 class _Walker:
     """One pass over the sections. Instead of re-walking the last HORIZON states for every
     consumer, it keeps the *live producers*: entries with a producer class whose largest possible
@@ -186,15 +221,18 @@ class _Walker:
         self.insert = insert
         self.exact = rule is None
         base = rule or target.required_wait_states
-        memo: dict = {}
+        if rule is None:
+            self.rule = _shared_rule(target)
+        else:
+            memo: dict = {}
 
-        def cached(p: Instr, c: Instr) -> int:     # instrs stay alive for the walk: ids are stable
-            key = (id(p), id(c))
-            r = memo.get(key)
-            if r is None:
-                r = memo[key] = base(p, c)
-            return r
-        self.rule = cached
+            def cached(p: Instr, c: Instr) -> int:   # instrs stay alive for the walk: ids are stable
+                key = (id(p), id(c))
+                r = memo.get(key)
+                if r is None:
+                    r = memo[key] = base(p, c)
+                return r
+            self.rule = cached
         self.free = _free_rules(target)
         self.violations: list[str] = []
         self._entries: dict[int, _Entry] = {}
