@@ -27,9 +27,12 @@ and its table "AMDHSA Memory Model Code Sequences GFX940, GFX941, GFX942":
 * atomic read-modify-writes of one byte never race with each other; an atomic and a plain write of
   one byte race as two plain writes do.
 
-Limits (docs/production-kernels.md): as before, only write-write pairs are checked (a read of
-another workgroup's write is not), so the acquire side's ``buffer_inv sc1`` (which keeps later
-*loads* from stale lines) is not demanded; per byte the last plain write and the last atomic are
+A plain read (a load without sc1 / glc) of a byte another workgroup wrote with a plain store
+needs that store ordered before it too; bytes updated with atomics may be read plainly (LLVM's
+compare-and-swap loops start from a plain load). Limits (docs/production-kernels.md): a read is
+checked against writes issued before it (a write issued after another workgroup's read of the
+byte, write-after-read, is not checked); the acquire side's ``buffer_inv sc1`` (which keeps later
+loads from stale L2 lines) is not demanded; per byte the last plain write and the last atomic are
 kept, so a plain write after two unordered atomics of two other workgroups is checked against the
 later one. Scalar memory is outside LLVM's model ("Scalar memory operations are only used to
 access memory that is proven to not change during the execution of the kernel dispatch"); its
@@ -154,7 +157,7 @@ class GlobalSync:
                         _latest_landed(lst)       # keep the newest landed one and later ones
                         lst.append(snap)
 
-    def _check(self, m, w, k, idx, wtid, wseq, wcoh, vc, obs) -> None:
+    def _check(self, m, w, k, idx, wtid, wseq, wcoh, vc, obs, reading: bool = False) -> None:
         prev = wtid[idx]
         other = (prev != 0) & ((prev - 1) // SLOTS != m.wg_index)
         if not other.any():
@@ -171,12 +174,33 @@ class GlobalSync:
             if bad.any():
                 j = int(np.argmax(bad))
                 off = int(idx[j])
-                raise m.error(GlobalRaceError,
-                              f"global write race: byte {off} of {self.mem.names[k]} (address "
-                              f"{self.mem.bases[k] + off:#x}) is written by workgroup {m.wg_id} and by "
-                              f"workgroup {m.wg_names[u // SLOTS]} of the same launch with no "
-                              "release -> acquire between them (workgroups are unordered; "
-                              "isa.emu.global_sync)", w)
+                where = f"byte {off} of {self.mem.names[k]} (address {self.mem.bases[k] + off:#x})"
+                other = m.wg_names[u // SLOTS]
+                what = (f"global read race: {where} is read by workgroup {m.wg_id} after workgroup "
+                        f"{other} wrote it" if reading else
+                        f"global write race: {where} is written by workgroup {m.wg_id} and by "
+                        f"workgroup {other}")
+                raise m.error(GlobalRaceError, what + " of the same launch with no release -> acquire "
+                              "between them (workgroups are unordered; isa.emu.global_sync)", w)
+
+    def plain_read(self, m, w, loc, nbytes: int) -> None:
+        """A plain (not synchronising) global read by ``w`` at issue: reading a byte another
+        workgroup wrote with a plain store needs that store ordered before it, as a write would.
+        Bytes other workgroups update with atomics may be read plainly at any time (LLVM's
+        atomicrmw expansion starts its compare-and-swap loop with a plain load of the location:
+        a stale value only costs an iteration)."""
+        t = m.wg_index * SLOTS + w.wave_id
+        if self.pending:
+            self._fold(w, t)
+        vc, obs = self.vc.get(t, {}), self.obs.get(t, ())
+        rng = _RANGES[nbytes] if nbytes < len(_RANGES) else np.arange(nbytes)
+        for buf, off in ([loc] if isinstance(loc, tuple) else [(b, o) for b, o, _ in loc]):
+            rec = self.plain.get(self._k(buf)) if len(off) else None
+            if rec is None:
+                continue
+            idx = (off[:, None] + rng).ravel()
+            if rec[0][idx].any():
+                self._check(m, w, self._k(buf), idx, rec[0], rec[1], rec[2], vc, obs, reading=True)
 
     def read(self, m, w, loc, nbytes: int):
         """A synchronising read by ``w`` (issued right after this call) of ``loc``: returns the
@@ -261,6 +285,18 @@ def _latest_landed(entries):
             del entries[:i]
             return e
     return None
+
+
+def check_read(m, w, loc, nbytes: int) -> None:
+    """The plain-read race check of a global load by ``w`` (its current instruction), unless it
+    is a synchronising read (sc1 / glc: those read what other workgroups write by design)."""
+    sync = getattr(m.mem, "sync", None) if m.wg_index is not None else None
+    if sync is None or not sync.plain or loc is None:
+        return
+    ins = m.entries[w.pc].instr
+    if ins.has("sc1") or ins.has("glc"):
+        return
+    sync.plain_read(m, w, loc, nbytes)
 
 
 def sync_of(m):

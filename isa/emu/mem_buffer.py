@@ -16,7 +16,7 @@ import numpy as np
 from ..operands import Imm, Reg
 from . import buffer_addr
 from .errors import EmulatorError, GlobalOutOfBoundsError
-from .global_sync import sync_of
+from .global_sync import check_read, sync_of
 from .lds import dwords_of
 from .mem_common import byte_range, bytes_to_dwords, is_off, lanes_to_bytes, mod_int, regfile
 from .mem_ops import ATOMIC_OPS, ATOMIC_OPS64, F64_ATOMICS, LOADS, STORES
@@ -137,14 +137,18 @@ def _locate(m, w, addr, in_range, nbytes, what):
     (a 16-byte load whose first dwords end exactly at the allocation's end is fine)."""
     try:
         if in_range is None:
-            return m.mem.locate(addr, nbytes, what), None, None, nbytes
-        rows, k = np.nonzero(in_range)
-        size = min(4, nbytes)
-        cols = 4 * k
-        loc = m.mem.locate(addr[rows] + cols.astype(np.uint64), size, what) if rows.size else None
-        return loc, rows, cols, size
+            out = m.mem.locate(addr, nbytes, what), None, None, nbytes
+        else:
+            rows, k = np.nonzero(in_range)
+            size = min(4, nbytes)
+            cols = 4 * k
+            loc = m.mem.locate(addr[rows] + cols.astype(np.uint64), size, what) if rows.size else None
+            out = loc, rows, cols, size
     except GlobalOutOfBoundsError as e:
         raise m.error(GlobalOutOfBoundsError, e.what, w) from None
+    if what == "buffer load":     # a read of another workgroup's write must be ordered after it
+        check_read(m, w, out[0], out[3])
+    return out
 
 
 def _gather(mem, where, n, nbytes):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import GlobalOutOfBoundsError
-from .global_sync import sync_of
+from .global_sync import check_read, sync_of
 from .lds import dwords_of
 from .mem_common import byte_range, bytes_to_dwords, is_off, lanes_to_bytes, mod_int, regfile
 from .mem_ops import ATOMIC_NAMES, ATOMIC_OPS, ATOMIC_OPS64, F64_ATOMICS, LOADS, STORES
@@ -43,9 +43,12 @@ def _addr(w, vaddr, saddr, offset, lanes) -> np.ndarray:
 
 def _locate(m, w, addr, nbytes, what):
     try:
-        return m.mem.locate(addr, nbytes, what)
+        loc = m.mem.locate(addr, nbytes, what)
     except GlobalOutOfBoundsError as e:
         raise m.error(GlobalOutOfBoundsError, e.what, w) from None
+    if "_load" in what:           # a read of another workgroup's write must be ordered after it
+        check_read(m, w, loc, nbytes)
+    return loc
 
 
 def _bind_load(ins, nbytes, signed, flat):

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..operands import Imm, Reg
 from .errors import GlobalOutOfBoundsError
-from .global_sync import sync_of
+from .global_sync import check_read, sync_of
 from .mem_common import mod_int, scalar_operand_value
 from .pending import SMEM, AsyncOp
 from .registry import binder
@@ -54,6 +54,8 @@ def _bind(ins, ndw, buffered):
             except GlobalOutOfBoundsError as e:
                 raise m.error(GlobalOutOfBoundsError, e.what, w) from None
         mem = m.mem
+        if n_in and not acquire and getattr(mem, "sync", None) is not None:
+            check_read(m, w, mem.locate(np.array([addr], np.uint64), 4 * n_in, ins.op), 4 * n_in)
         sync = sync_of(m) if acquire and n_in else None
         seen = sync.read(m, w, mem.locate(np.array([addr], np.uint64), 4 * n_in, ins.op),
                          4 * n_in) if sync is not None else None

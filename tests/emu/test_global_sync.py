@@ -34,6 +34,18 @@ HANDOFF(handoff_relaxed, __ATOMIC_RELAXED, 1, data[i] += 1)
 HANDOFF(handoff_nowait, __ATOMIC_RELEASE, 0, data[i] += 1)
 HANDOFF(handoff_atomic, __ATOMIC_RELEASE, 1, __scoped_atomic_fetch_add(&data[i], 1u, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE))
 HANDOFF(handoff_atomic_nowait, __ATOMIC_RELEASE, 0, __scoped_atomic_fetch_add(&data[i], 1u, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE))
+/* workgroup 1 copies what workgroup 0 wrote: after the flag (handoff_read) or not (read_nowait) */
+__kernel void handoff_read(__global uint *data, __global uint *flag, __global uint *out) {
+  uint i = ID;
+  if (WG == 0) {
+    data[i] = 100 + i; SYNC;
+    if (i == 0) __scoped_atomic_store_n(flag, 1u, __ATOMIC_RELEASE, __MEMORY_SCOPE_DEVICE);
+  } else { POLL(__ATOMIC_ACQUIRE) SYNC; out[i] = data[i]; }
+}
+__kernel void read_nowait(__global uint *data, __global uint *flag, __global uint *out) {
+  uint i = ID;
+  if (WG == 0) data[i] = 100 + i; else out[i] = data[i];
+}
 __kernel void count(__global uint *data) {
   __scoped_atomic_fetch_add(&data[ID], WG + 1, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
 }
@@ -136,3 +148,20 @@ def test_scalar_flag_handoff_orders_completed_coherent_or_written_back_stores(se
 def test_scalar_flag_handoff_without_the_wait_or_writeback_is_a_race(store, fence):
     with pytest.raises(GlobalRaceError, match="no release -> acquire"):
         _scalar(store, fence)
+
+
+def _copy(kernel: str, seed: int = 0):
+    from isa.emu import Emulator
+    data, flag, out = np.zeros(N, np.uint32), np.zeros(1, np.uint32), np.zeros(N, np.uint32)
+    # workgroup 0 first, then workgroup 1: the order that hides a missing wait from a value check
+    emu = Emulator(seed=seed, concurrent_workgroups=1, shuffle_workgroups=False)
+    blob = np.array([emu.alloc(data), emu.alloc(flag), emu.alloc(out)], np.uint64).tobytes()
+    emu.launch(build(SOURCE, "gfx942"), kernel, grid=(2, 1, 1), block=(N, 1, 1), kernargs=blob)
+    return out
+
+
+@needs_llvm
+def test_reading_another_workgroups_write_needs_the_handoff():
+    assert (_copy("handoff_read") == 100 + np.arange(N)).all()
+    with pytest.raises(GlobalRaceError, match="global read race: .* read by workgroup .* after workgroup"):
+        _copy("read_nowait")
