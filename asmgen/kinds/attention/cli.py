@@ -18,7 +18,8 @@ def add_arguments(a: argparse.ArgumentParser) -> None:
     a.add_argument("--kv-heads", type=int, default=None, help="GQA/MQA: divides --heads")
     a.add_argument("--seqlen-q", type=int, required=True)
     a.add_argument("--seqlen-k", type=int, required=True)
-    a.add_argument("--head-dim", type=int, required=True, help="64 or 128")
+    a.add_argument("--head-dim", type=int, required=True,
+                   help="64, 128 or 256 (prefill; decode and extend: 64 or 128)")
     a.add_argument("--dtype", default="f16", choices=("f16", "bf16") + FP8_DTYPES,
                    help="Q/K/V type; fp8 (the arch's E4M3: FNUZ on CDNA3, OCP on CDNA4) adds "
                         "q_scale/k_scale/v_scale arguments")

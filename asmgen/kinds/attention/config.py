@@ -20,17 +20,28 @@ from dataclasses import asdict, dataclass
 
 from ...dtypes import DTYPES, DType, dtype_of
 from ...errors import ConfigError
-from ...target import ARCHES, DEFAULT_ARCH, IN_DTYPES, VGPR_MAX, target_of
+from ...target import ARCHES, DEFAULT_ARCH, IN_DTYPES, target_of
 from ..common.arch import ArchTyped
 from .lds import BLOCK_K, BLOCK_Q, kv_buffer_bytes, v_bytes
 
-HEAD_DIMS = (64, 128)
+HEAD_DIMS = (64, 128)                       # every attention kind (decode, extend import it)
+PREFILL_HEAD_DIMS = HEAD_DIMS + (256,)       # this kind's (head_dim 256: below)
+# head_dim 256 (f16/bf16 only): Q's MFMA B operands (64 per lane) live in AccVGPRs, and O^T
+# (128 f32 per lane) too unless the ArchVGPRs hold it (``o_agpr_blocks``)
+AGPR_HEAD_DIM = 256
+# O^T tuples in AGPRs at head_dim 256 per (waves, K/V shared through LDS); default all 8.
+# Four waves: O^T in VGPRs (244-256 of them), since every AGPR tuple costs the rescale 40
+# v_accvgpr_read / write per key block. ``asmgen profile``, B16 H16 S8192 bf16 non-causal,
+# seqlen_k_multiple 32, TFLOP/s at the model's clock: gfx942 prio_interleave 756 (0 AGPR tuples)
+# > 730 (1) > 660 (4) > 586 (8, Q in VGPRs); gfx950 basic 1110 > 1052 > 909 > 770
+O_AGPR_BLOCKS = {(4, True): 0}
 # fp8 Q/K/V: each arch takes its own E4M3 (asmgen.dtypes: FNUZ on gfx942, OCP on gfx950)
 FP8_DTYPES = ("fp8_e4m3fnuz", "fp8_e4m3")
 FP8_OUT = ("bf16", "f32")            # O of an fp8 kernel (LSE is f32 always)
 FP8_MFMA_K = 16                      # v_mfma_f32_32x32x16_fp8_fp8 (both arches)
 # seqlen * head_dim * 2 bytes must fit the 32-bit num_records of a buffer resource
-# (cdna-facts section 5); 2**20 keeps every SALU offset product below 2**31 for D <= 128.
+# (cdna-facts section 5); 2**20 keeps every SALU offset product below 2**31 for D <= 256
+# (2**20 rows x 512 bytes = 2**29).
 SEQ_MAX = 1 << 20
 # The GQA head division runs in f32 (floor((h * kv_heads + 0.5) / heads)); it is exact while
 # h * kv_heads < 2**21 (f32 relative error 2**-22 against a distance 0.5 / heads to an integer).
@@ -55,6 +66,9 @@ WAVES = (1, 2, 4, 8)
 KV_BUFFERS = (1, 2, 3)
 PINGPONG_WAVES = 8     # the ping-pong loop (``kinds.attention.pingpong``): two groups of 4 waves
 PINGPONG_BUFFERS = 3   # its K ring (the V ring takes the V^T regions of the first two)
+# registers (ArchVGPRs + AccVGPRs) of each of its two waves per SIMD: the unified 512 per lane
+# (cdna-facts section 1, occupancy = floor(512 / total))
+PINGPONG_REGS = 256
 
 
 def softmax_scale(kind: str, scale, head_dim: int) -> float:
@@ -114,16 +128,12 @@ class AttentionConfig(ArchTyped):
         if self.out_dtype not in outs:
             raise ConfigError(f"attention out_dtype={self.out_dtype!r} is not one of {outs} for "
                               f"dtype={self.dtype!r}")
-        if self.head_dim == 256:
-            # the registers a lane keeps across the loop: O^T (D / 2), Q's B operands (D / 4 with
-            # the x8 MFMA, the same with x16) and S^T (16), before K/V operands and the softmax
-            d = self.head_dim
-            raise ConfigError(f"attention head_dim=256 needs more than the {VGPR_MAX} VGPRs of a "
-                              f"lane: O^T {d // 2} + Q {d // 4} + S^T 16 live across the loop, "
-                              f"305 (4 waves) to 414 (1 wave) at the peak when built; O "
-                              f"accumulated in AGPRs is not built")
-        if self.head_dim not in HEAD_DIMS:
-            raise ConfigError(f"attention head_dim={self.head_dim!r} is not one of {HEAD_DIMS}")
+        if self.head_dim not in PREFILL_HEAD_DIMS:
+            raise ConfigError(f"attention head_dim={self.head_dim!r} is not one of "
+                              f"{PREFILL_HEAD_DIMS}")
+        if self.head_dim == AGPR_HEAD_DIM and fp8:
+            raise ConfigError(f"attention head_dim=256 with dtype={self.dtype!r} is not built "
+                              f"(head_dim 256 takes f16/bf16)")
         if not isinstance(self.causal, bool):
             raise ConfigError(f"attention causal={self.causal!r} is not a bool")
         _int("batch", self.batch, 1, BATCH_MAX)
@@ -159,9 +169,12 @@ class AttentionConfig(ArchTyped):
                                   f"kv_buffers={PINGPONG_BUFFERS}, got kv_buffers="
                                   f"{self.kv_buffers}")
             if self.head_dim != 128:
+                why = ("a K/V block does not split into 8 equal shares" if self.head_dim < 128
+                       else f"two waves per SIMD leave each {PINGPONG_REGS} of a lane's 512 "
+                            f"registers, and O^T {self.head_dim // 2} + Q {self.head_dim // 4} + "
+                            f"S^T 16 + the carried K/V operands stay live across the loop")
                 raise ConfigError(f"attention waves={PINGPONG_WAVES} (the ping-pong loop) is built "
-                                  f"for head_dim=128, got head_dim={self.head_dim}: at 64 a K/V "
-                                  f"block does not split into 8 equal shares")
+                                  f"for head_dim=128, got head_dim={self.head_dim}: {why}")
         if self.kv_buffers > 1 and self.prefetch != 1:
             raise ConfigError(f"attention prefetch={self.prefetch} applies to kv_buffers=1 only; "
                               f"with kv_buffers={self.kv_buffers} blocks are loaded "
@@ -257,6 +270,16 @@ class AttentionConfig(ArchTyped):
                 f"{f'_w{self.waves}b{self.kv_buffers}' if self.kv_buffers > 1 else ''}"
                 f"{'' if self.key_mask else '_nomask'}{'_varlen' if self.varlen else ''}"
                 f"{'_of32' if self.fp8 and self.out_dtype == 'f32' else ''}")
+
+    @property
+    def o_agpr_blocks(self) -> int:
+        """How many of O^T's 32-dim accumulator tuples live in AccVGPRs (the last ones; the
+        softmax rescales them through v_accvgpr_read / write, ``softmax``): none below head_dim
+        256; at 256 none with four waves sharing K/V (Q is in AGPRs, K/V operands come from LDS
+        a block at a time, so O^T fits the 256 ArchVGPRs), all eight otherwise (``O_AGPR_BLOCKS``)."""
+        if self.head_dim != AGPR_HEAD_DIM:
+            return 0
+        return O_AGPR_BLOCKS.get((self.waves, self.kv_buffers > 1), self.head_dim // 32)
 
     @property
     def key_mask(self) -> bool:

@@ -6,7 +6,8 @@ head dims (cdna-facts section 2.2). So K needs no transpose and goes straight to
 ``buffer_load_dword ... lds`` on gfx942 and ``buffer_load_dwordx4 ... lds`` on gfx950 (cdna-facts
 section 6: LDS address = M0 + instruction offset + lb lane for lb = 4 / 16 bytes per lane,
 completion counted by vmcnt; the instruction offset moves the global address too). One DMA
-instruction writes a *chunk* of 64 lb bytes (256 or 1024) = whole key rows; the block's
+instruction writes a *chunk* of 64 lb bytes (256 or 1024) = whole key rows (or, D = 256 with
+4-byte DMA, half a 512-byte row: chunk j holds units 16 (j % 2) .. + 15 of row j / 2); the block's
 ``32 * 2 D / chunk`` chunks are dealt to the workgroup's waves, wave w taking the contiguous
 chunks w * NJ .. w * NJ + NJ - 1.
 
@@ -61,15 +62,18 @@ def lane_bytes(cfg) -> int:
 OFFEN = (("offen", True),)
 
 
-def load_q(p, ab, cfg, off: VReg, srd_q: VReg) -> list[VReg]:
+def load_q(p, ab, cfg, off: VReg, srd_q: VReg, file: str = "v") -> list[VReg]:
     """Q into registers, one buffer load per MFMA k-step: the B operand of k-step ``st`` is
     Q[row][st * mfma_k + dq .. + k_per_lane - 1] at the constant offset of ``st`` k-steps from
-    ``off`` (the prefill and decode kinds both load Q this way, tagged ``gr_q``)."""
+    ``off`` (the prefill and decode kinds both load Q this way, tagged ``gr_q``). ``file`` "a":
+    into AccVGPRs (buffer loads write them and an MFMA's A/B may be AGPRs on gfx90a+,
+    cdna-facts section 2.1)."""
     nb = cfg.in_type.nbytes(cfg.k_per_lane)          # 8 or 16 bytes per lane and k-step
     load = {8: "buffer_load_dwordx2", 16: "buffer_load_dwordx4"}[nb]
     regs = []
     for st in range(cfg.head_dim // cfg.mfma_k):
-        r = ab.vreg(nb // 4, name=f"q{st}")
+        r = ab.k.vreg(file, nb // 4, align=2, name=f"q{st}") if file == "a" else \
+            ab.vreg(nb // 4, name=f"q{st}")
         p.add(Instr(load, (r, off, srd_q, Imm(0)),
                     OFFEN + ((("offset", cfg.in_type.nbytes(cfg.mfma_k * st)),) if st else ())),
               ("gr_q",))
@@ -108,8 +112,7 @@ def setup(ab, lane: VReg, col: VReg, half: VReg, swave: VReg) -> KTile:
     lg_lb = lb.bit_length() - 1
     chunk = 64 * lb
     nj = BLOCK_K * row_b // chunk // cfg.waves
-    rpc = chunk // row_b                              # key rows per chunk (1..8)
-    rows_wave = nj * rpc
+    rows_wave = nj * chunk // row_b                   # chunks hold 1..8 rows, or half a row
     # ---- DMA side: G0 = (row0 + lrow) 2 D + 16 (pu ^ x0) + 4 (l % 4), x0 = (row0 + lrow) & M
     row0 = ab.sreg(name="k_row0")
     p.add(Instr("s_mul_i32", (row0, swave, Imm(rows_wave))), tags)
@@ -169,7 +172,7 @@ def load_block(ab, block, kt: KTile, srd_k: VReg, buf: VReg,
     tags = ("addr", "gr_k_addr")
     D = ab.cfg.head_dim
     chunk = 64 * kt.lane_bytes
-    rpc = chunk // ab.cfg.in_type.nbytes(D)
+    row_b = ab.cfg.in_type.nbytes(D)
     m0b = ab.sreg(name="k_m0b")
     block.add(Instr("s_add_u32", (m0b, kt.m0_wave, buf)), tags)
     cur_seg = None
@@ -183,7 +186,8 @@ def load_block(ab, block, kt: KTile, srd_k: VReg, buf: VReg,
             else:
                 block.add(Instr("s_mov_b32", (Special("m0"), m0b)), tags)
             cur_seg = seg
-        k_ = (j * rpc) & kt.mask
+        k_ = (j * chunk // row_b) & kt.mask     # the chunk's first row (D = 256, 4-byte DMA:
+        #                                         two chunks per row, lane l at unit l / 4 of its half)
         # XOR of the logical unit by k_: bits 4.. of the byte offset, or for paired units
         # (x8) U / 2 at dword bit 3 and U % 2 at dword bit 1
         key = (((k_ >> 1) << 5) | ((k_ & 1) << 3)) if paired(ab.cfg) else k_ << 4

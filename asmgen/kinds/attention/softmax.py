@@ -62,7 +62,11 @@ class SoftmaxState:
     poff2: VReg | None = None    # fp8: {log2 F, log2 F} (the P offset, module docstring)
 
 
-def init_state(ab, head_dim: int) -> SoftmaxState:
+def init_state(ab, head_dim: int, agpr_blocks: int = 0) -> SoftmaxState:
+    """Softmax state and the zeroed O^T accumulators, one 16-register tuple per 32 head dims:
+    the last ``agpr_blocks`` in AccVGPRs, the others in VGPRs (head_dim 256: its 128 O^T
+    registers per lane leave no room for Q, S^T and the operands in the 256 ArchVGPRs; the MFMA
+    takes src C / vdst in AGPRs, cdna-facts section 1)."""
     p = ab.k.prologue
     tags = ("init",)
     ninf, m, ts, c, negc = (ab.vreg(name=n) for n in ("ninf", "m", "scale_v", "scale_l2e",
@@ -74,10 +78,13 @@ def init_state(ab, head_dim: int) -> SoftmaxState:
     p.add(Instr("v_mov_b32", (l2.sub(0), Imm(0))), tags)
     p.add(Instr("v_mov_b32", (l2.sub(1), Imm(0))), tags)
     o = []
-    for db in range(head_dim // 32):
-        t = ab.k.vreg("v", 16, align=4, name=f"oT{db}")
+    nb = head_dim // 32
+    for db in range(nb):
+        acc = "a" if db >= nb - agpr_blocks else "v"
+        t = ab.k.vreg(acc, 16, align=4, name=f"oT{db}")
         for r in range(16):
-            p.add(Instr("v_mov_b32", (t.sub(r), Imm(0))), tags)
+            p.add(Instr("v_accvgpr_write_b32" if acc == "a" else "v_mov_b32", (t.sub(r), Imm(0))),
+                  tags)
         o.append(t)
     return SoftmaxState(m, l2, o, c, ninf, ts, c2, negc)
 
@@ -220,7 +227,7 @@ def _softmax_tail(ab, body, st: SoftmaxState, xs: VReg, bperm: VReg, guard: bool
     for r in range(2, 16, 2):
         body.add(Instr("v_pk_add_f32", (st.l, st.l, ps.sub(r, 2))), ("softmax", "rowsum"))
     if not opts.defer_rescale:
-        rescale(body, st, alpha2)
+        rescale(body, st, alpha2, ab)
     if p_scale is not None:
         _scale_p(body, ps, p_scale, guard)
     # P^T operands
@@ -249,10 +256,22 @@ def _softmax_tail(ab, body, st: SoftmaxState, xs: VReg, bperm: VReg, guard: bool
     return (pf, alpha2) if opts.defer_rescale else pf
 
 
-def rescale(body, st: SoftmaxState, alpha2: VReg) -> None:
-    """O^T *= alpha, two accumulators per packed-f32 multiply (VOP3P, gfx940+)."""
+def rescale(body, st: SoftmaxState, alpha2: VReg, ab=None) -> None:
+    """O^T *= alpha, two accumulators per packed-f32 multiply (VOP3P, gfx940+); an AccVGPR
+    tuple (head_dim 256, ``init_state``) through VGPR temporaries of ``ab``."""
     for o in st.o:
         for r in range(0, 16, 2):
+            if o.file == "a":   # VALU takes no AccVGPR operand (only MFMAs, memory ops and
+                # v_accvgpr_*; CDNA3 ISA guide, AccVGPRs; isa spec tables): out, scale, back
+                x = ab.k.vreg("v", 2, align=2, name="o_rs")
+                for i in range(2):
+                    body.add(Instr("v_accvgpr_read_b32", (x.sub(i), o.sub(r + i))),
+                             ("softmax", "rescale"))
+                body.add(Instr("v_pk_mul_f32", (x, alpha2, x)), ("softmax", "rescale"))
+                for i in range(2):
+                    body.add(Instr("v_accvgpr_write_b32", (o.sub(r + i), x.sub(i))),
+                             ("softmax", "rescale"))
+                continue
             body.add(Instr("v_pk_mul_f32", (o.sub(r, 2), alpha2, o.sub(r, 2))),
                      ("softmax", "rescale"))
 
@@ -349,12 +368,26 @@ def epilogue(ab, e, st: SoftmaxState, bperm, off_o, off_l, srd_o, srd_lse,
           ("epi", "store"))
     # O: lane l holds dims 32 db + 8 g + 4 (l / 32) + 0..3 of query col: one 8-byte store each
     out = getattr(cfg, "out_dtype", cfg.dtype)
+
+    def scaled(dst, o, r) -> None:
+        """dst = inv * O^T register r (an AccVGPR is read out first: VALU reads no AGPR)."""
+        src = o.sub(r)
+        if o.file == "a":
+            e.add(Instr("v_accvgpr_read_b32", (dst, src)), tags)
+            src = dst
+        e.add(Instr("v_mul_f32", (dst, inv, src)), tags)
+
+    blk = e
+    ordered = len(st.o) >= 8 or any(o.file == "a" for o in st.o)
     for db, o in enumerate(st.o):
         for g in range(4):
+            if ordered:   # head_dim 256: one store after the other (falling node priorities),
+                # so the VGPR temporaries of all 128 values are never live at once
+                e = _Prioritised(blk, -(4 * db + g) - 1)
             if out == "f32":         # fp8 kernels' f32 O: the four products stored as they are
                 data = ab.k.vreg("v", 4, align=4, name="o_out")
                 for i in range(4):
-                    e.add(Instr("v_mul_f32", (data.sub(i), inv, o.sub(4 * g + i))), tags)
+                    scaled(data.sub(i), o, 4 * g + i)
                 e.add(Instr("buffer_store_dwordx4", (data, off_o, srd_o, Imm(0)),
                             (("offen", True),) + ((("offset", 128 * db + 32 * g),)
                                                   if db or g else ())), ("epi", "store"))
@@ -363,10 +396,21 @@ def epilogue(ab, e, st: SoftmaxState, bperm, off_o, off_l, srd_o, srd_lse,
             ys = []
             for i in range(4):
                 y = vr(name="o_y")
-                e.add(Instr("v_mul_f32", (y, inv, o.sub(4 * g + i))), tags)
+                scaled(y, o, 4 * g + i)
                 ys.append(y)
             _pack(ab, e, data.sub(0), ys[0], ys[1], out)
             _pack(ab, e, data.sub(1), ys[2], ys[3], out)
             off = 2 * (32 * db + 8 * g)      # 16-bit O
             e.add(Instr("buffer_store_dwordx2", (data, off_o, srd_o, Imm(0)),
                         (("offen", True),) + ((("offset", off),) if off else ())), ("epi", "store"))
+
+
+class _Prioritised:
+    """A block whose ``add`` gives every node one scheduling priority (higher issues first;
+    ``asmgen.sched.list_sched``: the default order is node priority, then height)."""
+
+    def __init__(self, block, priority: int):
+        self.block, self.priority = block, priority
+
+    def add(self, instr, tags=(), **kw):
+        return self.block.add(instr, tags, priority=self.priority, **kw)

@@ -24,6 +24,11 @@ l ^ 32 (``ds_bpermute_b32`` on gfx942, ``v_permlane32_swap_b32`` on gfx950; DPP 
 ds_swizzle stay within 32 lanes); the running sum is kept per lane and combined once in the epilogue. O^T lane l holds query
 l % 32, so rescaling by exp2(m_old - m_new) is one v_mul per accumulator register.
 
+Head dim 256: Q's B operands go to AccVGPRs (an MFMA's A/B may be AGPRs; nothing else reads
+them) and O^T too unless four waves share K/V (``AttentionConfig.o_agpr_blocks``): the
+softmax rescales AGPR accumulators through ``v_accvgpr_read`` / ``v_accvgpr_write`` and the
+epilogue reads them out, one store at a time.
+
 Q is loaded once into registers (B operands of every k-step). K comes straight from global
 memory into its operand registers (one 8-byte load per lane and k-step, 16-byte for the x16
 MFMA). With ``prefetch`` = 1 (default) the loads of key block i + 1 (K operands and the V rows)
@@ -66,7 +71,7 @@ from ..common.buffers import OOB_OFFSET, SRD_DWORD3
 from . import ktile, vtile
 from . import pipe as pipeline
 from . import softmax as sm
-from .config import BLOCK_K, BLOCK_Q, AttentionConfig
+from .config import AGPR_HEAD_DIM, BLOCK_K, BLOCK_Q, AttentionConfig
 from .contract import attention_args
 from .kvloop import kv_loop
 from .tags import ATTN_TAGS
@@ -331,9 +336,11 @@ def build_attention(cfg: AttentionConfig) -> KernelIR:
     p.add(Instr("s_mov_b32", (kb, Imm(0))), tags)
 
     # ---- Q into registers: B operand of k-step st = Q[q0 + col][k st + dq .. + kpl - 1]
-    qf = ktile.load_q(p, ab, cfg, off_qk, srd["Q"])
+    # head_dim 256: Q (64 registers, read only by the QK MFMAs) in AGPRs, so the ArchVGPRs hold
+    # O^T (four waves) or the K and V staging registers (one wave, K in registers)
+    qf = ktile.load_q(p, ab, cfg, off_qk, srd["Q"], "a" if D == AGPR_HEAD_DIM else "v")
 
-    st_ = sm.init_state(ab, D)
+    st_ = sm.init_state(ab, D, cfg.o_agpr_blocks)
     v_post = None
     if cfg.fp8:     # c = q_scale k_scale scale (log2 e below); v_scale in the normalisation
         sc, v_post = ab.vreg(name="qk_scale"), ab.vreg(name="v_scale")
