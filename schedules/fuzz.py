@@ -17,6 +17,10 @@ schedule is reproducible from ``(config, seed)`` alone):
 * ``groups``   - ``tags`` plus random SchedGroup interleave patterns over the block's tag set
                  ("n of tag X, then m of tag Y", repeated), the same machinery the real recipes use.
 
+With ``ties`` the recipe keeps the list scheduler's own order (node priority, then the critical
+path) and only breaks its ties at random: the orders of a kernel with no register headroom for
+arbitrary ones (attention at head_dim 256, ``KernelKind.fuzz_schedule_params``).
+
 For GEMM the orders are drawn over the split K loops of ``interleave`` and ``pingpong`` too (the
 config's ``arrangement``, chosen by ``asmgen.fuzz.cases``), so their barrier protocol is fuzzed
 with everything else.
@@ -27,6 +31,7 @@ import random
 import zlib
 from dataclasses import dataclass, field, replace
 
+from asmgen.errors import ConfigError
 from asmgen.kinds.attention.tags import AttnTag as A
 from asmgen.kinds.gemm.tags import GemmTag as G
 from asmgen.sched.groups import SchedGroup
@@ -107,12 +112,25 @@ def block_recipe(seed: int, block: str) -> FuzzBlock:
 
 
 @dataclass(frozen=True)
+class TieBlock:
+    """The scheduler's default order (no ``priority``: node priority, then height) with its ties
+    broken by ``seed``."""
+
+    seed: int
+    groups: tuple[SchedGroup, ...] = ()
+    repeat: bool = False
+
+
+@dataclass(frozen=True)
 class FuzzRecipe(GemmRecipe):
     """Random legal orders for every block (prologue, loop body, epilogue, or any other name)."""
 
     seed: int = 0
+    ties: bool = False
 
     def for_block(self, name: str, tags=None):
+        if self.ties:
+            return TieBlock(_sub_seed(self.seed, name))
         return present_only(block_recipe(self.seed, name), tags)
 
 
@@ -132,8 +150,12 @@ def present_only(br: FuzzBlock, tags) -> FuzzBlock:
 
 
 @register("fuzz")
-def fuzz(seed: int = 0) -> FuzzRecipe:
-    """``seed``: which random order (0..2**31-1). Any config (arrangement, prefetch) works: the
-    orders are drawn over whatever blocks the template built."""
+def fuzz(seed: int = 0, ties: bool = False) -> FuzzRecipe:
+    """``seed``: which random order (0..2**31-1); ``ties``: only the scheduler's ties at random
+    (module docstring). Any config (arrangement, prefetch) works: the orders are drawn over
+    whatever blocks the template built."""
     check_int("seed", seed, 0, 2**31 - 1)
-    return FuzzRecipe("fuzz", None, {"seed": seed}, seed=seed)
+    if not isinstance(ties, bool):
+        raise ConfigError(f"recipe parameter ties={ties!r} is not a bool")
+    params = {"seed": seed} | ({"ties": True} if ties else {})
+    return FuzzRecipe("fuzz", None, params, seed=seed, ties=ties)

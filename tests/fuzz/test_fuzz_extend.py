@@ -49,13 +49,14 @@ def test_random_varlen_config_and_schedule_is_correct_on_emulator(cfg, sched, em
 
 
 def test_the_strategies_draw_the_features():
-    """Over 200 drawn configs: varlen attention batches of several sequences, causal and not,
-    multi-wave, fp8; extend dense and paged (16 and 64), GQA, several sequences, fp8 caches with
-    per-tensor and per-token scales; and the ragged lengths hold empty and length-1
-    sequences."""
+    """Over 300 drawn configs (the derandomized sample of 200 held no multi-wave varlen batch
+    once the attention strategy drew head_dim 256 too): varlen attention batches of several
+    sequences, causal and not, multi-wave, fp8; extend dense and paged (16 and 64), GQA,
+    several sequences, fp8 caches with per-tensor and per-token scales; and the ragged lengths
+    hold empty and length-1 sequences."""
     got = []
 
-    @settings(PROFILE, max_examples=200)
+    @settings(PROFILE, max_examples=300)
     @given(a=attention_configs(small=True), e=st.data())
     def draw(a, e):
         got.append((a, e.draw(fuzz_cases(small=True, kind="extend")).config))

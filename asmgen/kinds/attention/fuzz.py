@@ -1,6 +1,6 @@
 """Fuzzing the attention kind: the hypothesis strategy of valid ``AttentionConfig``s
 (``attention_configs``: seqlens 1..130 aligned to the 32-row blocks, one off, or any; GQA/MQA
-head counts, D 64/128, causal, f16/bf16 and the arch's fp8 (one in four, bf16 or f32 O), both
+head counts, D 64/128 and (one multi-wave 16-bit case in eight) 256, causal, f16/bf16 and the arch's fp8 (one in four, bf16 or f32 O), both
 arches, every ``mfma_k`` and ``prefetch`` the config takes, multi-wave workgroups, packed varlen
 batches of ragged lengths), the shrink
 moves of a failing config (``to_raw`` / ``candidates``) and the kernels of the mutation proof
@@ -13,8 +13,10 @@ from hypothesis import strategies as st
 
 from ...errors import ConfigError
 from ...target import ARCHES, CDNA3, CDNA4, DEFAULT_ARCH
-from .config import BLOCK_K, BLOCK_Q, FP8_DTYPES, FP8_OUT, HEAD_DIMS, MFMA_K, AttentionConfig
+from .config import AGPR_HEAD_DIM, BLOCK_K, BLOCK_Q, FP8_DTYPES, FP8_OUT, MFMA_K, AttentionConfig
 
+# the head dims of the first draw (D 256 is drawn last, ``attention_configs``)
+FIRST_HEAD_DIMS = (64, 128)
 # the fp8 attention dtype of each arch (asmgen.dtypes: FNUZ on gfx942, OCP on gfx950)
 FP8_OF = {CDNA3: "fp8_e4m3fnuz", CDNA4: "fp8_e4m3"}
 
@@ -46,7 +48,7 @@ def attention_configs(draw, small: bool = True, arches=ARCHES) -> AttentionConfi
     if seq_k % BLOCK_K == 0 and draw(st.booleans()):
         extras["seqlen_k_multiple"] = BLOCK_K     # whole key blocks: no key mask unless causal
     kw = dict(extras, batch=draw(st.integers(1, 2)), heads=heads, kv_heads=kv_heads,
-              seqlen_q=seq_q, seqlen_k=seq_k, head_dim=draw(st.sampled_from(HEAD_DIMS)),
+              seqlen_q=seq_q, seqlen_k=seq_k, head_dim=draw(st.sampled_from(FIRST_HEAD_DIMS)),
               dtype=FP8_OF[arch] if fp8 else draw(st.sampled_from(("f16", "bf16"))),
               causal=draw(st.booleans()), arch=arch,
               mfma_k=None if fp8 else draw(st.sampled_from(MFMA_K[arch])),
@@ -60,6 +62,14 @@ def attention_configs(draw, small: bool = True, arches=ARCHES) -> AttentionConfi
     # (``kinds.attention.pingpong``: 3 K/V buffers, two wave groups one phase apart)
     if waves == 4 and kw["head_dim"] == 128 and draw(st.integers(0, 3)) == 0:
         kw.update(waves=8, kv_buffers=3)
+    # drawn after that (the same reason): one 2- or 4-wave 16-bit case in eight takes head_dim
+    # 256 (Q and, below four waves, O^T in AGPRs; three K/V buffers only fit gfx950's LDS; the
+    # ping-pong loop is built for D128 only). Its orders are the scheduler's own with random
+    # ties (``AttentionKind.fuzz_schedule_params``): no arbitrary order fits the ArchVGPRs, and
+    # with one wave not every tie-break does either (one wave at D 256:
+    # tests/attention/test_attention_d256.py and the proof kernels)
+    if not fp8 and 1 < kw.get("waves", 1) < 8 and draw(st.integers(0, 7)) == 0:
+        kw["head_dim"] = AGPR_HEAD_DIM
     try:
         return AttentionConfig(**kw)
     except ConfigError:
@@ -173,8 +183,22 @@ MULTI_WAVE_ATTENTION = (
 
 
 # fp8 varlen (FNUZ, causal): the packed sequences' scalar loads with the fp8 loop, P's offset
-# and the scales over ragged lengths (last: ``--kernels N`` keeps the ones before)
+# and the scales over ragged lengths (``--kernels N`` keeps the ones before)
 VARLEN_FP8_PROOF = {**VARLEN_PROOF, "dtype": "fp8_e4m3fnuz", "schedule": "attn_interleave"}
+
+# Head dim 256 (last: ``--kernels N`` keeps the others): one wave with Q and O^T in AGPRs
+# (the PV MFMAs' AGPR C / D, the rescale's v_accvgpr_read / write round trips and their MFMA
+# hazards), causal GQA over 8 key blocks (seqlen_k - seqlen_q = 192: Q-block 0 runs the
+# unmasked body and its triangle, the partial Q-block 1 the per-element mask on the partial
+# last block); f16, whose tolerance (8 unit roundoffs, 2^-8) a skipped rescale of one
+# accumulator exceeds (bf16's 2^-5 let that swap survive at 0.019-0.026); four waves sharing K/V
+# (Q in AGPRs, O^T in VGPRs, half-row K chunks by 4-byte DMA on gfx942)
+D256_ATTENTION = (
+    {"seqlen_q": 40, "seqlen_k": 232, "heads": 2, "kv_heads": 1, "head_dim": 256,
+     "causal": True, "schedule": "attn_interleave"},
+    {"seqlen_q": 100, "seqlen_k": 130, "waves": 4, "kv_buffers": 2, "head_dim": 256,
+     "schedule": "attn_prio_interleave"},
+)
 
 
 def proof_kernels() -> tuple[dict, ...]:
@@ -185,4 +209,4 @@ def proof_kernels() -> tuple[dict, ...]:
     if not multi:
         return SINGLE_WAVE_ATTENTION + (VARLEN_FP8_PROOF,)
     return (multi[:1] + SINGLE_WAVE_ATTENTION[:2] + multi[1:] + SINGLE_WAVE_ATTENTION[2:]
-            + MULTI_WAVE_FP8 + (VARLEN_FP8_PROOF,))
+            + MULTI_WAVE_FP8 + (VARLEN_FP8_PROOF,) + D256_ATTENTION)

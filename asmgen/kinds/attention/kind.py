@@ -7,7 +7,7 @@ from ...errors import ConfigError
 from ..base import KernelKind, Launch
 from ..registry import register
 from . import HELP, MODE_OF, NAME
-from .config import AttentionConfig
+from .config import AGPR_HEAD_DIM, AttentionConfig
 from .tags import ATTN_TAGS
 
 
@@ -98,6 +98,15 @@ class AttentionKind(KernelKind):
     def fuzz_configs(self, small: bool, arches):
         from .fuzz import attention_configs
         return attention_configs(small, arches)
+
+    def fuzz_schedule_params(self, cfg: AttentionConfig, sched_seed: int) -> dict:
+        """Random orders; at head_dim 256 (no register headroom for arbitrary ones: none of
+        them fits the 256 ArchVGPRs) the scheduler's own order with random ties (``fuzz``'s
+        ``ties``; the strategy draws D 256 with several waves only, ``kinds.attention.fuzz``)."""
+        params = {"seed": sched_seed}
+        if cfg.head_dim == AGPR_HEAD_DIM:
+            params["ties"] = True
+        return params
 
     def shrink_moves(self):
         from .fuzz import candidates, to_raw
