@@ -22,7 +22,9 @@ ours, in Triton's language; non-causal) is compiled for each arch, checked on th
 against NumPy and profiled through the same model in the same run (``check`` <= 1 passes).
 
     python benchmarks/attention.py [--arch gfx942 gfx950] [--batch 16] [--heads 16]
-        [--seqlen 8192] [--head-dim 128] [--dtype bf16]
+        [--seqlen 8192] [--head-dim 128 256] [--dtype bf16]
+
+One table per head dim (default 128, then 256: Q, and below four waves O, in AGPRs).
 """
 from __future__ import annotations
 
@@ -55,6 +57,7 @@ def _run(args: list[str]) -> str:
 
 
 def profile(arch: str, causal: bool, flags: list[str], ns) -> dict:
+    """``asmgen profile --json`` of one configuration at ``ns.head_dim``."""
     with tempfile.TemporaryDirectory() as tmp:
         _run(["attention", "--arch", arch, "--batch", str(ns.batch), "--heads", str(ns.heads),
               "--seqlen-q", str(ns.seqlen), "--seqlen-k", str(ns.seqlen), "--head-dim",
@@ -94,9 +97,16 @@ def main(argv=None) -> int:
     a.add_argument("--batch", type=int, default=16)
     a.add_argument("--heads", type=int, default=16)
     a.add_argument("--seqlen", type=int, default=8192)
-    a.add_argument("--head-dim", type=int, default=128)
+    a.add_argument("--head-dim", type=int, nargs="+", default=[128, 256])
     a.add_argument("--dtype", default="bf16")
     ns = a.parse_args(argv)
+    for d in ns.head_dim:
+        table(argparse.Namespace(**{**vars(ns), "head_dim": d}))
+    return 0
+
+
+def table(ns) -> None:
+    """The rows of one head dim."""
     print(f"attention forward B{ns.batch} H{ns.heads} S{ns.seqlen} D{ns.head_dim} {ns.dtype}")
     print(f"{'arch':7} {'causal':6} {'config':8} {'TF':>6} {'TF@sust':>12} {'busy':>5} "
           f"{'bound':6} " + " ".join(f"{s:>7}" for s in SHARES) + "  kernel")
@@ -126,7 +136,6 @@ def main(argv=None) -> int:
         if unc:
             print(f"  {arch} model error: median {unc['median']:.1%}, worst {unc['worst']:.1%} "
                   f"({unc['run']})")
-    return 0
 
 
 if __name__ == "__main__":

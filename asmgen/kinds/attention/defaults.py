@@ -6,10 +6,12 @@ kv_buffers at B16 H16 S8192 bf16, ``--seqlen-k-multiple 32``; the numbers are in
 issue 16). Not a search: the first candidate the generator accepts wins.
 
 * ``seqlen_q`` of at least one 4-wave Q-block (128 rows): the table's row. At D128, 4 waves
-  sharing K/V through LDS under ``attn_prio_interleave`` lead on both arches, causal or not.
+  sharing K/V through LDS under ``attn_prio_interleave`` lead on both arches, causal or not;
+  at D256 4 waves too (gfx950: ``attn_basic``).
 * ``seqlen_q`` of at least 256 rows, gfx942 D128 without the key mask, gfx950 D128 causal,
   or D128 on either arch with the key mask kept (non-causal, no length promise): the 8-wave
-  ping-pong (``PINGPONG``, ``MASKED_PINGPONG``) first, the table's row next.
+  ping-pong (``PINGPONG``, ``MASKED_PINGPONG``) first, the table's row next (the ping-pong
+  loop is built for D128 only).
 * Shorter ``seqlen_q``: a 4-wave workgroup would hold idle waves; one wave, K in registers
   (``attn_interleave``, the best one-wave recipe in every ranking).
 
@@ -34,6 +36,12 @@ from .config import BLOCK_K, BLOCK_Q
 #                causal     prio_interleave w4b2 1007 ~ w4b3 1004 > w2b2 973
 #   gfx950 D64   non-causal basic w1 708 > prio w4b2 674 ~ interleave w4b3 665
 #                causal     prio_interleave w4b3 719 > w4b2 698 > basic w4b3 670
+#   gfx942 D256  non-causal prio_interleave w4b2 756 > basic w4b2 693 > interleave w4b2 670
+#                causal     prio_interleave w4b2 740 > basic w4b2 679 > interleave w4b2 657
+#   gfx950 D256  non-causal basic w4b2 1110 ~ w4b3 1109 > prio_interleave w4b2 1061
+#                causal     basic w4b2 1081 ~ w4b3 1079 > prio_interleave w4b2 1034
+# (D256 at the model's clock, 2100 / 2400 MHz: one wave per SIMD, a 4-wave workgroup per CU;
+# the one-wave K-in-registers loop models 452 / 769)
 # (with 4 or more workgroups per CU the model's per-trip growth moves by up to 10 % with the
 # emulated length, so the D64 rows are the least certain)
 TABLE: dict[tuple[str, int, bool], tuple[str, int, int]] = {
@@ -45,6 +53,10 @@ TABLE: dict[tuple[str, int, bool], tuple[str, int, int]] = {
     (CDNA4, 128, True): ("attn_prio_interleave", 4, 2),
     (CDNA4, 64, False): ("attn_basic", 1, 1),
     (CDNA4, 64, True): ("attn_prio_interleave", 4, 3),
+    (CDNA3, 256, False): ("attn_prio_interleave", 4, 2),
+    (CDNA3, 256, True): ("attn_prio_interleave", 4, 2),
+    (CDNA4, 256, False): ("attn_basic", 4, 2),
+    (CDNA4, 256, True): ("attn_basic", 4, 2),
 }
 # Non-causal with the per-element key mask kept (``seqlen_k_multiple`` not a multiple of 32):
 # the masked body is another loop, ranked again at --seqlen-k-multiple 1 over six candidates
@@ -53,11 +65,15 @@ TABLE: dict[tuple[str, int, bool], tuple[str, int, int]] = {
 #   gfx942 D64  basic w1 345 ~ interleave w1 337 ~ interleave w4b2 326
 #   gfx950 D128 interleave w4b2 762 > basic w4b2 735 ~ prio_interleave w4b2 733 (w4b3 684)
 #   gfx950 D64  prio_interleave w4b2 584 > w4b3 566 > interleave w4b2 518
+#   gfx942 D256 prio_interleave w4b2 705 > basic w4b2 649 > interleave w4b2 629 (2100 MHz)
+#   gfx950 D256 basic w4b2 998 ~ w4b3 997 > prio_interleave w4b2 958 (2400 MHz)
 MASKED: dict[tuple[str, int], tuple[str, int, int]] = {
     (CDNA3, 128): ("attn_prio_interleave", 4, 2),
     (CDNA3, 64): ("attn_basic", 1, 1),
     (CDNA4, 128): ("attn_interleave", 4, 2),
     (CDNA4, 64): ("attn_prio_interleave", 4, 2),
+    (CDNA3, 256): ("attn_prio_interleave", 4, 2),
+    (CDNA4, 256): ("attn_basic", 4, 2),
 }
 # The 8-wave ping-pong loop (``kinds.attention.pingpong``) where it leads by more than the model
 # error, for seqlen_q of at least one 8-wave Q-block (256 rows), without the per-element key mask
