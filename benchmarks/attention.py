@@ -48,11 +48,17 @@ CONFIGS = {"default": [], "best": BEST, "pingpong": PINGPONG}
 SHARES = ("mfma", "issue", "lds", "vmem", "waits", "barrier")
 
 
+class Refused(RuntimeError):
+    """The generator refused the configuration (a typed error, CLI exit 2), e.g. the D128-only
+    ping-pong loop at head_dim 256."""
+
+
 def _run(args: list[str]) -> str:
     r = subprocess.run([sys.executable, "-m", "asmgen", *args], cwd=ROOT, capture_output=True,
                        text=True)
     if r.returncode:
-        raise RuntimeError((r.stderr or r.stdout).strip().splitlines()[-1])
+        raise (Refused if r.returncode == 2 else RuntimeError)(
+            (r.stderr or r.stdout).strip().splitlines()[-1])
     return r.stdout
 
 
@@ -117,7 +123,8 @@ def table(ns) -> None:
                 try:
                     out = profile(arch, causal, flags, ns)
                 except RuntimeError as e:
-                    print(f"{arch:7} {str(causal):6} {name:8} FAILED: {e}")
+                    what = "refused" if isinstance(e, Refused) else "FAILED"
+                    print(f"{arch:7} {str(causal):6} {name:8} {what}: {e}")
                     continue
                 unc = out.get("uncertainty", unc)
                 sh = out["bound"]["shares"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from attn_util import kernel, run_case
+from attn_util import kernel, run_case, steady_body
 
 from asmgen.errors import ConfigError
 from asmgen.kinds.attention.config import AttentionConfig
@@ -56,7 +56,7 @@ def test_agpr_operands(arch, waves, kv_buffers):
     o_agpr = waves == 1
     assert k.resources["agpr"] == 64 + (128 if o_agpr else 0)
     assert k.resources["vgpr"] <= 256
-    body = [n.instr for n in k.compiled.stream.body]
+    body = [n.instr for n in steady_body(k)]      # the unmasked arm whole key blocks run
     mfmas = [i for i in body if i.op.startswith("v_mfma")]
     qk, pv = mfmas[:D // cfg.mfma_k], mfmas[D // cfg.mfma_k:]
     assert len(pv) == (32 // cfg.mfma_k) * (D // 32)
@@ -76,6 +76,29 @@ def test_d256_limits():
     with pytest.raises(ConfigError, match="LDS 98304 bytes"):
         C(head_dim=D, waves=4, kv_buffers=3)
     assert C(head_dim=D, waves=4, kv_buffers=3, arch="gfx950").lds_bytes == 98304
+    # the 8-wave ping-pong loop (D128 only): its two waves per SIMD get 256 registers each
+    for arch in ("gfx942", "gfx950"):
+        with pytest.raises(ConfigError, match="head_dim=128, got head_dim=256: two waves per "
+                                              "SIMD leave each 256"):
+            C(head_dim=D, waves=8, kv_buffers=3, arch=arch)
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_d256_defaults_are_legal(arch):
+    """Every candidate ``asmgen attention`` tries at head_dim 256 without tuning flags is a
+    config the generator accepts (none is the ping-pong loop), for every query length class,
+    causal or not, the key mask kept or not; the first one is the 4-wave table row from 128
+    query rows on."""
+    from asmgen.kinds.attention.defaults import MASKED, TABLE, candidates
+    for causal, mult, sq in itertools.product((False, True), (1, 32), (1, 100, 128, 256, 8192)):
+        cands = candidates(arch, D, causal, sq, mult)
+        for kw in cands:
+            C(seqlen_q=sq, seqlen_k=8192, head_dim=D, dtype="bf16", causal=causal, arch=arch,
+              seqlen_k_multiple=mult, waves=kw["waves"], kv_buffers=kw["kv_buffers"])
+        assert all(kw["waves"] < 8 for kw in cands)
+        if sq >= 128:
+            row = MASKED[(arch, D)] if not causal and mult == 1 else TABLE[(arch, D, causal)]
+            assert tuple(cands[0].values()) == row
 
 
 @pytest.mark.parametrize("sq,sk", [(257, 17), (40, 1)])
