@@ -116,9 +116,15 @@ def _fast_where(m, w, sh: _Shape, lanes):
 
 def _dword_index(m, loc, nbytes: int):
     """(uint32 view, int64 [n, dwords] indices) of a ``_fast_where`` location whose lanes are all
-    dword-aligned and a whole number of dwords, else None (the byte gather / scatter)."""
-    buf32 = m.mem.bufs32[loc[2]]
+    dword-aligned and a whole number of dwords, or (uint16 view, int64 [n, 1]) for 2-byte lanes
+    all 2-byte aligned; else None (the byte gather / scatter)."""
     off = loc[1]
+    if nbytes == 2:
+        buf16 = m.mem.bufs16[loc[2]]
+        if buf16 is None or (off & 1).any():
+            return None
+        return buf16, (off >> 1)[:, None]
+    buf32 = m.mem.bufs32[loc[2]]
     if nbytes & 3 or buf32 is None or (off & 3).any():
         return None
     dw = off >> 2
@@ -211,14 +217,18 @@ def _bind_load(ins, nbytes, signed):
         seen = sync.read(m, w, where[0], nbytes if where[1] is None else where[3]) if sync else None
 
         if dwi is not None:
-            buf32, idx = dwi
+            buf32, idx = dwi            # uint32 dwords, or uint16 halves (zero/sign-extended)
+            ext = np.int16 if signed else None
 
             def apply():
                 if seen is not None:
                     seen()
                 if gone is not None:
                     f[d:d + ndw, gone] = 0
-                f[d:d + ndw, lanes] = buf32[idx].T
+                got = buf32[idx].T
+                if ext is not None:
+                    got = got.view(ext).astype(np.int32).view(np.uint32)
+                f[d:d + ndw, lanes] = got
         else:
             def apply():
                 if seen is not None:
@@ -242,10 +252,10 @@ def _bind_store(ins, nbytes):
             lanes = fast[3]              # out-of-range lanes write nothing
             dwi = _dword_index(m, fast, nbytes)
             loc = fast[:2] if fast[4] is None or len(lanes) else None
-            if dwi is not None:       # whole aligned dwords: the registers' rows, copied at issue
+            if dwi is not None:       # whole aligned dwords (or halves): the rows, copied at issue
                 buf32, idx = dwi
                 data32 = np.array(regfile(w, vdata)[vdata.index:vdata.index + ndw, lanes].T,
-                                  order="C", copy=True)
+                                  dtype=buf32.dtype, order="C", copy=True)   # short: low 16 bits
                 m.claim_global_writes(w, loc, nbytes)
 
                 def apply32():

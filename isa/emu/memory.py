@@ -30,6 +30,7 @@ class GlobalMemory:
         self.ends: list[int] = []
         self.bufs: list[np.ndarray] = []     # uint8 views of the user's arrays
         self.bufs32: list = []               # uint32 views of them (None: size not a multiple of 4)
+        self.bufs16: list = []               # uint16 views (None: odd size)
         self.names: list[str] = []
         self.next = BASE0
         self.sync = None        # the launch's isa.emu.global_sync.GlobalSync (write races)
@@ -49,6 +50,7 @@ class GlobalMemory:
         self.bufs.append(view)
         # the same bytes as dwords (dword-aligned accesses gather 4x fewer indices), or None
         self.bufs32.append(view.view(np.uint32) if view.size % 4 == 0 else None)
+        self.bufs16.append(view.view(np.uint16) if view.size % 2 == 0 else None)
         self.names.append(name or f"buffer{len(self.bufs) - 1}")
         return base
 

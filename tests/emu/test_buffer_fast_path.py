@@ -151,3 +151,36 @@ def test_descriptor_base_below_the_allocation(monkeypatch):
       s_endpgm""", emu=emu, sgprs={0: _srd(ps - 256, src.nbytes + 256), 4: _srd(po, out.nbytes)},
         vgprs={1: 256 + L[::-1] * 4, 5: L * 4})
     assert (out == src[::-1]).all() and calls[0] == 0
+
+
+@pytest.mark.parametrize("op,signed", [("ushort", False), ("sshort", True)])
+@pytest.mark.parametrize("odd", [False, True])
+def test_short_loads_and_stores(monkeypatch, op, signed, odd):
+    # 2-byte lanes: 2-byte aligned ones move as uint16 halves (zero- or sign-extended into the
+    # VGPR), odd offsets as bytes; a short store writes the register's low 16 bits
+    calls = _general_calls(monkeypatch)
+    rng = np.random.default_rng(5)
+    src = rng.integers(0, 1 << 16, 300, dtype=np.uint64).astype(np.uint16)
+    wide = np.zeros(64, np.uint32)
+    dst = np.full(300, 0xBEEF, np.uint16)
+    emu = Emulator(arch="gfx942")
+    ps, pw, pd = emu.alloc(src), emu.alloc(wide), emu.alloc(dst)
+    offsets = rng.permutation(140)[:64] * 2 + int(odd)
+    run(f"""
+      buffer_load_{op} v10, v1, s[0:3], 0 offen
+      s_waitcnt vmcnt(0)
+      buffer_store_dword v10, v5, s[4:7], 0 offen
+      v_or_b32 v11, 0xABCD0000, v10
+      buffer_store_short v11, v1, s[8:11], 0 offen offset:8
+      s_endpgm""", emu=emu, sgprs={0: _srd(ps, src.nbytes), 4: _srd(pw, wide.nbytes),
+                                   8: _srd(pd, dst.nbytes)},
+        vgprs={1: offsets, 5: L * 4})
+    halves = np.array([int.from_bytes(src.view(np.uint8)[o:o + 2].tobytes(), "little")
+                       for o in offsets], np.int64)
+    want = np.where(halves >= 1 << 15, halves - (1 << 16), halves) if signed else halves
+    assert (wide == (want & 0xFFFFFFFF).astype(np.uint32)).all()
+    want_dst = np.full(300, 0xBEEF, np.uint16).view(np.uint8)
+    for lane, o in enumerate(offsets):
+        want_dst[o + 8:o + 10] = np.frombuffer(int(halves[lane]).to_bytes(2, "little"), np.uint8)
+    assert (dst.view(np.uint8) == want_dst).all()
+    assert calls[0] == 0
