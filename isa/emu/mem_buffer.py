@@ -197,6 +197,7 @@ def _bind_load(ins, nbytes, signed):
             where = (loc[:2], None, None, nbytes)
             n = len(loc[1])
             dwi = _dword_index(m, loc, nbytes)
+            check_read(m, w, loc[:2], nbytes)        # as ``_locate`` does for the general path
         else:
             addr, in_range = _addresses(w, sh, lanes)
             where = _locate(m, w, addr, in_range, nbytes, "buffer load")

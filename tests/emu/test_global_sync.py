@@ -165,3 +165,38 @@ def test_reading_another_workgroups_write_needs_the_handoff():
     assert (_copy("handoff_read") == 100 + np.arange(N)).all()
     with pytest.raises(GlobalRaceError, match="global read race: .* read by workgroup .* after workgroup"):
         _copy("read_nowait")
+
+
+# the same copy through a raw buffer load (the MUBUF fast path) is checked as well
+BUF_COPY = """
+  s_load_dwordx4 s[4:7], s[0:1], 0x0
+  s_load_dwordx2 s[10:11], s[0:1], 0x10
+  s_waitcnt lgkmcnt(0)
+  v_lshlrev_b32 v1, 2, v0
+  s_cmp_eq_u32 s2, 0
+  s_cbranch_scc0 .Lcopy
+  global_store_dword v1, v0, s[4:5]
+  s_waitcnt vmcnt(0)
+  s_endpgm
+.Lcopy:
+  s_mov_b32 s12, s4
+  s_and_b32 s13, s5, 0xffff
+  s_mov_b32 s14, 256
+  s_mov_b32 s15, 0x20000
+  buffer_load_dword v2, v1, s[12:15], 0 offen
+  s_waitcnt vmcnt(0)
+  global_store_dword v1, v2, s[10:11]
+  s_waitcnt vmcnt(0)
+  s_endpgm"""
+
+
+@needs_llvm
+def test_buffer_load_of_another_workgroups_store_is_a_read_race():
+    from hand_kernel import hand_kernel
+
+    from isa.emu import Emulator
+    data, flag, out = np.zeros(64, np.uint32), np.zeros(1, np.uint32), np.zeros(64, np.uint32)
+    emu = Emulator(concurrent_workgroups=1, shuffle_workgroups=False)
+    blob = np.array([emu.alloc(data), emu.alloc(flag), emu.alloc(out)], np.uint64).tobytes()
+    with pytest.raises(GlobalRaceError, match="global read race"):
+        emu.launch(hand_kernel(BUF_COPY, DIRS), "k", grid=(2, 1, 1), block=(64, 1, 1), kernargs=blob)
