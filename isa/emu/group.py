@@ -64,9 +64,9 @@ class WaveGroup:
         self.V, self.A, self.S = files.V, files.A, files.S
         self.members = members
         self.n = len(members)
-        ids = sorted(w.wg_slot for w in members)
+        ids = sorted([w.wg_slot for w in members])
         lo = ids[0]
-        if ids == list(range(lo, lo + self.n)):
+        if ids[-1] - lo == self.n - 1:        # distinct slots (one per wave): a contiguous run
             self.sel = slice(lo, lo + self.n)
             self.is_slice = True
         else:
