@@ -130,46 +130,73 @@ def effects(target: Target, instr: Instr) -> Effects:
     return e
 
 
-@lru_cache(maxsize=1 << 16)
-def _effects(target: Target, instr: Instr) -> Effects:
+_PLANS: dict[tuple, tuple] = {}
+
+
+def _plan(target: Target, instr: Instr) -> tuple:
+    """What ``_effects`` takes from the spec alone, memoised by arch, mnemonic, modifiers and
+    operand count (all the spec lookup and the operand mapping depend on): (spec, (position,
+    read?, written?) per positional operand, returning-atomic write of operand 0?, EXEC read by a
+    vector pipe?, implicit read units, implicit write units, the spec-only ``Effects`` fields)."""
+    key = (target.arch, instr.op, instr.mods, len(instr.operands))
+    p = _PLANS.get(key)
+    if p is not None:
+        return p
     spec = lookup_spec(target, instr)
     idx = map_operands(spec, instr)
-    reads: list[Unit] = []
-    writes: list[Unit] = []
-    dst_ops, src_ops = [], []
+    roles = []
     for pos, si in enumerate(idx):
         role = spec.operands[si].role
-        units = operand_units(instr.operands[pos])
-        if role in ("src", "dst_src"):
-            reads += units
-            src_ops.append(pos)
-        if role in ("dst", "dst_src"):
-            writes += units
-            dst_ops.append(pos)
+        roles.append((pos, role in ("src", "dst_src"), role in ("dst", "dst_src")))
     fl = spec.flags
-    if spec.fmt == "MUBUF" and "atomic" in fl and instr.has("sc0") and instr.operands:
-        writes += operand_units(instr.operands[0])   # returning buffer atomic: pre-op value -> vdata
-    if spec.pipe in VECTOR_PIPES and not any(u[1] in ("exec_lo", "exec_hi") for u in reads):
-        reads += special_units("exec")
-    for name in spec.implicit_reads:
-        reads += special_units(name)
-    for name in spec.implicit_writes:
-        writes += special_units(name)
     lds_dma = "lds_dma" in fl
     lds = "lds" in fl or lds_dma
     smem = "smem" in fl
     ds_op = lds and not lds_dma
-    lds_store = lds_dma or (ds_op and ("store" in fl or "atomic" in fl))
+    fields = {
+        "spec": spec, "counter": spec.counter, "smem": smem, "lds": lds, "lds_dma": lds_dma,
+        "lds_store": lds_dma or (ds_op and ("store" in fl or "atomic" in fl)),
+        "global_store": (not lds) and not smem and spec.counter == "vm" and ("store" in fl or "atomic" in fl),
+        "global_load": (spec.counter == "vm" and "load" in fl) or lds_dma or (smem and "load" in fl),
+        "barrier": "barrier" in fl, "waitcnt": "waitcnt" in fl, "nop": "nop" in fl,
+        "mfma": "mfma" in fl,
+        "dst_ops": tuple(pos for pos, _r, w in roles if w),
+        "src_ops": tuple(pos for pos, r, _w in roles if r),
+        "op_align": tuple(spec.operands[si].align for si in idx),
+        "op_kinds": tuple(spec.operands[si].kinds for si in idx)}
+    rtn = spec.fmt == "MUBUF" and "atomic" in fl and instr.has("sc0")
+    imp_r = tuple(u for name in spec.implicit_reads for u in special_units(name))
+    imp_w = tuple(u for name in spec.implicit_writes for u in special_units(name))
+    if len(_PLANS) > 1 << 14:
+        _PLANS.clear()
+    p = _PLANS[key] = (tuple(roles), rtn, spec.pipe in VECTOR_PIPES, imp_r, imp_w, fields)
+    return p
+
+
+_EXEC_UNITS = special_units("exec")
+
+
+@lru_cache(maxsize=1 << 16)
+def _effects(target: Target, instr: Instr) -> Effects:
+    roles, rtn, vector, imp_r, imp_w, fields = _plan(target, instr)
+    ops = instr.operands
+    reads: list[Unit] = []
+    writes: list[Unit] = []
+    for pos, r, w in roles:
+        units = operand_units(ops[pos])
+        if r:
+            reads += units
+        if w:
+            writes += units
+    if rtn and ops:
+        writes += operand_units(ops[0])   # returning buffer atomic: pre-op value -> vdata
+    if vector and not any(u[1] in ("exec_lo", "exec_hi") for u in reads):
+        reads += _EXEC_UNITS
+    reads += imp_r
+    writes += imp_w
     reg_reads = tuple(dict.fromkeys(u for u in reads if u[0] != "x"))
     reg_writes = tuple(dict.fromkeys(u for u in writes if u[0] != "x"))
     return Effects(
-        spec=spec, reads=tuple(dict.fromkeys(reads)), writes=tuple(dict.fromkeys(writes)),
-        counter=spec.counter, smem=smem, lds=lds, lds_dma=lds_dma, lds_store=lds_store,
-        global_store=(not lds) and not smem and spec.counter == "vm" and ("store" in fl or "atomic" in fl),
-        global_load=(spec.counter == "vm" and "load" in fl) or lds_dma or (smem and "load" in fl),
-        barrier="barrier" in fl, waitcnt="waitcnt" in fl, nop="nop" in fl,
-        mfma="mfma" in fl, dst_ops=tuple(dst_ops), src_ops=tuple(src_ops),
+        reads=tuple(dict.fromkeys(reads)), writes=tuple(dict.fromkeys(writes)),
         reg_reads=reg_reads, reg_writes=reg_writes,
-        op_align=tuple(spec.operands[si].align for si in idx),
-        op_kinds=tuple(spec.operands[si].kinds for si in idx),
-        reg_physical=any(u[1] == -1 for u in reg_reads + reg_writes))
+        reg_physical=any(u[1] == -1 for u in reg_reads + reg_writes), **fields)
