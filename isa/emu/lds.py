@@ -218,8 +218,12 @@ class Lds:
         state the sequence would. With one, the single touches run in order (the same first race)."""
         wids = np.array([op.wave.wave_id for op in ops], np.int8)[:, None]
         ww = self.w_wave
-        before = ww[dws]
-        clash = ((before >= 0) & (before != wids)).any()
+        if self.writers:
+            before = ww[dws]
+            clash = bool(((before >= 0) & (before != wids)).any())
+        else:               # no write in this epoch yet: every last writer is -1
+            before = -1
+            clash = False
         readers = self.readers
         if not clash and readers and (len(readers) > 1 or any(int(i) not in readers for i in wids[:, 0])):
             bits = np.left_shift(np.uint16(1), wids.astype(np.uint16))
