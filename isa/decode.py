@@ -99,7 +99,11 @@ def mnemonics(arch: str) -> frozenset[str]:
     return names
 
 
-_MEMO: dict[str, dict[bytes, DecodedInstr]] = {}   # arch -> the 12 bytes at an instruction -> it
+# arch -> an instruction's own bytes (4, 8 or 12) -> it. Exact: how many words the decoder reads
+# follows from the words read before (the format from the first, DPP/SDWA from its src0, a second
+# word for the 64-bit formats, a literal from the fields of those), so an instruction whose first
+# 4 (or 8) bytes were once a whole instruction is that same instruction wherever they occur.
+_MEMO: dict[str, dict[bytes, DecodedInstr]] = {}
 
 
 def decode(code: bytes, arch: str) -> list[DecodedInstr]:
@@ -118,8 +122,11 @@ def decode(code: bytes, arch: str) -> list[DecodedInstr]:
         if n - pos < 4:
             raise DecodeError(f"{n - pos} trailing byte(s) at byte offset 0x{pos:x}")
         w0 = struct.unpack_from("<I", code, pos)[0]
-        key = code[pos:pos + 12]  # covers the instruction's own bytes (at most 12)
-        seen = memo.get(key)
+        seen = memo.get(code[pos:pos + 4])
+        if seen is None:
+            seen = memo.get(code[pos:pos + 8])
+            if seen is None:
+                seen = memo.get(code[pos:pos + 12])
         try:
             if seen is not None:
                 out.append(DecodedInstr(pos, seen.size, seen.instr, seen.fmt, seen.opcode,
@@ -127,7 +134,8 @@ def decode(code: bytes, arch: str) -> list[DecodedInstr]:
             else:
                 out.append(_decode_one(code, pos, w0, arch, table))
                 if not any(isinstance(o, Label) for o in out[-1].instr.operands):
-                    memo[key] = out[-1]  # branch labels depend on the offset: not memoised
+                    # branch labels depend on the offset: not memoised
+                    memo[code[pos:pos + out[-1].size]] = out[-1]
         except DecodeError as exc:
             msg = str(exc)
             if "byte offset" not in msg:
