@@ -46,8 +46,25 @@ class Access:
     locs: frozenset[Loc]
 
 
+_MEMO: dict[int, tuple] = {}
+
+
 def accesses(spec: InstrSpec, instr: Instr) -> tuple[tuple[Access, ...], tuple[Access, ...]]:
-    """(reads, writes) of ``instr`` described by ``spec``."""
+    """(reads, writes) of ``instr`` described by ``spec``. Memoised by the identities of both
+    (the hazard rules ask once per producer/consumer pair, the emulator once for reads and once
+    for writes); each entry holds its instruction and spec, so an id is not reused while it lives.
+    The answer is immutable (tuples of frozen ``Access``)."""
+    m = _MEMO.get(id(instr))
+    if m is not None and m[0] is instr and m[1] is spec:
+        return m[2]
+    out = _accesses(spec, instr)
+    if len(_MEMO) > 1 << 16:
+        _MEMO.clear()
+    _MEMO[id(instr)] = (instr, spec, out)
+    return out
+
+
+def _accesses(spec: InstrSpec, instr: Instr) -> tuple[tuple[Access, ...], tuple[Access, ...]]:
     if len(instr.operands) != len(spec.operands):
         raise OperandError(f"{instr.op} takes {len(spec.operands)} operands "
                            f"({', '.join(o.name for o in spec.operands)}), got {len(instr.operands)}")
