@@ -7,7 +7,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-from conftest import assemble
+from llvm_text import assemble
 
 from isa.decode import decode
 from isa.emu import Emulator

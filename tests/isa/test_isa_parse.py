@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import assemble
+from llvm_text import assemble
 
 from isa.asm_format import format_instr
 from isa.asm_parse import hwreg_imm, parse_line, parse_program, swizzle_offset

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import assemble, disassemble, objdump_lines
+from llvm_text import assemble, disassemble, objdump_lines
 
 from isa.access import accesses
 from isa.asm_format import format_instr

@@ -4,7 +4,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from conftest import assemble
+from llvm_text import assemble
 
 from isa.errors import AsmParseError, OperandError
 from isa.waitcnt_enc import Waitcnt, decode, encode, format_waitcnt, parse_waitcnt, waitcnt_imm
