@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .config import BLOCK_K, BLOCK_Q
+from .lds import BLOCK_K, BLOCK_Q
 
 
 def n_qblocks(seqlen_q: int, rows: int) -> int:
