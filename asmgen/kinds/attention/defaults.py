@@ -8,8 +8,8 @@ issue 16). Not a search: the first candidate the generator accepts wins.
 * ``seqlen_q`` of at least one 4-wave Q-block (128 rows): the table's row. At D128, 4 waves
   sharing K/V through LDS under ``attn_prio_interleave`` lead on both arches, causal or not;
   at D256 4 waves too (gfx950: ``attn_basic``).
-* ``seqlen_q`` of at least 256 rows, gfx942 D128 without the key mask, gfx950 D128 causal,
-  or D128 on either arch with the key mask kept (non-causal, no length promise): the 8-wave
+* ``seqlen_q`` of at least 256 rows and D128, on either arch, causal or not, with or without
+  the key mask (non-causal, no length promise): the 8-wave
   ping-pong (``PINGPONG``, ``MASKED_PINGPONG``) first, the table's row next (the ping-pong
   loop is built for D128 only).
 * Shorter ``seqlen_q``: a 4-wave workgroup would hold idle waves; one wave, K in registers
@@ -97,11 +97,13 @@ MASKED: dict[tuple[str, int], tuple[str, int, int]] = {
 #                pingpong w8b3 1363 > prio_interleave w4b2 1356 > w4b3 1352, a tie taken in
 #                the model's order as the table's ties are (``asmgen attention --causal`` builds
 #                the model's fastest)
-#                since the exp-shadow schedule: non-causal 1471 (+7 %, still a tie), key
-#                mask kept 1465 (taken, ``MASKED_PINGPONG``)
+#                since the exp-shadow schedule: non-causal 1471 > prio_interleave w4b3 1372
+#                (+7 %, inside the error: a tie taken in the model's order, as causal's is),
+#                key mask kept 1465 (``MASKED_PINGPONG``)
 PINGPONG: dict[tuple[str, int, bool], tuple[str, int, int]] = {
     (CDNA3, 128, False): ("attn_pingpong", 8, 3),
     (CDNA3, 128, True): ("attn_pingpong", 8, 3),
+    (CDNA4, 128, False): ("attn_pingpong", 8, 3),
     (CDNA4, 128, True): ("attn_pingpong", 8, 3),
 }
 # ... and with the key mask kept (non-causal, no length promise: the loop branches per block,
