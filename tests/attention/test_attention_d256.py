@@ -56,7 +56,12 @@ def test_agpr_operands(arch, waves, kv_buffers):
     o_agpr = waves == 1
     assert k.resources["agpr"] == 64 + (128 if o_agpr else 0)
     assert k.resources["vgpr"] <= 256
-    body = [n.instr for n in steady_body(k)]      # the unmasked arm whole key blocks run
+    # the unmasked arm whole key blocks run (several waves: split by the O-rescale branch,
+    # its multiplies in loop_rescale, the PV MFMAs in loop_stable; pipe.RESCALE_BRANCH)
+    blocks = {b.name: b for b in k.compiled.stream.blocks}
+    assert (waves > 1) == ("loop_rescale" in blocks)
+    body = [n.instr for n in steady_body(k)] + [
+        n.instr for b in ("loop_rescale", "loop_stable") if b in blocks for n in blocks[b].nodes]
     mfmas = [i for i in body if i.op.startswith("v_mfma")]
     qk, pv = mfmas[:D // cfg.mfma_k], mfmas[D // cfg.mfma_k:]
     assert len(pv) == (32 // cfg.mfma_k) * (D // 32)
@@ -131,3 +136,51 @@ def test_d256_wide_matrix(case, seed):
     cfg, sched = case
     ok, msg, _ = run_case(cfg, seed, sched)
     assert ok, msg
+
+
+def _rescale_run(cfg, sched, branch: bool, inp, seed):
+    """({"O", "LSE"}, v_pk_mul_f32 executed per wave) of the one-workgroup kernel built with
+    or without the O-rescale branch (``pipe.RESCALE_BRANCH``), on the emulator."""
+    import numpy as np
+
+    from asmgen.api import compile_attention, get_attention_recipe
+    from asmgen.kinds.attention import pipe
+    from asmgen.profiling.common import emulate_streams
+    old, pipe.RESCALE_BRANCH = pipe.RESCALE_BRANCH, branch
+    try:
+        k = compile_attention(cfg, get_attention_recipe(sched))
+    finally:
+        pipe.RESCALE_BRANCH = old
+    assert ("s_cbranch_vccz" in k.asm) == branch
+    outs = {"O": np.zeros((1, 1, cfg.seqlen_q, D), inp["Q"].dtype),
+            "LSE": np.zeros((1, 1, cfg.seqlen_q), np.float32)}
+    streams = emulate_streams(k.meta, k.hsaco, {**inp, **outs}, seed)   # stores in place
+    return outs, [sum(i.op == "v_pk_mul_f32" for i in s.instrs) for s in streams]
+
+
+@pytest.mark.parametrize("arch,sched,masked,mode,seed", [
+    ("gfx950", "attn_basic", False, "stable", 0), ("gfx942", "attn_prio_interleave", True,
+                                                   "always", 1)])
+def test_d256_rescale_branch_exact_and_taken(arch, sched, masked, mode, seed):
+    """Four waves at head_dim 256 skip O *= alpha in the unmasked body when no row's max
+    changed: with inputs steered to each path (``kinds.attention.rescale``) the path taken is
+    the one claimed (64 v_pk_mul_f32 per rescaled block and wave: block 0, alpha = 0 from
+    m = -inf, and a masked last block always rescale), the result matches NumPy and is
+    bit-identical to the loop built without the branch."""
+    import numpy as np
+
+    from asmgen.kinds.attention import rescale
+    from asmgen.kinds.attention.reference import attention_random_inputs, compare_attention
+    cfg = C(arch=arch, dtype="bf16", waves=4, head_dim=D, seqlen_q=128,
+            seqlen_k=128 - (6 if masked else 0), seqlen_k_multiple=1 if masked else 32)
+    inp = rescale.steer(attention_random_inputs(cfg, seed), mode)
+    out, counts = _rescale_run(cfg, sched, True, inp, seed)
+    ok, msg = compare_attention(cfg, out, inp)
+    assert ok, msg
+    ref, ref_counts = _rescale_run(cfg, sched, False, inp, seed)
+    for name in ("O", "LSE"):     # exact: the branch skips multiplies by 1.0 only
+        assert np.array_equal(out[name].view(np.uint8), ref[name].view(np.uint8)), name
+    per, blocks = D // 4, 4
+    want = blocks if mode == "always" else 1 + int(masked)
+    assert counts == [per * want] * 4, counts
+    assert ref_counts == [per * blocks] * 4, ref_counts

@@ -49,7 +49,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from isa.instr import Instr
-from isa.operands import Imm, Special
+from isa.operands import Imm
 
 from . import ktile, vtile, vtr
 from . import softmax as sm
@@ -73,24 +73,7 @@ def v_dma(cfg) -> bool:
     return vtr.available(cfg)
 
 
-def rescale_unless_stable(ab, body, st_, alpha2, phase):
-    """O *= alpha only when some row's max changed: ``v_cmp_neq_f32 vcc, 1.0, alpha`` then
-    ``s_cbranch_vccz`` over the multiplies (VCCZ: no lane's alpha differs from 1; lanes l and
-    l ^ 32 hold one row, so the test covers the wave's 32 rows). Skipping is exact: alpha is
-    exactly 1 there (``TailOptions.exact_alpha``), x * 1.0 = x for every finite x and the
-    kernel keeps f32 denormals (``float_denorm_mode_32`` 3). No wait states between a VALU
-    write of VCC and s_cbranch_vccz on gfx9 (the VCCZ read bug is SI/CI's: LLVM
-    GCNSubtarget::hasReadVCCZBug). Returns the block after the branch (the caller's
-    ``body`` goes on there)."""
-    k = ab.k
-    resc = k.block(f"{body.name}_rescale")
-    post = k.block(f"{body.name}_stable")
-    k.branch(body, "s_cbranch_vccz", post,
-             Instr("v_cmp_neq_f32", (Special("vcc"), Imm(sm.f32_bits(1.0)), alpha2.sub(0))))
-    sm.rescale(resc, st_, alpha2)
-    for n in resc.nodes:
-        n.tags = n.tags | phase
-    return post
+rescale_unless_stable = sm.rescale_unless_stable   # (moved: the 4-wave D256 loop takes it too)
 
 
 def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm, swave) -> None:

@@ -35,8 +35,16 @@ from isa.operands import Imm
 
 from . import ktile, vtile
 from . import softmax as sm
-from .config import BLOCK_K
+from .config import AGPR_HEAD_DIM, BLOCK_K
 from .kvloop import kv_loop
+
+# head_dim 256: the unmasked body skips O *= alpha (128 accumulators, 64 v_pk_mul_f32 of the
+# loop's ~190 vector instructions) when no row's max changed (``softmax.rescale_unless_stable``,
+# exact); False builds the always-rescaling loop with the same exact alpha (the tests' A/B
+# reference). ``asmgen profile`` B16 H16 S8192 bf16 --seqlen-k-multiple 32: gfx950 basic w4b2
+# 1104 TF with every block rescaling, 1223 with no max change after the first block; gfx942
+# prio_interleave w4b2 590 / 605 TF at its sustained clock. D64 / D128: no branch (.s unchanged).
+RESCALE_BRANCH = True
 
 
 def advance_kv(ab, block, r, step: int) -> None:
@@ -88,7 +96,7 @@ def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm) -> None:
         vtile.load_rows(ab, body, vt, srd["V"], staging)
         advance(body, "V")
         if not skip:
-            _compute(body, mask, tri)
+            body = _compute(body, mask, tri)
         body.add(Instr("s_add_u32", (kb, kb, Imm(BLOCK_K))), ("addr", "kv_adv"))
         if not skip:
             body.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_lo"))
@@ -100,8 +108,10 @@ def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm) -> None:
         body.add(Instr("s_mov_b32", (bufs[d], tmp)), ("addr", "kv_rot"))
         body.add(Instr("s_barrier"), ("barrier",))
 
-    def _compute(body, mask: bool, tri) -> None:
-        """Block i % B's MFMAs and online softmax."""
+    def _compute(body, mask: bool, tri):
+        """Block i % B's MFMAs and online softmax; returns the block the body goes on in (at
+        head_dim 256 the unmasked body skips O *= alpha when no row's max changed, after a
+        branch: ``RESCALE_BRANCH``)."""
         # ---- S^T = K Q^T from buffer i % B; s_setprio 1 / 0 around the MFMA work (placed by the
         # recipe's sched groups, cdna-facts 9.3)
         kf = ktile.read_operands(ab, body, kt, bufs[0])
@@ -115,7 +125,13 @@ def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm) -> None:
         # them placed by priority only, where s_setprio carries no dependence (cdna-facts 9.3)
         body.add(Instr("s_setprio", (Imm(0),)), ("setprio", "setprio_qk_lo"))
         # ---- online softmax -> P^T operands and the rescale of O
-        pf = sm.online_softmax(ab, body, st_, S, rem, kb, bperm, mask and tri is None)
+        exact = D == AGPR_HEAD_DIM and not mask and tri is None    # alpha exactly 1 if stable
+        hot = RESCALE_BRANCH and exact
+        opts = sm.TailOptions(exact_alpha=True, defer_rescale=hot) if exact else None
+        pf = sm.online_softmax(ab, body, st_, S, rem, kb, bperm, mask and tri is None, opts=opts)
+        if hot:
+            pf, alpha2 = pf
+            body = sm.rescale_unless_stable(ab, body, st_, alpha2)
         # ---- O^T += V^T P^T
         vf = vtile.read_operands(ab, body, vt, bufs[0])
         body.add(Instr("s_setprio", (Imm(1),)), ("setprio", "setprio_pv_hi"))
@@ -123,5 +139,6 @@ def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm) -> None:
             for db in range(D // 32):
                 o = st_.o[db]
                 body.add(Instr(cfg.mfma, (o, vf[st, db], pf[st], o)), ("mfma", "mfma_pv"))
+        return body
 
     kv_loop(ab, trips, kb, ab.full_max, emit, ab.wave_end, ab.diag_kb, ab.tri)

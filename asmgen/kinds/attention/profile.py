@@ -148,12 +148,14 @@ def profile_attention(meta: dict, hsaco: bytes, iters: int, device: str | None,
                       wgs_per_cu: int | None, clock_mhz: float | None, seed: int,
                       keep_result: bool, loop: tuple[int, int] | None) -> dict:
     """Modeled performance of an attention contract; see the module doc. The ping-pong loop
-    (8 waves) skips O *= alpha where no row's max changed, which depends on the data: it is
+    (8 waves) and the multi-wave head_dim 256 loop skip O *= alpha where no row's max changed, which depends on the data: it is
     profiled on inputs that rescale in every block (the figure, ``rescale_skip.figure``) and
     again on inputs whose max never changes after the first block (``rescale_skip.stable``),
     ``kinds.attention.rescale``; a kernel without that branch keeps the random data."""
-    steer = "always" if int(meta["config"].get("waves", 1)) == 8 \
-        and not meta["config"].get("varlen") else None
+    c = meta["config"]
+    branchy = int(c.get("waves", 1)) == 8 or (c.get("head_dim") == 256      # pipe.RESCALE_BRANCH
+                                              and int(c.get("waves", 1)) > 1)
+    steer = "always" if branchy and not c.get("varlen") else None
     out = _profile(meta, hsaco, iters, device, wgs_per_cu, clock_mhz, seed, keep_result, loop,
                    steer)
     if steer is None or not out.pop("_rescale_branch"):

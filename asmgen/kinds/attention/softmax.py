@@ -276,6 +276,27 @@ def rescale(body, st: SoftmaxState, alpha2: VReg, ab=None) -> None:
                      ("softmax", "rescale"))
 
 
+def rescale_unless_stable(ab, body, st_, alpha2, phase=frozenset()):
+    """O *= alpha only when some row's max changed: ``v_cmp_neq_f32 vcc, 1.0, alpha`` then
+    ``s_cbranch_vccz`` over the multiplies (VCCZ: no lane's alpha differs from 1; lanes l and
+    l ^ 32 hold one row, so the test covers the wave's 32 rows). Skipping is exact: alpha is
+    exactly 1 there (``TailOptions.exact_alpha``), x * 1.0 = x for every finite x and the
+    kernel keeps f32 denormals (``float_denorm_mode_32`` 3). No wait states between a VALU
+    write of VCC and s_cbranch_vccz on gfx9 (the VCCZ read bug is SI/CI's: LLVM
+    GCNSubtarget::hasReadVCCZBug). ``phase``: tags added to the rescale's nodes (the ping-pong
+    recipe's). Returns the block after the branch (the caller's ``body`` goes on there). Used
+    by the ping-pong loop and the multi-buffered one at head_dim 256 (``pipe``)."""
+    k = ab.k
+    resc = k.block(f"{body.name}_rescale")
+    post = k.block(f"{body.name}_stable")
+    k.branch(body, "s_cbranch_vccz", post,
+             Instr("v_cmp_neq_f32", (Special("vcc"), Imm(f32_bits(1.0)), alpha2.sub(0))))
+    rescale(resc, st_, alpha2, ab)
+    for n in resc.nodes:
+        n.tags = n.tags | phase
+    return post
+
+
 def _scale_p(body, ps: VReg, f, guard: bool) -> None:
     """p_r *= f_r in f32. Masked bodies (``guard``): a masked key's p is 0 and its factor may be
     a stale NaN, so v_mul_legacy_f32 (0 x anything = 0, the ISA guide's DX9 rule); else two per
