@@ -131,13 +131,16 @@ def _deletion_error(prog: Program, i: int, waves: int) -> tuple[str, ...] | None
     decides: a register one where its reader or writer stands, an unpublished LDS write at the
     first read of its bytes (``published_read``; never, when its writer retires it first), an
     unpublished LDS-DMA as either error (its own wave's read: a DMA not waited for; another
-    wave's: a race, whichever the waves' interleaving brings first)."""
+    wave's: a race, whichever the waves' interleaving brings first). The deleted wait was also
+    one wait state (cdna-facts section 3): a hazard it alone covered is a new violation too
+    (HazardError where its consumer stands; seen with a K-tail mask's v_cmp -> v_cndmask SGPR
+    pair, valu_sgpr_valu, in the mxfp4 NN interleave proof kernel)."""
     loops = prog.loop_ranges()
     order = unrolled(len(prog.instrs), loops)
     mut_order = [j for j in order if j != i]
     orig = [prog.instrs[j] for j in order]
     mut = [prog.instrs[j] for j in mut_order]
-    new = new_violations(orig, mut, prog.target, _ident(orig), _ident(mut))
+    new = new_violations(orig, mut, prog.target, _ident(orig), _ident(mut), hazards=True)
     events = [(v.index, (v.error,)) for v in new if v.detail != PUBLISH]
     if any(v.detail == PUBLISH for v in new):
         hit = published_read(prog.instrs, prog.target, i, loops, 64 * waves)

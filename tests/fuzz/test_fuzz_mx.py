@@ -183,3 +183,25 @@ def test_aimed_sites_name_a_scale_load_as_the_pending_producer():
     plain = build_proof_kernel("gemm", proof_kernels("gemm")[0])
     pp = Program.from_asm(plain.asm, plain.config.target, plain.name)
     assert aimed_at(pp, sum(sites_waitcnt(pp, 4), []), ("buffer_load_ubyte",)) == []
+
+
+def test_a_deleted_wait_that_was_a_hazard_wait_state_predicts_the_hazard():
+    """The mxfp4 NN interleave proof kernel's K-tail mask: ``v_cmp_gt_i32_e64 s[..]`` then an
+    ``s_waitcnt`` (and an ``s_barrier``) then the ``v_cndmask_b32_e64`` reading that SGPR pair (valu_sgpr_valu needs 2
+    wait states, cdna-facts section 3). Deleting the wait removes one of them: the prediction
+    is the HazardError the emulator meets first (it was a PendingReadError further on, an
+    imprecise kill in ``asmgen fuzz gemm --mutate --seed 1``)."""
+    from asmgen.fuzz.mutate import run_mutant
+    from asmgen.fuzz.mutate_sites import Program, sites_waitcnt
+    spec = next(s for s in MX_PROOF if s["dtype"] == "mxfp4" and s["layout"] == "NN")
+    kern = build_proof_kernel("gemm", spec)
+    prog = Program.from_asm(kern.asm, kern.config.target, kern.name)
+    ins = prog.instrs
+    at = [i for i in range(1, len(ins) - 2) if ins[i].op == "s_waitcnt"
+          and ins[i - 1].op == "v_cmp_gt_i32" and "v_cndmask_b32" in (ins[i + 1].op, ins[i + 2].op)]
+    assert at, "no v_cmp / s_waitcnt / v_cndmask run in the kernel"
+    dels = {m.site: m for m in sites_waitcnt(prog, 4)[0]}
+    m = dels[at[0]]
+    assert m.expected == ("HazardError",)
+    r = run_mutant(kern, prog, m, seed=1)
+    assert r.killed and r.precise, r.message
