@@ -26,8 +26,10 @@ from ...target import ARCHES, CDNA3, CDNA4
 from .config import BLOCK_K, BLOCK_Q
 
 # (schedule, waves, kv_buffers) per (arch, head_dim, causal): the model's first at B16 H16 S8192
-# bf16 with --seqlen-k-multiple 32 (TF at the sustained clock; model error +-13 % gfx942, +-6 %
-# gfx950, so ranks closer than that are ties the table breaks by the model's order):
+# bf16 with --seqlen-k-multiple 32 (TF at the sustained clock; the model's worst calibration
+# error, isa.cycle.params.MODEL_ERROR, is now 3.8 % gfx942 and 10.8 % gfx950 (+-13 % / +-6 % when
+# the first rows were ranked), so ranks closer than that are ties the table breaks by the
+# model's order):
 #   gfx942 D128  non-causal prio_interleave w4b2 571 > basic w4b2 417 > interleave w1 382
 #                causal     prio_interleave w4b2 553 > basic w4b2 411 > interleave w4b2 404
 #   gfx942 D64   non-causal basic w4b2 403 ~ interleave w1 402 ~ interleave w4b2 393
