@@ -24,6 +24,33 @@ def _per_wave(fn, members) -> None:
         fn(w.mach, w)
 
 
+def _issue_members(members, dws, make_op, write: bool) -> None:
+    """Each member issues its own op (``make_op(k, w, dw)``) on its own workgroup's LDS; the race
+    detector records a workgroup's run of members in one test (Lds.touch_reads / touch_writes)
+    after they issued. With an LDS-DMA in flight each op is recorded at its issue, as per wave,
+    so the DMA test of the next member comes after it (the same first error)."""
+    ops: list = []
+    start = 0
+    for k, w in enumerate(members):
+        mm = w.mach
+        lds = mm.lds
+        dw = dws[k]
+        op = make_op(k, w, dw)
+        if lds.dma_owner is not None:       # the same for all members of mm (none issue a DMA)
+            lds.check_dma_pending(mm, w, dw, write=write)
+            mm.issue(w, op)
+            start = k + 1
+            continue
+        mm.issue(w, op, touch=False)
+        ops.append(op)
+        if k + 1 == len(members) or members[k + 1].mach is not mm:
+            if lds.multi:
+                touch = lds.touch_writes if write else lds.touch_reads
+                touch(mm, ops, dws[start:k + 1])
+            ops = []
+            start = k + 1
+
+
 def group_read(ins, fn, r: int, off, acc, regs, vdst):
     """Group form of a plain dword-sized ds_read (``fn``: its per-wave handler)."""
     file_v = vdst.file == "v"
@@ -45,34 +72,15 @@ def group_read(ins, fn, r: int, off, acc, regs, vdst):
             dws = base + dw_offs[0]       # int64 (dw_offs is): fancy indexing takes intp fastest
         else:
             dws = (base[:, :, None] + dw_offs).reshape(len(members), -1)
-        ops: list = []
-        # each member issues its own op on its own workgroup's LDS; the race detector records
-        # the reads of a workgroup's run of members in one test (Lds.touch_reads) after they
-        # issued. With an LDS-DMA in flight each op is recorded at its issue, as per wave, so the
-        # DMA test of the next member comes after it (the same first error).
-        start = 0
-        for k, w in enumerate(members):
-            mm = w.mach
-            lds = mm.lds
-            dw = dws[k]
+
+        def make_op(k, w, dw):
             f = w.vgpr if file_v else w.agpr
-            u32 = lds.buf32
+            u32 = w.mach.lds.buf32
 
             def apply(f=f, u32=u32, dw=dw):
                 f[d:d + n, :] = u32[dw].reshape(-1, n).T
-            op = AsyncOp(w, LDS, regs, apply, w.pc, ins, lds_dw=dw)
-            if lds.dma_owner is not None:       # the same for all members of mm (none issue a DMA)
-                lds.check_dma_pending(mm, w, dw)
-                mm.issue(w, op)
-                start = k + 1
-                continue
-            mm.issue(w, op, touch=False)
-            ops.append(op)
-            if k + 1 == len(members) or members[k + 1].mach is not mm:
-                if lds.multi:
-                    lds.touch_reads(mm, ops, dws[start:k + 1])
-                ops = []
-                start = k + 1
+            return AsyncOp(w, LDS, regs, apply, w.pc, ins, lds_dw=dw)
+        _issue_members(members, dws, make_op, False)
     gfn.trace_per_wave = True
     return gfn
 
@@ -100,30 +108,13 @@ def group_write(ins, fn, r: int, off, acc, s: int, ndw: int, vdata):
         else:
             dws = (base[:, :, None] + dw_offs).reshape(len(members), -1)
             vals = rows.transpose(0, 2, 1).reshape(len(members), -1).copy()
-        # as for reads: the race detector records a workgroup's run of members in one test
-        # (Lds.touch_writes) after they issued, unless an LDS-DMA is in flight
-        ops: list = []
-        start = 0
-        for k, w in enumerate(members):
-            mm = w.mach
-            lds = mm.lds
-            dw = dws[k]
-            u32 = lds.buf32
+
+        def make_op(k, w, dw):
+            u32 = w.mach.lds.buf32
 
             def apply(u32=u32, dw=dw, v=vals[k]):
                 u32[dw] = v
-            op = AsyncOp(w, LDS, (), apply, w.pc, ins, lds_dw=dw, lds_write=True)
-            if lds.dma_owner is not None:
-                lds.check_dma_pending(mm, w, dw, write=True)
-                mm.issue(w, op)
-                start = k + 1
-                continue
-            mm.issue(w, op, touch=False)
-            ops.append(op)
-            if k + 1 == len(members) or members[k + 1].mach is not mm:
-                if lds.multi:
-                    lds.touch_writes(mm, ops, dws[start:k + 1])
-                ops = []
-                start = k + 1
+            return AsyncOp(w, LDS, (), apply, w.pc, ins, lds_dw=dw, lds_write=True)
+        _issue_members(members, dws, make_op, True)
     gfn.trace_per_wave = True
     return gfn

@@ -137,10 +137,3 @@ def test_mn_vector_widths_are_checked():
     with pytest.raises(ConfigError, match="vec_b=4 does not divide N=66"):
         gemm(64, 66, 64, dtype="fp8_e4m3fnuz", arch="gfx942", layout="NN", vec_b=4,
              assemble=False)
-
-
-@pytest.mark.parametrize("layout", ["NN", "TN", "TT"])
-def test_mxfp4_operands_stay_k_contiguous(layout):
-    with pytest.raises(ConfigError, match="K-contiguous"):
-        gemm(64, 64, 128, dtype="mxfp4", arch="gfx950", layout=layout, tile=(64, 64, 64),
-             assemble=False)
