@@ -169,9 +169,10 @@ class AttentionConfig(ArchTyped):
                                   f"kv_buffers={PINGPONG_BUFFERS}, got kv_buffers="
                                   f"{self.kv_buffers}")
             if self.head_dim != 128:
+                o_regs = BLOCK_Q * self.head_dim // self.target.wave_size   # f32 O^T per lane
                 why = ("a K/V block does not split into 8 equal shares" if self.head_dim < 128
                        else f"two waves per SIMD leave each {PINGPONG_REGS} of a lane's 512 "
-                            f"registers, and O^T {self.head_dim // 2} + Q {self.head_dim // 4} + "
+                            f"registers, and O^T {o_regs} + Q {o_regs * DTYPES[self.dtype].bits // 32} + "
                             f"S^T 16 + the carried K/V operands stay live across the loop")
                 raise ConfigError(f"attention waves={PINGPONG_WAVES} (the ping-pong loop) is built "
                                   f"for head_dim=128, got head_dim={self.head_dim}: {why}")
