@@ -140,7 +140,16 @@ def _deletion_error(prog: Program, i: int, waves: int) -> tuple[str, ...] | None
     mut_order = [j for j in order if j != i]
     orig = [prog.instrs[j] for j in order]
     mut = [prog.instrs[j] for j in mut_order]
-    new = new_violations(orig, mut, prog.target, _ident(orig), _ident(mut), hazards=True)
+    # only consumers within a hazard window after a deleted copy can meet a new hazard
+    # (hazard_violations looks back HAZARD_WINDOW instructions); the orig window is wider by
+    # the copies deleted before, so each mut consumer's own orig verdict is in it
+    dels = [k for k, j in enumerate(order) if j == i]
+    reach = HAZARD_WINDOW + 3
+    near_orig = sorted({c for d in dels for c in range(d, min(len(orig), d + reach + 1))})
+    near_mut = sorted({c for n, d in enumerate(dels)
+                       for c in range(max(0, d - n), min(len(mut), d - n + reach))})
+    new = new_violations(orig, mut, prog.target, _ident(orig), _ident(mut), hazards=True,
+                         near=(near_orig, near_mut))
     events = [(v.index, (v.error,)) for v in new if v.detail != PUBLISH]
     if any(v.detail == PUBLISH for v in new):
         hit = published_read(prog.instrs, prog.target, i, loops, 64 * waves)

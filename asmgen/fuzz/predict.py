@@ -136,10 +136,12 @@ def barrier_intervals(instrs: list[Instr], target: Target) -> list[tuple[int, bo
     return out
 
 
-def hazard_violations(instrs: list[Instr], target: Target) -> list[Violation]:
+def hazard_violations(instrs: list[Instr], target: Target, consumers=None) -> list[Violation]:
+    """Hazards the judge sees, walking back from each consumer (``consumers``: only those
+    positions; default every one)."""
     out = []
     states = [wait_states(target, x) for x in instrs]
-    for c in range(len(instrs)):
+    for c in (range(len(instrs)) if consumers is None else consumers):
         elapsed = 0
         for p in range(c - 1, max(-1, c - HAZARD_WINDOW - 1), -1):
             need = target.required_wait_states(instrs[p], instrs[c], "emu")   # the judge's view
@@ -153,18 +155,23 @@ def hazard_violations(instrs: list[Instr], target: Target) -> list[Violation]:
     return out
 
 
-def violations(instrs: list[Instr], target: Target, *, hazards: bool = True) -> list[Violation]:
+def violations(instrs: list[Instr], target: Target, *, hazards: bool = True,
+               consumers=None) -> list[Violation]:
     out = register_violations(instrs, target)
     if hazards:
-        out += hazard_violations(instrs, target)
+        out += hazard_violations(instrs, target, consumers)
     return sorted(out, key=lambda v: v.index)
 
 
 def new_violations(orig: list[Instr], mutated: list[Instr], target: Target, ident_orig, ident_mut,
-                   *, hazards: bool = False) -> list[Violation]:
-    """Violations of ``mutated`` absent from ``orig`` (matched by instruction identity)."""
-    before = {v.key(ident_orig) for v in violations(orig, target, hazards=hazards)}
-    return [v for v in violations(mutated, target, hazards=hazards)
+                   *, hazards: bool = False, near=None) -> list[Violation]:
+    """Violations of ``mutated`` absent from ``orig`` (matched by instruction identity).
+    ``near``: (consumers in ``orig``, consumers in ``mutated``) the hazard walk may stop at, when
+    the mutation changed the stream only there (a consumer further on looks back over the same
+    instructions in both streams, so its verdict cannot be new)."""
+    oc, mc = near if near is not None else (None, None)
+    before = {v.key(ident_orig) for v in violations(orig, target, hazards=hazards, consumers=oc)}
+    return [v for v in violations(mutated, target, hazards=hazards, consumers=mc)
             if v.key(ident_mut) not in before]
 
 
