@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import OperandError
+from .identity_memo import MISS, IdentityMemo
 from .instr import Instr
 from .operands import Operand, Reg, Special
 from .spec import InstrSpec
@@ -46,7 +47,7 @@ class Access:
     locs: frozenset[Loc]
 
 
-_MEMO: dict[int, tuple] = {}
+_MEMO = IdentityMemo(1 << 16)
 
 
 def accesses(spec: InstrSpec, instr: Instr) -> tuple[tuple[Access, ...], tuple[Access, ...]]:
@@ -54,14 +55,8 @@ def accesses(spec: InstrSpec, instr: Instr) -> tuple[tuple[Access, ...], tuple[A
     (the hazard rules ask once per producer/consumer pair, the emulator once for reads and once
     for writes); each entry holds its instruction and spec, so an id is not reused while it lives.
     The answer is immutable (tuples of frozen ``Access``)."""
-    m = _MEMO.get(id(instr))
-    if m is not None and m[0] is instr and m[1] is spec:
-        return m[2]
-    out = _accesses(spec, instr)
-    if len(_MEMO) > 1 << 16:
-        _MEMO.clear()
-    _MEMO[id(instr)] = (instr, spec, out)
-    return out
+    out = _MEMO.get(instr, spec)
+    return _MEMO.put(instr, spec, _accesses(spec, instr)) if out is MISS else out
 
 
 def _accesses(spec: InstrSpec, instr: Instr) -> tuple[tuple[Access, ...], tuple[Access, ...]]:

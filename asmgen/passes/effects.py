@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from isa.identity_memo import MISS, IdentityMemo
 from isa.instr import Instr
 from isa.operands import Reg, Special
 from isa.spec import InstrSpec
@@ -112,7 +113,7 @@ def map_operands(spec: InstrSpec, instr: Instr) -> list[int]:
     return out[:n_have]
 
 
-_MEMO: dict[int, tuple] = {}
+_MEMO = IdentityMemo(1 << 18)
 
 
 def effects(target: Target, instr: Instr) -> Effects:
@@ -120,14 +121,8 @@ def effects(target: Target, instr: Instr) -> Effects:
     walks all its operands), then by value; both memos key on the arch name (a ``Target`` is
     equal to every other of its arch)."""
     arch = target.arch
-    m = _MEMO.get(id(instr))
-    if m is not None and m[0] is instr and m[1] == arch:
-        return m[2]
-    e = _effects(target, instr)
-    if len(_MEMO) > 1 << 18:
-        _MEMO.clear()
-    _MEMO[id(instr)] = (instr, arch, e)
-    return e
+    e = _MEMO.get(instr, arch)
+    return _MEMO.put(instr, arch, _effects(target, instr)) if e is MISS else e
 
 
 _PLANS: dict[tuple, tuple] = {}

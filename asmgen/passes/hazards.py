@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache, lru_cache
 
+from isa.identity_memo import MISS, IdentityMemo
 from isa.instr import Instr
 from isa.operands import Imm
 
@@ -46,20 +47,14 @@ def wait_states(instr: Instr, target: Target) -> int:
     return 1
 
 
-_VIEW_MEMO: dict[int, tuple] = {}
+_VIEW_MEMO = IdentityMemo(1 << 18)
 
 
 def _rule_view(target: Target, instr: Instr) -> tuple:
     """``_rule_view_cached`` memoised by object identity (hashing an Instr is slow) and arch name."""
     arch = target.arch
-    m = _VIEW_MEMO.get(id(instr))
-    if m is not None and m[0] is instr and m[1] == arch:
-        return m[2]
-    view = _rule_view_cached(target, instr)
-    if len(_VIEW_MEMO) > 1 << 18:
-        _VIEW_MEMO.clear()
-    _VIEW_MEMO[id(instr)] = (instr, arch, view)
-    return view
+    view = _VIEW_MEMO.get(instr, arch)
+    return _VIEW_MEMO.put(instr, arch, _rule_view_cached(target, instr)) if view is MISS else view
 
 
 _CLASS_MEMO: dict[tuple, tuple] = {}
