@@ -199,12 +199,14 @@ def gemm_reference(cfg, A, B, C, alpha: float = 1.0, beta: float = 0.0, bias=Non
 
 
 def gemm_tolerance(cfg, A, B, C, alpha: float, beta: float, bias=None,
-                   scale_a: float = 1.0, scale_b: float = 1.0) -> np.ndarray:
+                   scale_a: float = 1.0, scale_b: float = 1.0, ref64=None) -> np.ndarray:
     """Per-element absolute tolerance: accumulation error (``ACC_UNITS[dtype]`` x (K + 8) units
     of 2^-24 times sum |a*b|, cdna-facts section 2.3), the f32 product of alpha and the scales
     (two roundings), the output rounding (one unit roundoff of out_dtype, of the result plus the
     scaled inputs, since activation math in fp32 is close to 1-2 ulp), and a small absolute
-    floor for the transcendental activations. i32 outputs are exact (0)."""
+    floor for the transcendental activations. i32 outputs are exact (0). ``ref64``: the
+    ``gemm_reference64`` result when the caller has it (``compare``: one float64 matmul fewer,
+    seconds at 4096^3)."""
     m, n, k = cfg.m, cfg.n, cfg.k
     if cfg.out_dtype == "i32":
         return np.zeros((m, n))
@@ -217,7 +219,9 @@ def gemm_tolerance(cfg, A, B, C, alpha: float, beta: float, bias=None,
         scale = scale + abs(beta) * np.abs(_rows(C, m, n))
     if bias is not None:
         scale = scale + np.abs(np.asarray(bias, dtype=np.float64))[None, :n]
-    ref = np.abs(saturate(cfg, gemm_reference64(cfg, A, B, C, alpha, beta, bias, scale_a, scale_b)))
+    if ref64 is None:
+        ref64 = gemm_reference64(cfg, A, B, C, alpha, beta, bias, scale_a, scale_b)
+    ref = np.abs(saturate(cfg, ref64))
     acc_eps = units * (k + 8) * EPS["f32"]
     scaled = not (_is_one(sa) and _is_one(sb))
     # alpha * scale_a * scale_b rounded twice in f32 (a vector scale: three times)
@@ -241,11 +245,12 @@ def compare(cfg, out, A, B, C, alpha: float, beta: float, bias=None,
             scale_a: float = 1.0, scale_b: float = 1.0) -> tuple[bool, str]:
     """(ok, message): the kernel's ``out`` against the reference with ``gemm_tolerance``
     (i32 outputs: bit-exact against the wrapped accumulator)."""
-    ref = saturate(cfg, gemm_reference64(cfg, A, B, C, alpha, beta, bias, scale_a, scale_b))
+    ref64 = gemm_reference64(cfg, A, B, C, alpha, beta, bias, scale_a, scale_b)
+    ref = saturate(cfg, ref64)
     if cfg.out_dtype == "i32":
         ref = wrap_i32(ref).astype(np.float64)
     got = np.asarray(out)[:cfg.m, :cfg.n].astype(np.float64)
-    tol = gemm_tolerance(cfg, A, B, C, alpha, beta, bias, scale_a, scale_b)
+    tol = gemm_tolerance(cfg, A, B, C, alpha, beta, bias, scale_a, scale_b, ref64)
     with np.errstate(invalid="ignore"):
         err = np.abs(got - ref)
     bad = ~(err <= tol) & ~(np.isnan(got) & np.isnan(ref))
