@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from dataclasses import dataclass
 
 from . import __version__, recipes
 from .errors import ConfigError, ResourceError
@@ -39,6 +40,37 @@ def compile(kind, cfg, recipe, toolchain=None, assemble: bool = True,
             limits: dict | None = None) -> Kernel:
     """The ``Kernel`` of ``cfg`` (a config of ``kind``, a ``KernelKind`` or its name) under the
     recipe object ``recipe``; ``limits`` caps the register files (tests)."""
+    low = lower(kind, cfg, recipe, limits=limits)
+    hsaco, tc_version = b"", ""
+    t3 = time.perf_counter()
+    if assemble:
+        from .toolchain import find_toolchain
+        tc = toolchain or find_toolchain()
+        hsaco = tc.assemble(low.asm, cfg.arch)
+        tc_version = tc.version
+    low.timings["assemble"] = time.perf_counter() - t3
+    return finish(low, hsaco, tc_version)
+
+
+@dataclass
+class Lowered:
+    """A kernel up to its ``.s`` text, before the assembler: what ``finish`` turns into a
+    ``Kernel`` once a code object holds it. ``items`` and ``res`` are what ``asm`` was emitted
+    from (``asmgen.emit.emit_kernel``), so a caller can emit the same kernel under another
+    symbol name beside others in one ``.s`` (``asmgen.fuzz.batch``)."""
+
+    name: str
+    asm: str
+    items: list
+    res: object            # asmgen.program.KernelResources
+    meta: dict             # the launch contract without toolchain and code-object hash
+    cfg: object
+    timings: dict
+    compiled: object
+
+
+def lower(kind, cfg, recipe, limits: dict | None = None) -> Lowered:
+    """Template -> schedule and passes -> emit: every step of ``compile`` but the assembler."""
     from .emit import emit_kernel
     from .kinds import registry
     from .passes.manager import compile_kernel
@@ -75,13 +107,6 @@ def compile(kind, cfg, recipe, toolchain=None, assemble: bool = True,
     asm = emit_kernel(items, res)
     t3 = time.perf_counter()
     check_occupancy(launch.waves, res)
-    hsaco, tc_version = b"", ""
-    if assemble:
-        from .toolchain import find_toolchain
-        tc = toolchain or find_toolchain()
-        hsaco = tc.assemble(asm, cfg.arch)
-        tc_version = tc.version
-    t4 = time.perf_counter()
     meta = {"kernel": name, "arch": cfg.arch, "grid": list(launch.grid)}
     if launch.grid_from is not None:
         meta["grid_from"] = [None if r is None else [r[0], int(r[1])] for r in launch.grid_from]
@@ -94,13 +119,24 @@ def compile(kind, cfg, recipe, toolchain=None, assemble: bool = True,
         "schedule_params": dict(getattr(recipe, "params", {}) or {}),
         "resources": {"vgpr": res.vgprs, "agpr": res.agprs, "sgpr": res.sgprs,
                       "lds": ir.lds_bytes, "waves_per_simd": res.waves_per_simd},
-        "toolchain": tc_version, "asmgen": __version__,
     })
+    return Lowered(name, asm, items, res, meta, cfg,
+                   {"template": t1 - t0, "passes": t2 - t1, "emit": t3 - t2}, compiled)
+
+
+def finish(low: Lowered, hsaco: bytes, tc_version: str, *, name: str | None = None,
+           asm: str | None = None) -> Kernel:
+    """The ``Kernel`` of ``low`` in the code object ``hsaco`` (b"" when not assembled). ``name``
+    and ``asm``: the kernel's symbol and the ``.s`` text that code object came from, when they are
+    not ``low``'s own (a kernel assembled beside others, ``asmgen.fuzz.batch``)."""
+    name = low.name if name is None else name
+    meta = dict(low.meta)
+    meta["kernel"] = name
+    meta.update({"toolchain": tc_version, "asmgen": __version__})
     if hsaco:     # lets a reader refuse a truncated, altered or swapped code object
         meta["hsaco_sha256"] = hashlib.sha256(hsaco).hexdigest()
-    return Kernel(name, asm, hsaco, meta, cfg,
-                  {"template": t1 - t0, "passes": t2 - t1, "emit": t3 - t2, "assemble": t4 - t3},
-                  compiled)
+    return Kernel(name, low.asm if asm is None else asm, hsaco, meta, low.cfg,
+                  dict(low.timings), low.compiled)
 
 
 def resolve(kind, schedule: str | None, schedule_params: dict | None, config: dict):

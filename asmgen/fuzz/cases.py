@@ -62,23 +62,42 @@ def compile_case(case: FuzzCase):
     return compile(registry.of_config(case.config), case_config(case), recipe_for(case))
 
 
+def lower_case(case: FuzzCase):
+    """``compile_case`` up to the ``.s`` text (``asmgen.driver.lower``): for a batch that
+    assembles several cases' kernels at once (``asmgen.fuzz.batch``)."""
+    from ..driver import lower
+    return lower(registry.of_config(case.config), case_config(case), recipe_for(case))
+
+
 def run_case(case: FuzzCase) -> Outcome:
     """Compile and check one case; never raises for a kernel problem (it is the outcome)."""
+    t0 = time.perf_counter()
+    try:
+        kern = compile_case(case)
+    except Exception as exc:  # noqa: BLE001  (classified: compile_failure)
+        return compile_failure(exc, t0)
+    return check_case(case, kern, t0)
+
+
+def compile_failure(exc: Exception, t0: float) -> Outcome:
+    """The outcome of a case whose compilation raised ``exc`` (started at ``t0``)."""
+    if isinstance(exc, ResourceError):
+        return Outcome(REFUSED + type(exc).__name__, str(exc), None, time.perf_counter() - t0)
+    if isinstance(exc, ConfigError):
+        if type(exc).__name__ in ("ConfigError", "UnknownRecipe"):
+            return Outcome(REJECTED, str(exc), None, time.perf_counter() - t0)
+        return Outcome(type(exc).__name__, str(exc), None, time.perf_counter() - t0)
+    # a compiler crash is a finding, not a fuzzer crash
+    return Outcome(type(exc).__name__, _short(exc), None, time.perf_counter() - t0)
+
+
+def check_case(case: FuzzCase, kern, t0: float) -> Outcome:
+    """Run the compiled ``kern`` of ``case`` on the emulator with every check and compare it with
+    the kind's NumPy reference (``KernelKind.check``); ``t0``: when the case started."""
     from isa.emu.errors import EmulatorError
 
     from ..runtime.emu import EmuRunner
     check = registry.of_config(case.config).check
-    t0 = time.perf_counter()
-    try:
-        kern = compile_case(case)
-    except ResourceError as exc:
-        return Outcome(REFUSED + type(exc).__name__, str(exc), None, time.perf_counter() - t0)
-    except ConfigError as exc:
-        if type(exc).__name__ in ("ConfigError", "UnknownRecipe"):
-            return Outcome(REJECTED, str(exc), None, time.perf_counter() - t0)
-        return Outcome(type(exc).__name__, str(exc), None, time.perf_counter() - t0)
-    except Exception as exc:  # noqa: BLE001  (a compiler crash is a finding, not a fuzzer crash)
-        return Outcome(type(exc).__name__, _short(exc), None, time.perf_counter() - t0)
     try:
         ok, msg = check(kern.meta, EmuRunner(kern.meta, kern.hsaco, seed=case.emu_seed),
                         case.emu_seed)

@@ -4,7 +4,10 @@ a plain-text progress bar on stderr, reproducers (shrunk) for every failure, and
 Hypothesis drives the draws (``asmgen.fuzz.strategies``) in sessions of ``SESSION_EXAMPLES``
 examples, each session seeded from the campaign seed, with only the *generate* phase: the loop
 records every failure itself (hypothesis would stop at the first one) and shrinks it with
-``asmgen.fuzz.cases.shrink``, which keeps the schedule and emulator seeds fixed.
+``asmgen.fuzz.cases.shrink``, which keeps the schedule and emulator seeds fixed. Drawn cases wait
+in a batch of ``asmgen.fuzz.batch.BATCH`` and run together (``run_batch``: their kernels
+assembled as one code object, each checked alone on the emulator; a failing one re-run alone, so
+its reproducer is the single-kernel one).
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError
+from .batch import BATCH, run_batch
 from .cases import PASS, REFUSED, REJECTED, Outcome, run_case, save_reproducer, settle_gc, shrink
 from .strategies import FuzzCase, fuzz_cases
 
@@ -112,16 +116,38 @@ def campaign(kind: str = "gemm", *, budget: float | None = 60.0, seed: int = 0,
     bar = Progress(budget, examples, progress_stream)
     t0 = time.monotonic()
 
+    waiting: list[FuzzCase] = []
+
     def over() -> bool:
         return ((budget is not None and time.monotonic() - t0 >= budget)
-                or (examples is not None and summary.cases >= examples))
+                or (examples is not None and summary.cases + len(waiting) >= examples))
 
     def one(case: FuzzCase) -> None:
         if over():
             return
-        out = run_case(case)
+        waiting.append(case)
+        if len(waiting) >= batch_size():
+            flush()
+
+    def batch_size() -> int:
+        """BATCH, but 1 for the first case (settle_gc freezes what it leaves: imports, tables),
+        and no more cases than the time left is expected to run (the budget holds as before)."""
+        if not warm:
+            return 1
+        if budget is None or not summary.cases:
+            return BATCH
+        per_case = (time.monotonic() - t0) / summary.cases
+        return max(1, min(BATCH, int((budget - (time.monotonic() - t0)) / per_case)))
+
+    def flush() -> None:
+        nonlocal warm
+        batch = list(waiting)
+        waiting.clear()
+        outs = run_batch(batch) if len(batch) > 1 else [run_case(c) for c in batch]
         settle_gc()
-        record(case, out)
+        warm = True
+        for case, out in zip(batch, outs):
+            record(case, out)
 
     def record(case: FuzzCase, out: Outcome) -> None:
         summary.cases += 1
@@ -147,12 +173,15 @@ def campaign(kind: str = "gemm", *, budget: float | None = 60.0, seed: int = 0,
         summary.seconds = time.monotonic() - t0
         bar.update(summary)
 
+    warm = False
     session = 0
     while not over():
         test = settings(max_examples=SESSION_EXAMPLES, deadline=None, database=None,
                         phases=[Phase.generate], suppress_health_check=list(HealthCheck))(
             given(fuzz_cases(small=small, kind=kind))(one))
         hseed(seed * 100003 + session)(test)()
+        if waiting:
+            flush()
         session += 1
     summary.seconds = time.monotonic() - t0
     bar.done()
