@@ -7,13 +7,13 @@ The estimate (``estimate``) needs no emulation:
 
 * ``workgroups``: the runtime grid at those sizes (``launch.grid_of``: the contract's
   ``grid_from``); ``waves``: the contract's block over 64 lanes.
-* ``S_loop``: instructions one trip of the kernel's main loop runs, at most: the region of the
-  widest backward branch of the decoded code object, widened by the backward branches into it
-  (cold arms after a latch), and the longest path through it from its head back to it, one arm
-  of each branch (``static_counts``, ``loop_counts``: a causal attention loop counts one of its
-  unmasked, triangle, masked and skip bodies per trip, not all); ``S_rest``: every instruction
-  outside that region, counted once (prologue, epilogue, both arms of a branch: an upper bound
-  for straight code).
+* ``S_loop``: instructions one trip of the kernel's main loop runs, at most: the regions of the
+  backward branches of the decoded code object (overlapping spans merged: cold arms after a
+  latch), and the longest path through one from its head back to it, one arm of each branch
+  (``static_counts``, ``loop_counts``: causal attention counts one of its unmasked, triangle,
+  masked and skip bodies per trip, not all, whichever of its two loops holds it); ``S_rest``:
+  every instruction outside those regions, counted once (prologue, epilogue, both arms of a
+  branch: an upper bound for straight code).
 * ``trips``: loop iterations per workgroup at those sizes, from the kind
   (``KernelKind.check_shape``: a GEMM's K tiles, attention's key blocks; causal attention the
   mean over its Q-blocks, exact for the sum over workgroups).
@@ -106,28 +106,29 @@ def _targets(decoded) -> list[tuple[int, int | None, bool]]:
 
 
 def loop_counts(decoded) -> tuple[int, int]:
-    """(S_rest, S_loop) of decoded code. The loop region: the widest backward branch's span,
-    widened by every backward branch that starts or lands inside it (a loop whose cold arms sit
-    after its latch and jump back to it, ``kinds.attention.kvloop``); its head is the region's
-    first instruction. S_loop: the longest path of one trip, from the head to a branch back to
-    it (one arm of each branch inside the loop, the longest), so a loop of several bodies
-    counts one per trip; S_rest: every instruction outside the region. A region holding another
-    cycle (a nested loop) counts its whole span per trip, as before (an upper bound)."""
+    """(S_rest, S_loop) of decoded code. A loop region: a backward branch's span, widened by
+    every backward branch that starts or lands inside it (a loop whose cold arms sit after its
+    latch and jump back to it); its head is the region's first instruction. S_loop: the longest
+    path of one trip, from the head to a branch back to it (one arm of each branch inside the
+    loop, the longest), so a loop of several bodies counts one per trip; with several disjoint
+    regions (causal attention's off-diagonal loop, then its diagonal loop,
+    ``kinds.attention.kvloop``: the kind's trips are both loops' together) the longest of their
+    trips; S_rest: every instruction outside the regions. A region holding another cycle (a
+    nested loop) counts its whole span per trip, as before (an upper bound)."""
     br = _targets(decoded)
     back = [(i, t) for i, t, _ in br if t is not None and t <= i]
     if not back:
         return len(decoded), 0
-    i0, t0 = max(back, key=lambda b: b[0] - b[1])
-    lo, hi = t0, i0
-    grown = True
-    while grown:
-        grown = False
-        for i, t in back:
-            if (lo <= i <= hi or lo <= t <= hi) and (t < lo or i > hi):
-                lo, hi, grown = min(lo, t), max(hi, i), True
-    span = hi - lo + 1
-    trip = _longest_trip(br, lo, hi)
-    return len(decoded) - span, span if trip is None else trip
+    regions: list[list[int]] = []
+    for i, t in sorted(back, key=lambda b: b[1]):      # merge the spans that overlap
+        if regions and t <= regions[-1][1]:
+            regions[-1][1] = max(regions[-1][1], i)
+        else:
+            regions.append([t, i])
+    spans = [hi - lo + 1 for lo, hi in regions]
+    trips = [_longest_trip(br, lo, hi) for lo, hi in regions]
+    loop = max(sp if tr is None else tr for sp, tr in zip(spans, trips))
+    return len(decoded) - sum(spans), loop
 
 
 def _longest_trip(br, lo: int, hi: int) -> int | None:

@@ -20,8 +20,8 @@ from .model import STALL_REASONS, CycleModelError, SimResult
 # loop region
 
 
-def find_loop(res: SimResult) -> tuple[int, int] | None:
-    """(head pc, branch pc) of the most frequent backward jump, or None when no wave loops."""
+def backward_jumps(res: SimResult) -> Counter:
+    """(head pc, branch pc) -> how often the waves took that backward jump."""
     jumps: Counter = Counter()
     for w in res.waves:
         prev = None
@@ -29,6 +29,12 @@ def find_loop(res: SimResult) -> tuple[int, int] | None:
             if prev is not None and r.pc <= prev:
                 jumps[(r.pc, prev)] += 1
             prev = r.pc
+    return jumps
+
+
+def find_loop(res: SimResult) -> tuple[int, int] | None:
+    """(head pc, branch pc) of the most frequent backward jump, or None when no wave loops."""
+    jumps = backward_jumps(res)
     if not jumps:
         return None
     return jumps.most_common(1)[0][0]

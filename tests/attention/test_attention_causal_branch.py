@@ -1,8 +1,9 @@
-"""Causal attention masks only the diagonal key blocks (``asmgen.kinds.attention.kvloop``): the
-loop branches per key block between an unmasked body and cold ones (the triangle, the per-element
-mask, with several waves the skip: ``test_attention_causal_skip``). The unmasked body must be
-the non-causal kernel's loop body (the same config without the key mask, ``seqlen_k_multiple``
-32): the same instructions in the same order, waits and hazard nops included. Compared on the
+"""Causal attention masks only the diagonal key blocks (``asmgen.kinds.attention.kvloop``): an
+off-diagonal loop over the unmasked body alone (no per-trip test, its trip count computed once),
+then a diagonal loop that branches per key block between the triangle, the per-element mask and,
+with several waves, the skip (``test_attention_causal_skip``). The off-diagonal loop must be the
+non-causal kernel's loop (the same config without the key mask, ``seqlen_k_multiple`` 32): the
+same instructions in the same order, waits, hazard nops and loop control included. Compared on the
 stream before register allocation (virtual registers equal up to a bijective renaming of their
 roots: the two kernels number their registers differently) and on the final stream (the same
 mnemonics, modifiers and immediates: waits and s_nop counts; physical registers differ, as the
@@ -75,28 +76,50 @@ def test_unmasked_body_is_the_non_causal_body(arch, waves, d, sched):
     full = _block(causal, "loop")
     body = _block(plain, "loop")
     assert [i.op for i in body[-3:]] == ["s_sub_u32", "s_cmp_lg_u32", "s_cbranch_scc1"]
-    assert _shape(full) == _shape(body[:-3])
+    assert str(full[-1]) == "s_cbranch_scc1 loop_kv"      # its own back edge: no test per trip
+    assert _shape(full) == _shape(body)
     vfull = _virtual(AttentionConfig(causal=True, **kw), sched)["loop"]
-    vbody = _virtual(AttentionConfig(seqlen_k_multiple=32, **kw), sched)["loop"][:-3]
+    vbody = _virtual(AttentionConfig(seqlen_k_multiple=32, **kw), sched)["loop"]
     why = _same_up_to_renaming(vfull, vbody)
     assert not why, why
     assert "v_cmp_lt_i32" not in [i.op for i in full]            # no mask on interior blocks
+    assert not [i for i in full if i.op.startswith("s_cmp") and i.op != "s_cmp_lg_u32"]
     mask = _block(causal, "loop_kv_mask")
-    assert [i.op for i in mask].count("v_cmp_lt_i32") == 16 and mask[-1].op == "s_branch"
-    head = _block(causal, "loop_kv_head")
-    assert [str(i).split()[0] for i in head] == ["s_cmp_gt_i32", "s_cbranch_scc1"]
-    assert str(head[-1]) == "s_cbranch_scc1 loop_kv_diag"
-    # the cold path: (several waves) skip the blocks wholly above the wave's rows, then the
+    assert [i.op for i in mask].count("v_cmp_lt_i32") == 16
+    assert (mask[-1].op == "s_branch") == (waves > 1)     # one wave: falls through to the latch
+    # the off-diagonal loop is skipped when it has no trip, the diagonal one likewise
+    guard = [str(i) for i in _block(causal, "loop_kv_full_test")]
+    assert guard[-1] == "s_cbranch_scc1 loop_kv_full_end" and guard[0].startswith("s_cmp_eq_u32")
+    mid = [str(i) for i in _block(causal, "loop_kv_full_end")]
+    assert mid[-1] == "s_cbranch_scc1 loop_kv_end" and mid[0].startswith("s_cmp_eq_u32")
+    # the diagonal loop: (several waves) skip the blocks wholly above the wave's rows, then the
     # triangle block (the wave's diagonal) or the per-element mask
     diag = [str(i) for i in _block(causal, "loop_kv_diag")]
     tri_test = [str(i) for i in _block(causal, "loop_kv_tri_test" if waves > 1 else "loop_kv_diag")]
     assert tri_test[0].startswith("s_cmp_lg_u32") and tri_test[1] == "s_cbranch_scc1 loop_kv_mask"
     if waves > 1:
         assert diag[0].startswith("s_cmp_ge_i32") and diag[1] == "s_cbranch_scc1 loop_kv_skip"
-    # layout: the unmasked body falls through to the latch; the others are after the loop
+    assert str(_block(causal, "loop_kv_tri")[-1]) == "s_branch loop_kv_latch"
+    latch = [str(i) for i in _block(causal, "loop_kv_latch")]
+    assert latch[-1] == "s_cbranch_scc1 loop_kv_diag"
     names = [b.name for b in causal.compiled.stream.blocks]
-    i = names.index("loop_kv_head")
-    cold = (["loop_kv_diag", "loop_kv_tri_test", "loop_kv_tri", "loop_kv_mask", "loop_kv_skip"]
-            if waves > 1 else ["loop_kv_diag", "loop_kv_tri", "loop_kv_mask"])
-    assert names[i:i + 4 + len(cold)] == ["loop_kv_head", "loop", "loop_kv_latch",
-                                          "loop_kv_exit"] + cold
+    i = names.index("loop_kv_full_test")
+    diag_loop = (["loop_kv_diag", "loop_kv_tri_test", "loop_kv_tri", "loop_kv_mask", "loop_kv_skip"]
+                 if waves > 1 else ["loop_kv_diag", "loop_kv_tri", "loop_kv_mask"])
+    loop = names[i + 1:names.index("loop_kv_full_end")]      # the unmasked body's blocks
+    assert loop[0] == "loop" and all(n.startswith("loop") for n in loop)
+    j = i + 1 + len(loop)
+    assert names[j:j + 3 + len(diag_loop)] == (["loop_kv_full_end"] + diag_loop
+                                               + ["loop_kv_latch", "loop_kv_end"])
+
+
+@pytest.mark.parametrize("arch, waves, d, sched", CASES[::2])
+def test_two_loops_and_no_fake_ones(arch, waves, d, sched):
+    """``Stream.loops`` finds exactly the off-diagonal and the diagonal loop: every branch of the
+    diagonal loop's bodies is forward (no cold body jumps back to a latch)."""
+    kw = {"batch": 1, "heads": 2, "kv_heads": 1, "seqlen_q": 256, "seqlen_k": 256, "head_dim": d,
+          "dtype": "bf16", "arch": arch, "waves": waves}
+    prog = kernel(AttentionConfig(causal=True, **kw), sched).compiled.stream
+    names = [b.name for b in prog.blocks]
+    heads = sorted(names[h] for h, _, _ in prog.loops())
+    assert heads == ["loop", "loop_kv_diag"], heads

@@ -1,6 +1,6 @@
-"""The mutation proof covers the causal branch of the KV loop (``kinds.attention.kvloop``): sites
-inside the cold bodies after the loop's latch (the triangle ``loop_kv_tri``, the per-element
-mask ``loop_kv_mask`` and, with several waves, the skip ``loop_kv_skip``) and inside the
+"""The mutation proof covers the causal KV loops (``kinds.attention.kvloop``): sites inside the
+diagonal loop's bodies (the triangle ``loop_kv_tri``, the per-element mask ``loop_kv_mask``
+and, with several waves, the skip ``loop_kv_skip``) and inside the off-diagonal loop's
 unmasked body are found in the final text and every sampled correctness mutant there is killed
 with the predicted error. The causal proof kernels' lengths run every one of those bodies
 (``kinds.attention.fuzz``), so the campaign covers them too; this test makes sure their sites
@@ -30,12 +30,12 @@ def test_mutants_in_every_body_are_killed(spec):
     kern = build_proof_kernel("attention", spec)
     prog = Program.from_asm(kern.asm, kern.config.target, kern.name)
     waves = kernel_waves(kern)
-    bodies = {"full": _block_range(prog, "loop_kv", "loop_kv_latch"),
+    bodies = {"full": _block_range(prog, "loop_kv", "loop_kv_full_end"),
               "tri": _block_range(prog, "loop_kv_tri", "loop_kv_mask"),
               "mask": _block_range(prog, "loop_kv_mask",
-                                   "loop_kv_skip" if waves > 1 else "loop_kv_end")}
+                                   "loop_kv_skip" if waves > 1 else "loop_kv_latch")}
     if waves > 1:
-        bodies["skip"] = _block_range(prog, "loop_kv_skip", "loop_kv_end")
+        bodies["skip"] = _block_range(prog, "loop_kv_skip", "loop_kv_latch")
     sites = all_sites(prog, waves)
     rng = random.Random(1)
     tried = []
