@@ -61,13 +61,34 @@ def test_key_mask_only_on_the_last_partial_block(arch, waves, d, schedule, seed)
     fall-through body has no mask, the per-element mask sits in the cold ``loop_kv_diag`` arm,
     and the kernel matches the reference whether the last block is partial (the mask runs once,
     after whole blocks: one key short of whole, or one key), the only block, or whole (the mask
-    never runs)."""
+    never runs). Several waves: the masked arm has no closing barrier, race-free."""
     cfg = AttentionConfig(batch=1, heads=2, kv_heads=1, seqlen_q=70, seqlen_k=127, head_dim=d,
                           dtype="bf16", arch=arch, waves=waves)
     assert cfg.key_mask
     asm = kernel(cfg, schedule).asm
     assert "v_mfma" in _loop(asm) and "v_cmp_lt_i32" not in _loop(asm)
-    assert "v_cmp_lt_i32" in asm.split("loop_kv_diag:")[1].split("s_branch loop_kv_latch")[0]
+    masked = asm.split("loop_kv_diag:")[1].split("s_branch loop_kv_latch")[0]
+    assert "v_cmp_lt_i32" in masked
+    # several waves: the masked arm (the last block only) closes with no s_barrier, the
+    # unmasked body with one (kinds.attention.pipe: nothing after the last trip reads LDS); the
+    # emulator's LDS race detector checks every run below
+    assert ("s_barrier" in _loop(asm)) == (waves > 1) and "s_barrier" not in masked
     for sk in (127, 33, 20, 96):
         ok, msg, _ = run_case(cfg, seed, schedule, seqlen_k=sk)
         assert ok, f"seqlen_k={sk}: {msg}"
+
+
+@pytest.mark.parametrize("seed", (0, 1))
+@pytest.mark.parametrize("arch, kv_buffers", [("gfx942", 2), ("gfx950", 3)])
+def test_masked_arm_needs_no_closing_barrier(arch, kv_buffers, seed):
+    """The non-causal multi-wave loop's masked arm runs on the last key block only; its closing
+    s_barrier guarded no later LDS access (deleting it survived the mutation proof), so it is
+    gone: the kernel (4 waves, D128, 100 x 130, the mutation run's case) matches the reference
+    with the emulator's race detector on."""
+    cfg = AttentionConfig(batch=1, heads=2, kv_heads=1, seqlen_q=100, seqlen_k=130, head_dim=128,
+                          dtype="bf16", arch=arch, waves=4, kv_buffers=kv_buffers)
+    prog = kernel(cfg, "attn_prio_interleave").compiled.stream
+    ops = {b.name: [n.instr.op for n in b.nodes] for b in prog.blocks}
+    assert "s_barrier" in ops["loop"] and "s_barrier" not in ops["loop_kv_diag"]
+    ok, msg, _ = run_case(cfg, seed, "attn_prio_interleave")
+    assert ok, msg

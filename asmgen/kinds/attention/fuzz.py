@@ -193,9 +193,9 @@ VARLEN_FP8_PROOF = {**VARLEN_PROOF, "dtype": "fp8_e4m3fnuz", "schedule": "attn_i
 # last block); f16, whose tolerance (8 unit roundoffs, 2^-8) a skipped rescale of one
 # accumulator exceeds (bf16's 2^-5 let that swap survive at 0.019-0.026); four waves sharing K/V
 # (Q in AGPRs, O^T in VGPRs, half-row K chunks by 4-byte DMA on gfx942), causal with the lengths
-# of the first multi-wave kernel and its second size (the per-element mask mid-loop: a
-# non-causal kernel runs its masked arm on the last block only, where the arm's end-of-trip
-# s_barrier guards no later read, so deleting it survives, on main's D128 kernels too)
+# of the first multi-wave kernel and its second size (the per-element mask mid-loop, in the
+# diagonal loop; a non-causal kernel's masked arm, the last block only, has no closing
+# s_barrier since it guarded no later read, ``pipe``)
 D256_ATTENTION = (
     {"seqlen_q": 40, "seqlen_k": 232, "heads": 2, "kv_heads": 1, "head_dim": 256,
      "causal": True, "schedule": "attn_interleave"},

@@ -23,7 +23,8 @@ vmcnt for it at that barrier, not the next one (with d = 2 the barrier of iterat
 for the DMA of iteration i - 1); prologue block b is read after b + 1 barriers. Loads past the
 last key block read 0 (the K/V resources' num_records shrink, clamped at 0; cdna-facts
 section 5). All waves run the same trip count (the workgroup's last row decides, causal) so
-they meet at every barrier. Regions: writes ``K_w`` / ``V_w``, reads ``K_r`` / ``V_r`` never
+they meet at every barrier (a non-causal masked arm, the last block only, has none: ``emit``).
+Regions: writes ``K_w`` / ``V_w``, reads ``K_r`` / ``V_r`` never
 alias within an iteration (different buffers), and every LDS op stays on its side of a barrier.
 """
 from __future__ import annotations
@@ -106,7 +107,12 @@ def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm) -> None:
         for x in range(d):
             body.add(Instr("s_mov_b32", (bufs[x], bufs[x + 1])), ("addr", "kv_rot"))
         body.add(Instr("s_mov_b32", (bufs[d], tmp)), ("addr", "kv_rot"))
-        body.add(Instr("s_barrier"), ("barrier",))
+        if not (mask and tri is None and not skip and ab.diag_kb is None):
+            body.add(Instr("s_barrier"), ("barrier",))
+        # else: the non-causal masked arm runs on the last key block only (``kvloop``: kbase >
+        # seqlen_k - 32); after its trip no wave reads LDS (the epilogue works in registers) and
+        # its writes (block i + d, to a buffer no wave reads in trip i) need no publishing, so
+        # the closing barrier would guard nothing: every wave of the workgroup leaves it out
 
     def _compute(body, mask: bool, tri):
         """Block i % B's MFMAs and online softmax; returns the block the body goes on in (at
