@@ -90,10 +90,11 @@ def test_trip_counts_and_dealing():
 
 def test_causal_extrapolation_does_not_depend_on_iters(tmp_path_factory):
     """Causal, 4 waves: the emulated Q-block ends on diagonal blocks (masked, some wholly above
-    some waves' rows), so a steady-state window mixes the masked body in, more so the fewer
-    blocks are emulated; the profile extrapolates by the unmasked blocks a second run adds
-    instead, and the whole-problem figure no longer moves with ``--iters`` (it moved 8 % on the
-    B16 H16 S8192 D128 kernel between 8 and 16)."""
+    some waves' rows); the profile extrapolates by the unmasked blocks a second run adds, and
+    the whole-problem figure does not move with ``--iters`` (it moved 8 % on the B16 H16 S8192
+    D128 kernel between 8 and 16 when the window mixed the masked body in). The steady-state
+    window is the off-diagonal loop's (``kvloop``: the unmasked body alone), so the waves' own
+    rate agrees with that growth (measured 1523 / 1520 clk)."""
     from asmgen.api import attention
     from asmgen.cli.profile import profile
     k = attention(batch=2, heads=2, seqlen_q=1024, seqlen_k=1024, head_dim=64, dtype="bf16",
@@ -101,7 +102,8 @@ def test_causal_extrapolation_does_not_depend_on_iters(tmp_path_factory):
                   seqlen_k_multiple=32, cache=False)
     a, b = profile(k, iters=8), profile(k, iters=12)
     assert a["extrapolation"] == b["extrapolation"] == "unmasked_growth"
-    assert a["cycles_per_iter"] < a["cycles_per_iter_wave"]       # the window's masked share
+    assert a["cycles_per_iter"] == pytest.approx(a["cycles_per_iter_wave"], rel=0.02)
+    assert a["emulated"]["iterations"] == 8 - 1 and b["emulated"]["iterations"] == 12 - 1
     assert b["cycles"] == pytest.approx(a["cycles"], rel=0.01)
 
 
