@@ -1,7 +1,7 @@
 """Control-flow edges from block layout and branch instructions (shared by ``KernelIR`` and
 ``Stream``): a block ends with an optional conditional branch and an optional ``s_branch``; it
 falls through to the next block of the layout unless it ends with ``s_branch`` or ``s_endpgm``.
-Back-edges (to a block at or before the source in layout order) define natural loops."""
+Back-edges (to a block that dominates the source) define natural loops."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -55,14 +55,38 @@ def predecessors(succ: list[list[int]]) -> list[list[int]]:
     return pred
 
 
-def natural_loops(succ: list[list[int]]) -> list[tuple[int, int, frozenset[int]]]:
-    """(header, latch, blocks) of every back-edge latch -> header (header index <= latch index
-    in layout): the header and every block that reaches the latch without passing the header."""
+def dominators(succ: list[list[int]], entry: int = 0) -> list[frozenset[int]]:
+    """Per block, the blocks that dominate it (every path from ``entry`` passes them; a block
+    dominates itself); an unreachable block gets every block. The iterative data-flow solution
+    (Aho, Lam, Sethi, Ullman, *Compilers*, 2nd ed., section 9.6.1) over reverse postorder: the
+    kernels' graphs have tens of blocks."""
+    n = len(succ)
     pred = predecessors(succ)
+    every = frozenset(range(n))
+    dom = [every] * n
+    dom[entry] = frozenset((entry,))
+    order = [b for b in reverse_postorder(succ, entry) if b != entry]
+    changed = True
+    while changed:
+        changed = False
+        for b in order:
+            new = frozenset.intersection(*(dom[p] for p in pred[b])) | {b} if pred[b] else {b}
+            if new != dom[b]:
+                dom[b], changed = frozenset(new), True
+    return dom
+
+
+def natural_loops(succ: list[list[int]]) -> list[tuple[int, int, frozenset[int]]]:
+    """(header, latch, blocks) of every back-edge latch -> header, a back edge being one whose
+    target dominates its source (``dominators``; not merely one that jumps backwards in layout:
+    a cold arm placed after a loop's latch that jumps back to it closes no loop): the header
+    and every block that reaches the latch without passing the header."""
+    pred = predecessors(succ)
+    dom = dominators(succ)
     out = []
     for latch, ss in enumerate(succ):
         for h in ss:
-            if h > latch:
+            if h not in dom[latch]:
                 continue
             body = {h, latch}
             work = [latch] if latch != h else []

@@ -495,8 +495,6 @@ def _wait_vm_at_loop_entry(prog: Stream, an: Analyzer, st: State, out: list[Node
     LDS-DMAs, issued blocks ahead) and would wait for those too on every trip. The wait is the
     minimal one (the youngest such load, VMEM returns in order), at the end of the block entering
     the loop (before its branch, if any)."""
-    if 0 in loop_blocks:    # a jump back to the latch from a cold body after it (kvloop)
-        return              # counts as a loop holding the entry block: no loop is entered
     used = _loop_units(prog, loop_blocks)
     youngest = max((s for u, s in st.pend_vm.items() if s > st.vm_lb and u in used),
                    default=None)

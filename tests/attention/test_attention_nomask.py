@@ -92,3 +92,24 @@ def test_masked_arm_needs_no_closing_barrier(arch, kv_buffers, seed):
     assert "s_barrier" in ops["loop"] and "s_barrier" not in ops["loop_kv_diag"]
     ok, msg, _ = run_case(cfg, seed, "attn_prio_interleave")
     assert ok, msg
+
+
+def test_two_body_kv_loop_is_one_loop_and_entered_from_outside():
+    """The non-causal multi-wave kernel without a length promise: its masked arm after the latch
+    jumps back to it. One loop (head .. latch, the arm included); the blocks entering it lie
+    outside it (the fake loop the arm made once put the hot body among them, so a loop-entry
+    wait could land at the end of the body, every trip)."""
+    from asmgen.ir.cfg import predecessors
+    from asmgen.passes.waitcnt import _block_extras
+    cfg = AttentionConfig(batch=1, heads=2, kv_heads=1, seqlen_q=100, seqlen_k=130, head_dim=128,
+                          dtype="bf16", arch="gfx942", waves=4)
+    prog = kernel(cfg, "attn_prio_interleave").compiled.stream
+    names = [b.name for b in prog.blocks]
+    ((h, latch, body),) = prog.loops()
+    assert (names[h], names[latch]) == ("loop_kv_head", "loop_kv_latch")
+    assert {names[b] for b in body} == {"loop_kv_head", "loop", "loop_kv_latch", "loop_kv_diag"}
+    succ, pred = prog.cfg()
+    assert pred == predecessors(succ)
+    extras = _block_extras(prog, succ, pred)
+    entering = [names[b] for b, x in enumerate(extras) if x is not None and x[1]]
+    assert entering and all(names.index(n) not in body for n in entering), entering
