@@ -19,6 +19,7 @@ from .errors import EmulatorError, GlobalOutOfBoundsError
 from .global_sync import check_read, sync_of
 from .lds import dwords_of
 from .mem_common import byte_range, bytes_to_dwords, is_off, lanes_to_bytes, mod_int, regfile
+from .operand_io import GroupUnsupported, group_mode
 from .mem_ops import ATOMIC_OPS, ATOMIC_OPS64, F64_ATOMICS, LOADS, STORES
 from .pending import VM, AsyncOp
 from .registry import RW_SETS, binder
@@ -238,6 +239,11 @@ def _bind_load(ins, nbytes, signed):
                     f[d:d + ndw, gone] = 0
                 f[d:d + ndw, lanes] = bytes_to_dwords(_gather(mem, where, n, nbytes), signed).T
         m.issue(w, AsyncOp(w, VM, regs, apply, w.pc, ins))
+    if group_mode():
+        if lds:
+            raise GroupUnsupported(f"'{ins}': LDS-DMA for a group")
+        from .mem_buffer_group import group_load
+        return group_load(ins, fn, sh, vdst, regs, signed)
     return fn
 
 
@@ -277,13 +283,16 @@ def _bind_store(ins, nbytes):
             if loc is not None:
                 mem.scatter(loc, data)
         m.issue(w, AsyncOp(w, VM, (), apply, w.pc, ins))
+    if group_mode():
+        from .mem_buffer_group import group_store
+        return group_store(ins, fn, sh, vdata)
     return fn
 
 
 for _sfx, (_nb, _sg) in LOADS.items():
-    binder("buffer_load_" + _sfx)(lambda ins, nb=_nb, sg=_sg: _bind_load(ins, nb, sg))
+    binder("buffer_load_" + _sfx, group=True)(lambda ins, nb=_nb, sg=_sg: _bind_load(ins, nb, sg))
 for _sfx, _nb in STORES.items():
-    binder("buffer_store_" + _sfx)(lambda ins, nb=_nb: _bind_store(ins, nb))
+    binder("buffer_store_" + _sfx, group=True)(lambda ins, nb=_nb: _bind_store(ins, nb))
 
 
 def _bind_atomic(ins, name):

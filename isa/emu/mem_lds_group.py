@@ -4,14 +4,15 @@ NumPy operation over [n_members, 64]; then per member, in wave-slot order, exact
 per-wave handler (isa.emu.mem_lds) does after that: the LDS-DMA pending test and the issue of its
 own AsyncOp on its own workgroup's LDS (lgkm queue, landing), the race detector recording a
 workgroup's run of members in one test (isa.emu.lds ``touch_reads`` / ``touch_writes``, equal to
-one ``touch`` per member in order). A member with a
+one ``touch`` per member in order); the members' ops land as one record (isa.emu.pending
+``Record``), one gather or scatter per workgroup run. A member with a
 partial EXEC, an address at or past the allocation's limit (clamped, isa.emu.lds) or an unaligned
 one sends the whole group through the per-wave handler (same results, same errors, same order). With a trace on, members step per wave (the trace
 annotates each wave's record with its bank conflicts).
 """
 from __future__ import annotations
 
-from .pending import LDS, AsyncOp
+from .pending import LDS, AsyncOp, Record
 
 
 def _ordered(g) -> list:
@@ -24,31 +25,46 @@ def _per_wave(fn, members) -> None:
         fn(w.mach, w)
 
 
-def _issue_members(members, dws, make_op, write: bool) -> None:
-    """Each member issues its own op (``make_op(k, w, dw)``) on its own workgroup's LDS; the race
-    detector records a workgroup's run of members in one test (Lds.touch_reads / touch_writes)
-    after they issued. With an LDS-DMA in flight each op is recorded at its issue, as per wave,
-    so the DMA test of the next member comes after it (the same first error)."""
+def _issue_members(m, members, dws, make_op, write: bool, apply_run) -> None:
+    """Each member issues its own op (``make_op(w, dw)``, no apply of its own) on its own
+    workgroup's LDS, as a part of one record (isa.emu.pending ``Record``) that lands every
+    member's memory side at once (``apply_run(run_members, rows)`` per workgroup run: the members
+    of one workgroup, in order, and their rows of ``dws``). The race detector records a
+    workgroup's run of members in one test (Lds.touch_reads / touch_writes) after they issued.
+    With an LDS-DMA in flight in a workgroup its members issue and are recorded one by one, as
+    per wave (each with its own op and apply), so the DMA test of the next member comes after the
+    previous member's record (the same first error)."""
+    runs: list = []
+    rec = Record(m, LDS, None, 1 + int(m._rnd() * m.latency[LDS]))
     ops: list = []
     start = 0
     for k, w in enumerate(members):
         mm = w.mach
         lds = mm.lds
         dw = dws[k]
-        op = make_op(k, w, dw)
+        op = make_op(w, dw)
         if lds.dma_owner is not None:       # the same for all members of mm (none issue a DMA)
             lds.check_dma_pending(mm, w, dw, write=write)
+            one = [w]
+            op.apply = lambda one=one, k=k: apply_run(one, dws[k:k + 1])
             mm.issue(w, op)
             start = k + 1
             continue
-        mm.issue(w, op, touch=False)
+        rec.add(w, op)
         ops.append(op)
         if k + 1 == len(members) or members[k + 1].mach is not mm:
             if lds.multi:
                 touch = lds.touch_writes if write else lds.touch_reads
                 touch(mm, ops, dws[start:k + 1])
+            runs.append((members[start:k + 1], start, k + 1))
             ops = []
             start = k + 1
+    if runs:
+        def apply():
+            for run, a, b in runs:
+                apply_run(run, dws[a:b])
+        rec.apply = apply
+        rec.push()
 
 
 def group_read(ins, fn, r: int, off, acc, regs, vdst):
@@ -73,14 +89,15 @@ def group_read(ins, fn, r: int, off, acc, regs, vdst):
         else:
             dws = (base[:, :, None] + dw_offs).reshape(len(members), -1)
 
-        def make_op(k, w, dw):
-            f = w.vgpr if file_v else w.agpr
-            u32 = w.mach.lds.buf32
+        def make_op(w, dw):
+            return AsyncOp(w, LDS, regs, None, w.pc, ins, lds_dw=dw)
 
-            def apply(f=f, u32=u32, dw=dw):
-                f[d:d + n, :] = u32[dw].reshape(-1, n).T
-            return AsyncOp(w, LDS, regs, apply, w.pc, ins, lds_dw=dw)
-        _issue_members(members, dws, make_op, False)
+        def apply_run(run, rows):
+            u32 = run[0].mach.lds.buf32
+            slots = [w.wg_slot for w in run]
+            F[slots, d:d + n] = u32[rows].reshape(len(run), -1, n).transpose(0, 2, 1)
+        F = g.V if file_v else g.A
+        _issue_members(m, members, dws, make_op, False, apply_run)
     gfn.trace_per_wave = True
     return gfn
 
@@ -109,12 +126,13 @@ def group_write(ins, fn, r: int, off, acc, s: int, ndw: int, vdata):
             dws = (base[:, :, None] + dw_offs).reshape(len(members), -1)
             vals = rows.transpose(0, 2, 1).reshape(len(members), -1).copy()
 
-        def make_op(k, w, dw):
-            u32 = w.mach.lds.buf32
+        def make_op(w, dw):
+            return AsyncOp(w, LDS, (), None, w.pc, ins, lds_dw=dw, lds_write=True)
+        order = {id(w): k for k, w in enumerate(members)}
 
-            def apply(u32=u32, dw=dw, v=vals[k]):
-                u32[dw] = v
-            return AsyncOp(w, LDS, (), apply, w.pc, ins, lds_dw=dw, lds_write=True)
-        _issue_members(members, dws, make_op, True)
+        def apply_run(run, rows):
+            k = order[id(run[0])]
+            run[0].mach.lds.buf32[rows] = vals[k:k + len(run)]
+        _issue_members(m, members, dws, make_op, True, apply_run)
     gfn.trace_per_wave = True
     return gfn

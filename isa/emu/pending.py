@@ -52,6 +52,7 @@ class AsyncOp:
         "landed",
         "lds_dw",
         "lds_write",
+        "group",
         "mach",
         "pc",
         "regs",
@@ -75,6 +76,7 @@ class AsyncOp:
         self.seq = 0
         self.epoch = -1             # barrier epoch of the last race-detector record
         self.mach = None            # the issuing wave's machine (its LDS, epoch), set at issue
+        self.group = None           # the ``Record`` it lands with (a group step's part), or None
 
 
 def issue(m, w, op: AsyncOp, latency: int, touch: bool = True) -> None:
@@ -107,9 +109,95 @@ def issue(m, w, op: AsyncOp, latency: int, touch: bool = True) -> None:
     heapq.heappush(c.heap, (t, op.seq, op))
 
 
-def land(m, op: AsyncOp) -> None:
+class Record:
+    """One landing for the ops a group step issued for its members (isa.emu.mem_buffer_group,
+    isa.emu.mem_lds_group): each member still gets its own ``AsyncOp`` (a *part*: its own
+    sequence number, its place in its own queue, its pending registers, its LDS dwords for the
+    race detector), issued in member order with ``add``; ``push`` gives every part one landing
+    time, at least every member's last landing of the same order (a wave's VMEM ops land in issue
+    order, and its LDS ops), and puts one heap entry for all of them. The record lands as a whole,
+    with one ``apply`` for every member's memory side: when the heap's time comes, or earlier when
+    one member's s_waitcnt (or s_endpgm) lands its part; then each member's older ops of the same
+    order land first, so every wave still sees its own ops complete in issue order. Landing an op
+    before its drawn time is one of the orders the hardware allows (any time between issue and
+    the wait that covers it), so members landing together is one seeded interleaving among those
+    per-wave ops reach; the pending registers stay pending in each wave until its own wait."""
+
+    __slots__ = ("apply", "group", "kind", "land_time", "landed", "mach", "parts", "seq")
+
+    def __init__(self, m, kind: int, apply, latency: int) -> None:
+        self.mach = m
+        self.kind = kind
+        self.apply = apply          # callable() doing every member's memory side, or None
+        self.parts: list = []
+        self.landed = False
+        self.land_time = m.clock.now + latency
+        self.seq = 0
+        self.group = self           # ``land`` of the record (from the heap) or of a part alike
+
+    def add(self, w, op: AsyncOp) -> None:
+        """Issue member ``w``'s part ``op`` (its ``apply`` is None: the record's does its work)."""
+        c = self.mach.clock
+        c.seq += 1
+        op.seq = c.seq
+        op.mach = w.mach
+        op.group = self
+        if not self.parts:
+            self.seq = op.seq
+        if op.kind == VM:
+            q = w.vm_queue
+            if q and q[-1].land_time > self.land_time:
+                self.land_time = q[-1].land_time
+        else:
+            q = w.lgkm_queue
+            for prev in reversed(q):
+                if prev.kind == LDS:
+                    if prev.land_time > self.land_time:
+                        self.land_time = prev.land_time
+                    break
+        q.append(op)
+        pend = w.pending_regs
+        for k in op.regs:
+            pend[k] = op
+        self.parts.append(op)
+
+    def push(self) -> None:
+        """Every part issued: one landing time for all, one heap entry."""
+        t = self.land_time
+        for op in self.parts:
+            op.land_time = t
+        if self.parts:
+            heapq.heappush(self.mach.clock.heap, (t, self.seq, self))
+
+
+def _land_record(rec: Record) -> None:
+    if rec.landed:
+        return
+    rec.landed = True
+    for op in rec.parts:
+        # the member's older ops of the same order first (VMEM: all; lgkm: the LDS ops, SMEM
+        # returns out of order); its queue is in issue order, so they have lower sequence numbers
+        kind = op.kind
+        for o in (op.wave.vm_queue if kind == VM else op.wave.lgkm_queue):
+            if o.seq >= op.seq:
+                break
+            if not o.landed and o.kind == kind:
+                land(o.mach, o)
+    for op in rec.parts:
+        op.landed = True
+        mm = op.mach
+        if op.lds_dw is not None and op.epoch != mm.epoch and mm.lds.multi:
+            mm.lds.touch(mm, op)    # a barrier released since issue: the access counts after it too
+    if rec.apply is not None:
+        rec.apply()
+
+
+def land(m, op) -> None:
+    """Land ``op`` (an AsyncOp, or a ``Record`` from the heap): its memory side happens now."""
     if op.landed:
         return
+    if op.group is not None:
+        return _land_record(op.group)
     op.landed = True
     if op.lds_dw is not None and op.epoch != m.epoch and m.lds.multi:
         m.lds.touch(m, op)      # a barrier released since issue: the access counts after it too

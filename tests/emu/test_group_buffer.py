@@ -1,0 +1,193 @@
+"""buffer_load_* / buffer_store_* bound for groups of waves (isa.emu.mem_buffer_group) give the
+registers, memory bytes and errors of the per-wave handlers: loads and stores of every dword width
+and shorts, per-wave soffsets, a masked tail (lanes wholly out of range read 0 and write nothing)
+and a partly-in-range tail (the per-wave fallback), a V# with num_records 0 (no lane in range), an in-order VMEM write-after-write, run with
+every step a group step and with every step a single wave; an address outside every allocation
+raises alike; a group record (isa.emu.pending ``issue_group``) landed early by one member's wait
+first lands every member's older VMEM ops; two workgroups in one pool storing the same bytes in
+group steps are a global write race."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from core_util import run, srd
+from test_llvm_kernels_zoo_util import needs_llvm  # the suite's one clang-22/ld.lld-22 skip
+
+from isa.emu import Emulator, mem_buffer_group, pending, program
+from isa.emu.errors import GlobalOutOfBoundsError, GlobalRaceError
+from isa.emu.machine import Machine
+
+TEXT = """
+      v_lshlrev_b32 v1, 4, v0
+      v_add_u32 v1, s12, v1
+      s_mov_b32 s1, 0
+    L:
+      buffer_load_dwordx4 v[4:7], v1, s[4:7], s13 offen offset:16
+      buffer_load_dword v8, v1, s[4:7], 0 offen
+      buffer_load_ushort v9, v1, s[4:7], 4 offen offset:2
+      buffer_load_sshort v10, v1, s[4:7], 0 offen offset:6
+      buffer_load_dwordx2 v[12:13], v1, s[4:7], s13 offen offset:8
+      buffer_load_dword v8, v1, s[4:7], 0 offen offset:4
+      buffer_load_dword v14, v1, s[20:23], 0 offen
+      s_waitcnt vmcnt(0)
+      v_add_u32 v11, v4, v8
+      buffer_store_dwordx4 v[4:7], v1, s[8:11], s13 offen
+      buffer_store_dword v11, v1, s[8:11], 0 offen offset:8
+      buffer_store_short v10, v1, s[8:11], 0 offen offset:14
+      buffer_store_dwordx2 v[12:13], v1, s[16:19], 0 offen offset:4
+      buffer_store_dword v8, v1, s[20:23], 0 offen
+      s_waitcnt vmcnt(0)
+      v_add_u32 v1, v1, 4
+      s_add_u32 s1, s1, 1
+      s_cmp_lt_u32 s1, 3
+      s_cbranch_scc1 L
+      s_endpgm"""
+SRC_BYTES = 4352     # waves 1088 bytes apart: no two waves write one byte
+DST_BYTES = 4352
+MASKED = 3776        # wave 3's tail: 3264 + 512
+
+
+def _run(monkeypatch, split, seed, nr_src, nr_dst, text=TEXT, src_bytes=SRC_BYTES):
+    monkeypatch.setattr(program, "GROUP_BIND_AFTER", 1)
+    monkeypatch.setitem(Machine.__init__.__kwdefaults__, "split", split)
+    emu = Emulator(seed=seed)
+    src = np.random.default_rng(7).integers(0, 256, src_bytes, dtype=np.uint8)
+    dst = np.zeros(2 * DST_BYTES, np.uint8)
+    a_src, a_dst = emu.alloc(src), emu.alloc(dst)
+    m = run(text, emu=emu, n_waves=4, seed=seed,
+            sgprs={4: srd(a_src, nr_src), 8: srd(a_dst, nr_dst), 12: lambda i: 1088 * i,
+                   16: srd(a_dst + DST_BYTES, nr_dst), 20: srd(a_dst, 0),
+                   13: lambda i: 4 * i},
+            vgprs={0: np.arange(64), 14: 0xDEAD})
+    return m, src, dst
+
+
+def _spy(monkeypatch):
+    calls = {"group": 0, "fallback": 0}
+    where, per_wave = mem_buffer_group._where, mem_buffer_group._per_wave
+
+    def count_where(*a):
+        got = where(*a)
+        calls["group"] += got is not None
+        return got
+
+    def count_fallback(fn, members):
+        calls["fallback"] += 1
+        return per_wave(fn, members)
+    monkeypatch.setattr(mem_buffer_group, "_where", count_where)
+    monkeypatch.setattr(mem_buffer_group, "_per_wave", count_fallback)
+    return calls
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("nr", [SRC_BYTES, MASKED])
+def test_group_buffer_ops_match_per_wave(monkeypatch, seed, nr):
+    """nr MASKED: wave 3's last lanes are wholly out of range in the first iteration (group path,
+    masked) and its dwordx4 lanes partly in range later (per-wave fallback)."""
+    calls = _spy(monkeypatch)
+    nr_dst = DST_BYTES if nr == SRC_BYTES else nr
+    one, _, d_one = _run(monkeypatch, 1.0, seed, nr, nr_dst)
+    assert calls == {"group": 0, "fallback": 0}
+    grp, src, d_grp = _run(monkeypatch, 0.0, seed, nr, nr_dst)
+    assert calls["group"] >= 3 * 12 - 12              # the loop's buffer ops ran as group operations
+    assert (calls["fallback"] > 0) == (nr != SRC_BYTES)
+    assert d_one.tobytes() == d_grp.tobytes()
+    for a, b in zip(one.waves, grp.waves):
+        assert np.array_equal(a.vgpr, b.vgpr)
+    # the NumPy model of the last iteration (offset 8 more than the first): wave 0 lane l reads
+    # at 16 l + 8 (+ inst_offset), the later load of v8 wins (VMEM loads write in issue order)
+    lane = np.arange(64)
+    words = src.view(np.uint32)
+    w0 = grp.waves[0].vgpr
+    assert np.array_equal(w0[8], words[(16 * lane + 8 + 4) // 4])
+    halves = src.view(np.int16)
+    assert np.array_equal(w0[10], halves[(16 * lane + 8 + 6) // 2].astype(np.int32).astype(np.uint32))
+    assert not grp.waves[2].vgpr[14].any()          # num_records 0: every lane reads 0
+    if nr != SRC_BYTES:      # wave 3, lane 63: its first access is out of range and reads 0
+        assert (grp.waves[3].vgpr[4:8, 63] == 0).all() and grp.waves[3].vgpr[8, 63] == 0
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_group_buffer_out_of_bounds_raises_alike(monkeypatch, seed):
+    """A V# whose num_records reaches past the allocation: the in-range address outside every
+    allocation is the per-wave path's GlobalOutOfBoundsError, same wave, same message."""
+    errs = []
+    calls = _spy(monkeypatch)
+    for split in (1.0, 0.0):
+        with pytest.raises(GlobalOutOfBoundsError) as ei:
+            _run(monkeypatch, split, seed, 1 << 20, DST_BYTES, src_bytes=2048)
+        errs.append(str(ei.value))
+    assert calls["fallback"] > 0 and calls["group"] == 0
+    for e in errs:       # the first wave to get there differs with the interleaving
+        assert "buffer load of 16 bytes at address" in e and "outside every allocation" in e and "pc 3," in e
+
+
+class _W:
+    """A wave as isa.emu.pending sees it."""
+
+    def __init__(self):
+        self.vm_queue, self.lgkm_queue, self.pending_regs = [], [], {}
+
+
+class _M:
+    def __init__(self):
+        self.clock = pending.Clock()
+
+
+def test_group_record_landed_early_lands_every_members_older_ops_first():
+    """Wave b's own load, then a group record of a and b: a's s_waitcnt vmcnt(0) lands the record
+    before its time, and b's older load lands before it (b's VMEM ops complete in issue order);
+    the record's registers are pending in both waves until each one's own wait covers them."""
+    m, a, b = _M(), _W(), _W()
+    a.mach = b.mach = m
+    log = []
+    own = pending.AsyncOp(b, pending.VM, (1005,), lambda: log.append("b own"), 0, None)
+    pending.issue(m, b, own, 50)
+    rec = pending.Record(m, pending.VM, lambda: log.append("record"), 1)
+    pa, pb = (pending.AsyncOp(w, pending.VM, (1005,), None, 1, None) for w in (a, b))
+    rec.add(a, pa)
+    rec.add(b, pb)
+    rec.push()
+    assert pa.land_time == pb.land_time >= own.land_time and pa.seq < pb.seq
+    assert a.vm_queue == [pa] and b.vm_queue == [own, pb]
+    assert a.pending_regs[1005] is pa and b.pending_regs[1005] is pb
+    pending.waitcnt(m, a, 0, None)
+    assert log == ["b own", "record"] and pa.landed and pb.landed
+    assert 1005 not in a.pending_regs and b.pending_regs[1005] is pb
+    pending.waitcnt(m, b, 0, None)
+    assert log == ["b own", "record"] and not b.pending_regs and not b.vm_queue
+    pending.land_due(m.clock)          # the heap's entries land once only
+    assert log == ["b own", "record"]
+
+
+RACE = """
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  s_waitcnt lgkmcnt(0)
+  v_lshlrev_b32 v1, 2, v0
+  s_mov_b32 s12, s4
+  s_and_b32 s13, s5, 0xffff
+  s_mov_b32 s14, 1024
+  s_mov_b32 s15, 0x20000
+  buffer_store_dword v0, v1, s[12:15], 0 offen
+  s_waitcnt vmcnt(0)
+  s_endpgm"""
+DIRS = ("  .amdhsa_next_free_vgpr 8\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 8\n"
+        "  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n")
+
+
+@needs_llvm
+@pytest.mark.parametrize("split", [1.0, 0.0])
+def test_group_stores_of_two_workgroups_race(monkeypatch, split):
+    """Two workgroups of 4 waves run side by side store the same bytes with no release ->
+    acquire between them: a GlobalRaceError whether the stores step per wave or as group
+    operations mixing both workgroups' waves."""
+    from hand_kernel import hand_kernel
+    monkeypatch.setattr(program, "GROUP_BIND_AFTER", 1)
+    monkeypatch.setitem(Machine.__init__.__kwdefaults__, "split", split)
+    calls = _spy(monkeypatch)
+    data = np.zeros(256, np.uint32)
+    emu = Emulator(concurrent_workgroups=2)
+    blob = np.array([emu.alloc(data)], np.uint64).tobytes()
+    with pytest.raises(GlobalRaceError, match="global write race"):
+        emu.launch(hand_kernel(RACE, DIRS), "k", grid=(2, 1, 1), block=(256, 1, 1), kernargs=blob)
+    assert (calls["group"] > 0) == (split == 0.0)
