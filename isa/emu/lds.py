@@ -200,8 +200,8 @@ class Lds:
         writers = self.writers
         if writers and (len(writers) > 1 or any(wid not in writers for wid in wids)):
             ww = self.w_wave[dws]
-            other = (ww >= 0) & (ww != np.array(wids, np.int8)[:, None])
-            if other.any():
+            other = (ww != np.array(wids, np.int8)[:, None]) & (ww >= 0)
+            if np.count_nonzero(other):
                 r, j = divmod(int(np.argmax(other)), other.shape[1])
                 self._race(m, ops[r], int(dws[r, j]), int(ww[r, j]), "wrote")
         log = self.read_log
@@ -216,21 +216,23 @@ class Lds:
         by another wave (before the batch or by an earlier row: distinct waves, so a dword two
         rows share) or read by another wave in this epoch; without such a dword the batch sets the
         state the sequence would. With one, the single touches run in order (the same first race)."""
-        wids = np.array([op.wave.wave_id for op in ops], np.int8)[:, None]
+        wl = [op.wave.wave_id for op in ops]
+        wids = np.array(wl, np.int8)[:, None]
         ww = self.w_wave
+        count = np.count_nonzero         # (a direct C call: cheaper than ndarray.any here)
         if self.writers:
             before = ww[dws]
-            clash = bool(((before >= 0) & (before != wids)).any())
+            clash = count((before != wids) & (before >= 0)) > 0
         else:               # no write in this epoch yet: every last writer is -1
             before = -1
             clash = False
         readers = self.readers
-        if not clash and readers and (len(readers) > 1 or any(int(i) not in readers for i in wids[:, 0])):
-            bits = np.left_shift(np.uint16(1), wids.astype(np.uint16))
-            clash = ((self._fold_reads()[dws] & ~bits) != 0).any()
+        if not clash and readers and (len(readers) > 1 or any(i not in readers for i in wl)):
+            keep = np.array([0xFFFF ^ (1 << i) for i in wl], np.uint16)[:, None]   # other waves' bits
+            clash = count(self._fold_reads()[dws] & keep) > 0
         if not clash:
             ww[dws] = wids
-            if (ww[dws] != wids).any():        # two rows share a dword: the second one races
+            if count(ww[dws] != wids):        # two rows share a dword: the second one races
                 ww[dws] = before
                 clash = True
         if clash:
@@ -241,7 +243,7 @@ class Lds:
         epoch = m.epoch
         for op in ops:
             op.epoch = epoch
-        self.writers.update(int(i) for i in wids[:, 0])
+        self.writers.update(wl)
 
     def check_dma_pending(self, m, w, dw: np.ndarray, write: bool = False) -> None:
         """A ds read (or write) by ``w`` of dwords its own uncovered LDS-DMA still writes is an
