@@ -19,7 +19,7 @@ from .errors import EmulatorError, GlobalOutOfBoundsError
 from .global_sync import check_read, sync_of
 from .lds import dwords_of
 from .mem_common import byte_range, bytes_to_dwords, is_off, lanes_to_bytes, mod_int, regfile
-from .operand_io import GroupUnsupported, group_mode
+from .operand_io import group_mode
 from .mem_ops import ATOMIC_OPS, ATOMIC_OPS64, F64_ATOMICS, LOADS, STORES
 from .pending import VM, AsyncOp
 from .registry import RW_SETS, binder
@@ -241,7 +241,8 @@ def _bind_load(ins, nbytes, signed):
         m.issue(w, AsyncOp(w, VM, regs, apply, w.pc, ins))
     if group_mode():
         if lds:
-            raise GroupUnsupported(f"'{ins}': LDS-DMA for a group")
+            from .mem_buffer_group import group_load_lds
+            return group_load_lds(ins, fn, sh, lds_stride)
         from .mem_buffer_group import group_load
         return group_load(ins, fn, sh, vdst, regs, signed)
     return fn

@@ -15,7 +15,8 @@ in range, addresses outside one allocation (GlobalOutOfBoundsError then comes fr
 path), offsets not aligned to the access (the byte path). The plain-read check and the write
 claims of isa.emu.global_sync run per member, in member order, before the record issues (each
 member's claim reads only its own wave's queue; each claim comes right before its member's op
-issues, as per wave). Acquire loads (``sc1``) are not bound for groups.
+issues, as per wave). Acquire loads (``sc1``) are not bound for groups. LDS-DMA loads
+(``group_load_lds``) write the loaded dwords to each member's own LDS when the record lands.
 """
 from __future__ import annotations
 
@@ -185,4 +186,61 @@ def group_store(ins, fn, sh, vdata):
             buf[idx] = data
         claim = [_member_loc(buf8, off, keep, k) for k in range(len(members))]
         _issue(m, members, (), apply, ins, claim, nbytes)
+    return gfn
+
+
+def group_load_lds(ins, fn, sh, lds_stride: int):
+    """Group form of an LDS-DMA buffer load (``buffer_load_dword(x3, x4) ... lds``; ``fn``: its
+    per-wave handler): LDS address M0[17:0] + inst_offset + lane * ``lds_stride`` (CDNA3 ISA
+    guide, "Buffer to LDS" / cdna-facts section 6), the loaded dwords written there when the
+    record lands. Per member, in member order, what the per-wave handler does: the plain-read
+    check, the LDS-DMA test against its own uncovered ds ops (Lds.dma_issue), the issue of its
+    op and its race-detector record. A member whose LDS lanes reach past the allocation (masked
+    off per lane, isa.emu.lds) or whose M0 is not dword-aligned sends the group per wave."""
+    if sh.v_off is None or sh.s_off is None or sh.nbytes & 3:
+        raise GroupUnsupported(f"'{ins}': not the common LDS-DMA access for a group")
+    ndw = sh.nbytes // 4
+    lane_dw = (np.arange(64, dtype=np.int64) * (lds_stride // 4))[:, None] + _DWORDS[ndw]   # [64, ndw]
+    span = 4 * int(lane_dw.max()) + 4
+
+    def gfn(m, g):
+        members = _ordered(g)
+        base = [(w.m0 & 0x3FFFF) + sh.inst_off for w in members]
+        lds0 = members[0].mach.lds            # one launch: every workgroup's LDS is as big
+        if any(b & 3 or b + span > lds0.limit for b in base):
+            return _per_wave(fn, members)
+        loc = _where(m, g, members, sh)
+        if loc is None:
+            return _per_wave(fn, members)
+        buf8, off, buf, idx, keep = loc
+        sync = sync_of(m)
+        plain = buf8 is not None and sync is not None and sync.plain
+        rec = Record(m, VM, None, 1 + int(m._rnd() * m.latency[VM]))
+        pc = members[0].pc
+        dws = []
+        for k, w in enumerate(members):
+            mm = w.mach
+            if plain:
+                check_read(mm, w, _member_loc(buf8, off, keep, k), sh.nbytes)
+            dw = (lane_dw + (base[k] >> 2)).ravel()
+            op = AsyncOp(w, VM, (), None, pc, ins, lds_dw=dw, lds_write=True, dma=True)
+            mm.lds.dma_issue(mm, w, op)
+            rec.add(w, op)
+            if mm.lds.multi:
+                mm.lds.touch(mm, op)
+            dws.append((mm.lds.buf32, dw))
+        gone = None if keep is None else ~keep
+
+        def apply():
+            if buf8 is None:                  # no lane in range: zeros land in LDS
+                for u32, dw in dws:
+                    u32[dw] = 0
+                return
+            got = buf[idx]                    # [n, 64, ndw] uint32
+            if gone is not None:
+                got[gone] = 0
+            for k, (u32, dw) in enumerate(dws):
+                u32[dw] = got[k].ravel()
+        rec.apply = apply
+        rec.push()
     return gfn

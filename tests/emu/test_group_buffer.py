@@ -14,7 +14,7 @@ from core_util import run, srd
 from test_llvm_kernels_zoo_util import needs_llvm  # the suite's one clang-22/ld.lld-22 skip
 
 from isa.emu import Emulator, mem_buffer_group, pending, program
-from isa.emu.errors import GlobalOutOfBoundsError, GlobalRaceError
+from isa.emu.errors import GlobalOutOfBoundsError, GlobalRaceError, PendingReadError
 from isa.emu.machine import Machine
 
 TEXT = """
@@ -191,3 +191,82 @@ def test_group_stores_of_two_workgroups_race(monkeypatch, split):
     with pytest.raises(GlobalRaceError, match="global write race"):
         emu.launch(hand_kernel(RACE, DIRS), "k", grid=(2, 1, 1), block=(256, 1, 1), kernargs=blob)
     assert (calls["group"] > 0) == (split == 0.0)
+
+
+DMA = """
+      v_lshlrev_b32 v1, {shift}, v0
+      v_add_u32 v1, s12, v1
+      v_lshlrev_b32 v3, {shift}, v0
+      v_add_u32 v3, s15, v3
+      s_mov_b32 m0, s14
+      s_mov_b32 s1, 0
+    L:
+      buffer_load_{op} v1, s[4:7], s13 offen offset:4 lds
+      s_waitcnt vmcnt(0)
+      s_barrier
+      ds_read_b32 v2, v3
+      s_waitcnt lgkmcnt(0)
+      v_add_u32 v10, v10, v2
+      v_add_u32 v3, {step}, v3
+      v_add_u32 v1, 4, v1
+      s_barrier
+      s_add_u32 m0, m0, {step}
+      s_add_u32 s1, s1, 1
+      s_cmp_lt_u32 s1, 3
+      s_cbranch_scc1 L
+      s_endpgm"""
+
+
+def _dma(monkeypatch, split, seed, arch, op, nr=None, text=DMA):
+    monkeypatch.setattr(program, "GROUP_BIND_AFTER", 1)
+    monkeypatch.setitem(Machine.__init__.__kwdefaults__, "split", split)
+    wide = op == "dwordx4"
+    step, region = (1024, 4096) if wide else (256, 1024)
+    emu = Emulator(seed=seed, arch=arch)
+    src = np.random.default_rng(3).integers(0, 1 << 32, 4 * 1088 // 4 * (4 if wide else 1),
+                                            dtype=np.uint64).astype(np.uint32)
+    a_src = emu.alloc(src)
+    m = run(text.format(op=op, shift=4 if wide else 2, step=step), emu=emu, n_waves=4, seed=seed,
+            lds=4 * region, sgprs={4: srd(a_src, src.nbytes if nr is None else nr),
+                                   12: lambda i: (1088 if not wide else 4352) * i,
+                                   13: lambda i: 4 * i, 14: lambda i: region * i,
+                                   15: lambda i: region * (i ^ 1)},
+            vgprs={0: np.arange(64), 10: 0})
+    return m, src
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("arch, op, nr", [("gfx942", "dword", None), ("gfx942", "dword", 3520),
+                                          ("gfx950", "dwordx4", None)])
+def test_group_lds_dma_matches_per_wave(monkeypatch, seed, arch, op, nr):
+    """LDS-DMA loads (M0 per wave, lane stride 4, or 16 for gfx950's dwordx4) as group
+    operations: the LDS bytes and registers of the per-wave run; nr 3520: wave 3's last lanes
+    are out of range and land zeros in LDS."""
+    calls = _spy(monkeypatch)
+    one, _ = _dma(monkeypatch, 1.0, seed, arch, op, nr)
+    assert calls == {"group": 0, "fallback": 0}
+    grp, src = _dma(monkeypatch, 0.0, seed, arch, op, nr)
+    assert calls["group"] >= 2 and calls["fallback"] == 0
+    assert np.array_equal(one.lds.data, grp.lds.data)
+    for a, b in zip(one.waves, grp.waves):
+        assert np.array_equal(a.vgpr, b.vgpr)
+    # NumPy model of the last DMA (iteration 2; CDNA3 ISA "Buffer to LDS": LDS byte M0 +
+    # inst_offset + 4 * lane, global byte base + soffset + VGPR offset + inst_offset): wave 0 at
+    # LDS dword 128 + 1 + lane reads global dword 3 + lane (v1 advanced 4 bytes per iteration)
+    if op == "dword":
+        lds = grp.lds.data.view(np.uint32)
+        assert np.array_equal(lds[129:129 + 64], src[np.arange(64) + 3])
+        if nr is not None:      # wave 3 (base 3264, soffset 12): lanes past num_records landed 0
+            assert lds[768 + 129 + 63] == 0 and lds[768 + 129] == src[(3264 + 12 + 12) // 4]
+
+
+def test_group_lds_dma_then_ds_read_without_vmcnt_is_found(monkeypatch):
+    """A ds_read of bytes the wave's own LDS-DMA still writes (no s_waitcnt vmcnt) is a
+    PendingReadError whether the DMA ran as a group operation or per wave."""
+    bad = DMA.replace("      s_waitcnt vmcnt(0)\n      s_barrier\n      ds_read_b32 v2, v3",
+                      "      ds_read_b32 v2, v4\n      s_waitcnt vmcnt(0)\n      s_barrier")
+    bad = bad.replace("      s_mov_b32 m0, s14\n", "      s_mov_b32 m0, s14\n      v_lshlrev_b32 v4, 2, v0\n"
+                      "      v_add_u32 v4, s14, v4\n")
+    for split in (1.0, 0.0):
+        with pytest.raises(PendingReadError, match="LDS-DMA write has not been waited for"):
+            _dma(monkeypatch, split, 0, "gfx942", "dword", text=bad)
