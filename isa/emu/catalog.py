@@ -86,7 +86,8 @@ def _spec_names() -> frozenset:
 def bind_group(ins: Instr, spec, arch: str) -> Callable[[object, object], None] | None:
     """The group-bound function ``(machine, WaveGroup) -> None`` of ``ins``, or None when its operand
     form steps per wave (GroupUnsupported) or its binder rejects it (the per-wave binding reports)."""
-    mods_ok = (not ins.mods or (ins.op.startswith("ds_") and all(k == "offset" for k, _ in ins.mods))
+    mods_ok = (not ins.mods or (ins.op.startswith("ds_")
+                                    and all(k in ("offset", "offset0", "offset1") for k, _ in ins.mods))
                or ins.op.startswith("buffer_"))     # isa.emu.mem_buffer_group refuses what it cannot do
     if not groupable(ins.op) or not mods_ok or ins.encoding in ("dpp", "sdwa"):
         return None      # only the forms tests/emu/test_group_step.py compares step per group

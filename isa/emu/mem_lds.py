@@ -264,7 +264,7 @@ def bind_write_d16_hi(ins):
     return fn
 
 
-@binder(*READ2)
+@binder(*READ2, group=True)
 def bind_read2(ins):
     vdst, vaddr = ins.operands[0], ins.operands[1]
     size, scale = READ2[ins.op]
@@ -278,6 +278,11 @@ def bind_read2(ins):
         _read_op(m, w, ins, regs, vdst, lanes, addr, acc, what=what)
         if m.trace is not None:
             _trace_banks(m, addr + np.uint32(acc.byte_offs[0]), size)
+    if group_mode():
+        if not acc.dword_ok:
+            raise GroupUnsupported(f"'{ins}': LDS read2 not in dwords for a group")
+        from .mem_lds_group import group_read
+        return group_read(ins, fn, r, np.uint32(0), acc, regs, vdst)
     return fn
 
 
@@ -300,11 +305,11 @@ def bind_write(ins):
         if not acc.dword_ok:
             raise GroupUnsupported(f"'{ins}': sub-dword LDS write for a group")
         from .mem_lds_group import group_write
-        return group_write(ins, fn, r, off, acc, s, ndw, vdata)
+        return group_write(ins, fn, r, off, acc, [(vdata, ndw)])
     return fn
 
 
-@binder(*WRITE2)
+@binder(*WRITE2, group=True)
 def bind_write2(ins):
     vaddr, d0, d1 = ins.operands[0], ins.operands[1], ins.operands[2]
     size, scale = WRITE2[ins.op]
@@ -320,6 +325,11 @@ def bind_write2(ins):
         _write_op(m, w, ins, lanes, addr, acc, rows, what)
         if m.trace is not None:
             _trace_banks(m, addr + np.uint32(acc.byte_offs[0]), size)
+    if group_mode():
+        if not acc.dword_ok:
+            raise GroupUnsupported(f"'{ins}': LDS write2 not in dwords for a group")
+        from .mem_lds_group import group_write
+        return group_write(ins, fn, r, np.uint32(0), acc, [(d0, ndw), (d1, ndw)])
     return fn
 
 

@@ -1,4 +1,4 @@
-"""ds_read_b* / ds_write_b* (one element, dword sizes) for a group of waves at one pc (isa.emu.pool):
+"""ds_read_b* / ds_write_b* and ds_read2* / ds_write2* (dword-sized elements) for a group of waves at one pc (isa.emu.pool):
 the lane addresses, the bounds and alignment test and the dword indices of every member in one
 NumPy operation over [n_members, 64]; then per member, in wave-slot order, exactly what the
 per-wave handler (isa.emu.mem_lds) does after that: the LDS-DMA pending test and the issue of its
@@ -11,6 +11,8 @@ one sends the whole group through the per-wave handler (same results, same error
 annotates each wave's record with its bank conflicts).
 """
 from __future__ import annotations
+
+import numpy as np
 
 from .pending import LDS, AsyncOp, Record
 
@@ -102,12 +104,13 @@ def group_read(ins, fn, r: int, off, acc, regs, vdst):
     return gfn
 
 
-def group_write(ins, fn, r: int, off, acc, s: int, ndw: int, vdata):
-    """Group form of a plain dword-sized ds_write (``fn``: its per-wave handler)."""
+def group_write(ins, fn, r: int, off, acc, srcs):
+    """Group form of a plain dword-sized ds_write or ds_write2 (``fn``: its per-wave handler);
+    ``srcs``: the data registers, (first VGPR/AGPR, count) per element run, in element order."""
     span = acc.span
     dw_offs = acc.dw_offs
     single = acc.single
-    file_v = vdata.file == "v"
+    srcs = [(reg.file == "v", reg.index, k) for reg, k in srcs]
 
     def gfn(m, g):
         members = _ordered(g)
@@ -118,7 +121,8 @@ def group_write(ins, fn, r: int, off, acc, s: int, ndw: int, vdata):
         if int(addr.max()) + span > limit or (addr & 3).any():
             return _per_wave(fn, members)
         base = addr >> 2
-        rows = (g.V if file_v else g.A)[g.sel, s:s + ndw]       # [n_members, ndw, 64]
+        parts = [(g.V if file_v else g.A)[g.sel, s:s + k] for file_v, s, k in srcs]
+        rows = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)   # [n, nreg, 64]
         if single:
             dws = base + dw_offs[0]       # int64 (dw_offs is): fancy indexing takes intp fastest
             vals = rows[:, 0].copy()

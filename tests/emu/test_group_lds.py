@@ -1,4 +1,4 @@
-"""ds_read_b* / ds_write_b* bound for groups of waves (isa.emu.mem_lds_group) give the registers,
+"""ds_read_b* / ds_write_b* and ds_read2* / ds_write2* bound for groups of waves (isa.emu.mem_lds_group) give the registers,
 LDS bytes and errors of the per-wave handlers: a barrier-separated exchange through LDS run with
 every step a group step and with every step a single wave; an LDS race, a wave out of range and
 unaligned addresses raise or run alike."""
@@ -26,11 +26,15 @@ TEXT = """
       ds_write_b128 v4, v[10:13]
       ds_write_b32 v4, v12 offset:4
       ds_write_b64 v4, v[12:13] offset:4160
+      ds_write2_b32 v4, v12, v13 offset0:2 offset1:3
+      ds_write2_b64 v4, v[10:11], v[12:13] offset0:1 offset1:0
       s_waitcnt lgkmcnt(0)
       s_barrier
       ds_read_b64 v[20:21], v6
       ds_read_b128 v[24:27], v6 offset:4160
       ds_read_b32 v28, v6 offset:12
+      ds_read2_b32 v[34:35], v6 offset0:1 offset1:3
+      ds_read2st64_b64 v[36:39], v6 offset0:0 offset1:1
       s_waitcnt lgkmcnt(0)
       v_add_u32 v30, v30, v21
       v_add_u32 v31, v31, v24
@@ -69,7 +73,7 @@ def test_group_ds_ops_match_per_wave(monkeypatch, seed, shift):
     one = _run(monkeypatch, TEXT, 1.0, seed, shift)
     assert calls == {"group": 0, "fallback": 0}
     grp = _run(monkeypatch, TEXT, 0.0, seed, shift)
-    assert calls["group"] >= 6 * 6 - 12          # ds ops of the loop ran as group operations
+    assert calls["group"] >= 6 * 10 - 12         # ds ops of the loop ran as group operations
     assert (calls["fallback"] > 0) == bool(shift)
     assert np.array_equal(one.lds.data, grp.lds.data)
     for a, b in zip(one.waves, grp.waves):
@@ -77,6 +81,10 @@ def test_group_ds_ops_match_per_wave(monkeypatch, seed, shift):
     # the exchange itself: wave w read its partner's last ds_write_b128 dword 0 (v10 = 6 * lane)
     lane = np.arange(64, dtype=np.uint32)
     assert np.array_equal(grp.waves[0].vgpr[24], 6 * lane + 2)   # offset 4160: the b64 of v12
+    # the partner's lane dwords after b128, b32 @4, write2_b32 @8/@12, write2_b64 @8/@0:
+    # v12 v13 v10 v11; read2_b32 at byte offsets 4 and 12 (offset0/offset1 in dwords) -> v13, v11
+    assert np.array_equal(grp.waves[0].vgpr[34], 6 * lane + 3)
+    assert np.array_equal(grp.waves[0].vgpr[35], 6 * lane + 1)
 
 
 @pytest.mark.parametrize("seed", [0, 1])
