@@ -22,19 +22,23 @@ Stage 1 (per output and (sub)group of G <= 8 products; the model truncates each 
   sums lies in [2 * 16**(E-Emin), 128 * 16**(E-Emin)], so below 2 * 16**(T+1) the spread E-Emin
   is at most T. Groups at or above it are flagged (at most spread T flagged needlessly) and
   summed the model's way, truncating each product: on the gathered flagged groups, or on all
-  when more than a quarter are flagged (f16 on normal data: T = 4, ~3/4 of the groups).
+  when more than a quarter are flagged (f16 on normal data: T = 4, ~3/4 of the groups). On all
+  of them, f16 x f16 runs in float32 (``_truncated_sums32``: the sum of the truncated products
+  is the scaled value sum less the float32 sum of the products' fractional parts, rounded to the
+  integer it must be).
 fdpa2 floors each half's sum to units 2**(max(E0, E1) - 24), as the model.
 Stage 2 (the accumulator; model: E2 = max(E, e_c), S floored to units 2**(E2-31), C to
 2**(E2-24), added exactly, rounded once to f32): where e_c lies in [E-1, E+7] both floors are
 exact (S is on the grid 2**(E-24), C on 2**(e_c-23)), so the result is the float64 sum S + C
 (exact: grids >= 2**(E-24), magnitude < 2**(E+9)) cast once to f32; the other outputs take the
-model's formula (``_accumulate_full``), gathered or all at once as in stage 1.
+model's formula with both floors on one grid (``_accumulate_full``), gathered or all at once.
+Temporaries are reused scratch arrays (isa.emu.scratch): fresh ones cost page faults.
 The fast path only answers when the model would take its plain branch: every A/B value finite,
 no product that could reach 2**128 (E < 126 when the formats allow such products), and every
 result finite (a non-finite C propagates to the result). Otherwise it returns None and the call
 goes to the model (``isa.emu.mfma``) unchanged, so NaN/inf/overflow semantics are the model's
 by construction. tests/emu/test_mfma_fast_exact.py (hypothesis: cancellation, exponent spreads,
-subnormals, signed zeros, C on both sides of the window, specials, both fix-up routes) and
+subnormals, signed zeros, C on both sides of the window, specials, every fix-up route) and
 tests/emu/test_perf_mfma.py check bit-equality with the model; tests/emu/test_mfma_numerics.py
 checks the model against an independent scalar model.
 """
@@ -50,6 +54,7 @@ from isa.numerics import FORMAT_BITS, decode_table
 
 from .mfma_plan import _blgp_src
 from .mfma_plan import _plan as model_plan
+from .scratch import buf
 
 _RAW = {8: np.uint8, 16: np.uint16}
 _MAX_SUB = 8            # products fused per (sub)group that the 16**e trick is proven for
@@ -75,6 +80,7 @@ class Plan:
     flag_at: float          # 2 * 16**(T + 1): groups at or above it take the truncating stage 1
     two_halves: bool
     maybe_big: bool         # can a product of finite values reach 2**128 with these formats?
+    f32_exact: bool         # f16 x f16: every product and its scaled truncation exact in float32
     groups: int             # Gc
     m: int
     n: int
@@ -160,7 +166,8 @@ def _plan(name: str, arch: str, cbsz: int, abid: int, blgp: int) -> Plan | None:
              cd_inv=None if cd_flat is None else _inverse(cd_flat, info.cd_regs * 64),
              cd_regs=info.cd_regs, ta=ta, tb=tb, spread=24 - fra - frb,
              flag_at=2.0 * 16.0 ** (25 - fra - frb),
-             two_halves=two, maybe_big=ma + mb + 2 > 127, groups=gc, m=info.m, n=info.n,
+             two_halves=two, maybe_big=ma + mb + 2 > 127, f32_exact=(fa, fb) == ("f16", "f16"),
+             groups=gc, m=info.m, n=info.n,
              blocks=info.blocks)
     return p
 
@@ -255,55 +262,45 @@ def fdpa1(p: Plan, a: np.ndarray, b: np.ndarray, c: np.ndarray):
 
 def _compute(p: Plan, ca, cb, cc):
     """D bits [..., blocks, M, N] from A codes [..., blocks, Gc, H, M, G], B codes
-    [..., blocks, Gc, H, G, N] and C bits, or None (the model answers). See the module doc."""
-    # Where most groups hold a truncated product (f16, T = 4, on ordinary data) the matmul sum
-    # is wasted: after two such calls in a row a plan goes straight to the truncating stage 1
-    # (the 16**e channel alone gives E) for 16 calls, then looks again. Speed only: both
-    # routes give the model's bits.
-    mode = _MODE.get(id(p))
-    if mode is None:
-        mode = _MODE[id(p)] = [0, 0]
-    dense = mode[0] >= 2 and mode[1] < 16
-    # NaN/inf codes may make the BLAS raise "invalid" (quietly: those calls go to the model)
+    [..., blocks, Gc, H, G, N] and C bits, or None (the model answers). See the module doc.
+    Temporaries live in reused scratch arrays (isa.emu.scratch); the result is a fresh array."""
+    lead = ca.shape[:-2]
+    out_sh = lead + (ca.shape[-2], cb.shape[-1])          # [..., blocks, Gc, H, M, N]
+    # NaN/inf codes may make the BLAS raise "invalid" (quietly: those calls go to the model); an
+    # overflow of r1 * r[2] is +inf: flagged, still exact
     with np.errstate(invalid="ignore", over="ignore"):
-        if dense:
-            mode[1] += 1
-            r1 = np.matmul(p.ta[1][ca], p.tb[1][cb])
+        # one matmul over the channels (value, 2 * 16**e, 16**-e): [3, ..., Gc, H, M, N]
+        va = np.take(p.ta, ca, axis=1, out=buf("mf.va", (3,) + ca.shape, _F64), mode="clip")
+        vb = np.take(p.tb, cb, axis=1, out=buf("mf.vb", (3,) + cb.shape, _F64), mode="clip")
+        r = np.matmul(va, vb, out=buf("mf.r", (3,) + out_sh, _F64))
+        r1 = r[1]
+        # E + 256 per (sub)group: r1 lies in [2**(4E+1), 2**(4E+4) * (1 + 2**-50)], so its biased
+        # binary exponent is 1024 + 4E + j, j in 0..3. NaN/inf inputs make r1 +inf (511) or a NaN
+        # (511, or -2 if the BLAS gave it the sign bit); either way the group's value sum is NaN
+        # (NaN/inf codes have the value NaN in the tables), so its result is NaN and the final
+        # isfinite test sends the call to the model. Every table index stays in range meanwhile.
+        # (the int64 bits >> 54 as the high int32 word >> 22: int32 halves the later passes)
+        eo = buf("mf.eo", out_sh, _I32)
+        if _LE:
+            np.right_shift(r1.view(np.int32)[..., 1::2], 22, out=eo)
         else:
-            # one matmul over the channels (value, 2 * 16**e, 16**-e): [3, ..., Gc, H, M, N]
-            va, vb = np.take(p.ta, ca, axis=1), np.take(p.tb, cb, axis=1)
-            r = np.matmul(va, vb)
-            r1 = r[1]
-    # E + 256 per (sub)group: r1 lies in [2**(4E+1), 2**(4E+4) * (1 + 2**-50)], so its biased
-    # binary exponent is 1024 + 4E + j, j in 0..3. NaN/inf inputs make r1 +inf (511) or a NaN
-    # (511, or -2 if the BLAS gave it the sign bit); either way the group's value sum is NaN
-    # (NaN/inf codes have the value NaN in the tables), so its result is NaN and the final
-    # isfinite test sends the call to the model. Every table index stays in range meanwhile.
-    # (the int64 bits >> 54 as the high int32 word >> 22: int32 halves the later passes)
-    eo = (r1.view(np.int32)[..., 1::2] if _LE else
-          (r1.view(np.int64) >> 32).astype(np.int32)) >> 22
-    emax = int(eo.max()) - _EO
-    if emax >= 255 or (p.maybe_big and emax >= 126):
-        return None                      # special inputs, or |product| < 2**(e+2) may reach 2**128
-    if dense:
-        sig = _truncated_sums(p, ca, cb, eo)
-    else:
-        mode[1] = 0
+            eo[...] = (r1.view(np.int64) >> 54).astype(np.int32)
+        emax = int(eo.max()) - _EO
+        if emax >= 255 or (p.maybe_big and emax >= 126):
+            return None                  # special inputs, or |product| < 2**(e+2) may reach 2**128
         sig = r[0]
-        sig += 0.0                       # the model's fixed-point sum has no sign: -0 -> +0
         # groups where a product may be truncated: r1 * r[2] lies in [2 * 16**s, 128 * 16**s]
         # for the spread s = E - (smallest nonzero product exponent) (0 when no product is
         # nonzero), so below 2 * 16**(T + 1) the spread is at most T and every product is exact
         # on the grid 2**(E-24)
-        with np.errstate(over="ignore"):   # an overflow is +inf: flagged, still exact
-            flag = r1 * r[2] >= p.flag_at
-        f = np.flatnonzero(flag)
-        heavy = f.size * _DENSE_AT > flag.size
-        mode[0] = mode[0] + 1 if heavy else 0
-        if heavy:
-            sig = _truncated_sums(p, ca, cb, eo)
-        elif f.size:
-            np.put(sig, f, _truncated_sums_at(va[0], vb[0], eo, f))
+        flag = np.multiply(r1, r[2], out=buf("mf.fl", out_sh, _F64))
+        flag = np.greater_equal(flag, p.flag_at, out=buf("mf.flag", out_sh, np.bool_))
+    f = np.flatnonzero(flag)
+    if f.size * _DENSE_AT > flag.size:
+        sig = (_truncated_sums32(ca, cb, sig, eo) if p.f32_exact else
+               _truncated_sums(p, ca, cb, eo))
+    elif f.size:
+        np.put(sig, f, _truncated_sums_at(va[0], vb[0], eo, f))
     if p.two_halves:
         e0, e1 = eo[..., 0, :, :], eo[..., 1, :, :]
         ep = np.maximum(e0, e1)
@@ -316,9 +313,15 @@ def _compute(p: Plan, ca, cb, cc):
         s = sig[..., 0, :, :]
         ep = eo[..., 0, :, :]
     cbits = cc
-    res = cc.view(np.float32)
+    route = _ROUTE.get(id(p))
+    if route is None:
+        route = _ROUTE[id(p)] = [0]
+    last = p.groups - 1
     for gi in range(p.groups):
-        res = _accumulate(s[..., gi, :, :], ep[..., gi, :, :], res, cbits, p.two_halves)
+        res = np.empty(cc.shape, np.float32) if gi == last else buf(f"mf.res{gi & 1}", cc.shape,
+                                                                        np.float32)
+        _accumulate(s[..., gi, :, :], ep[..., gi, :, :], cbits.view(np.float32), cbits,
+                    p.two_halves, res, route)
         cbits = res.view(np.uint32)
     # non-finite C (inf/NaN propagate through every step) or an overflowing sum: the model
     if not np.isfinite(res).all():
@@ -339,6 +342,36 @@ def _truncated_sums(p: Plan, ca, cb, eo):
     return s
 
 
+def _truncated_sums32(ca, cb, x, eo):
+    """``_truncated_sums`` for f16 x f16 in float32, from the matmul's value sums ``x``
+    [..., Gc, H, M, N]. Each product of two f16 values (11-bit significands, exponents in
+    [-24, 15]) is exact in float32, and so is its scaling by 2**(24-E) (E >= -28 for any nonzero
+    product; a group of zero products has every product 0, so E is clamped there) to y_k, below
+    2**26 in magnitude. The truncated sum is sum_k trunc(y_k) = X - sum_k frac(y_k) with X the
+    scaled value sum: each frac(y_k) = y_k - trunc(y_k) is exact and below 1 in magnitude, so the
+    float32 sum of the <= 8 of them is within 2**-20 of the true one, and X (the float64 matmul
+    sum of <= 8 exact products, each below 2**26 units) within 2**-21: the integer is the nearest
+    one to the computed X - F, exactly."""
+    eoc = np.maximum(eo, _EO - 28)
+    # 2**(24-E) as float32 bits: biased exponent 127 + 24 - (eoc - 256), in [103, 179]
+    sc = ((407 - eoc) << 23).view(np.float32)             # [..., M, N]
+    a32 = np.swapaxes(ca.view(np.float16), -1, -2).astype(np.float32)   # [..., G, M]
+    b32 = cb.view(np.float16).astype(np.float32)                         # [..., G, N]
+    g, m, n = a32.shape[-2], a32.shape[-1], b32.shape[-1]
+    sh = sc.shape[:-2] + (g, m, n)
+    y = np.multiply(a32[..., :, :, None], b32[..., :, None, :], out=buf("mf.y", sh, _F32))
+    y *= sc[..., None, :, :]
+    y -= np.trunc(y, out=buf("mf.yt", sh, _F32))          # frac(y_k), exact
+    fr = np.matmul(_ONES32[g], y.reshape(sc.shape[:-2] + (g, m * n)),
+                   out=buf("mf.fr", sc.shape[:-2] + (1, m * n), _F32)).reshape(sc.shape)
+    t = x * sc
+    t -= fr
+    np.rint(t, out=t)
+    # back to a value: 2**(E-24) as float64 bits (biased 1023 - 24 + eoc - 256)
+    t *= ((eoc.astype(np.int64) + (1023 - 24 - _EO)) << 52).view(np.float64)
+    return t
+
+
 def _truncated_sums_at(va, vb, eo, f):
     """``_truncated_sums`` at the flat indices ``f`` of the flagged (sub)groups only, from the
     operand values va [..., M, G] and vb [..., G, N] (the value channels of the matmul's inputs)."""
@@ -357,13 +390,9 @@ def _truncated_sums_at(va, vb, eo, f):
     return s
 
 
-# Fix-ups (truncating stage 1, flooring stage 2) run over the whole array once more than
-# 1/_DENSE_AT of it needs them, else on the gathered elements (tests set it to force either).
+# The truncating stage 1 runs over the whole array once more than 1/_DENSE_AT of the groups need
+# it, else on the gathered groups (tests set it to force either).
 _DENSE_AT = 4
-_MODE: dict = {}        # id(plan) -> [calls in a row that were mostly truncated, dense calls since]
-# Stage 2 takes its exact shortcut from this many outputs per call on (below it the check and
-# the gathered fix-up cost more NumPy calls than the model's formula on everything).
-_LEAN_FROM = 4096
 # Exponents E travel offset by _EO (``eo = E + 256``, straight from a float64's bits).
 _EO = 256
 _LE = np.little_endian
@@ -374,68 +403,92 @@ _OFF = 1000
 _P2 = np.ldexp(1.0, np.arange(-_OFF, _OFF))
 _P2.setflags(write=False)
 _ONES = {g: np.ones(g) for g in range(1, _MAX_SUB + 1)}
+_ONES32 = {g: np.ones((1, g), np.float32) for g in range(1, _MAX_SUB + 1)}
 
 
-def _wrapped(shift: int) -> np.ndarray:
-    """t[x] = 2.0**(x + shift) for x in [-1024, 1023], laid out so a NumPy index x (negative ones
-    count from the end) finds it: stage 2 indexes by exponents without offset arithmetic."""
-    x = np.arange(2048)
-    x = np.where(x < 1024, x, x - 2048)
-    t = np.ldexp(1.0, np.clip(x + shift, -1074, 1023))
-    t.setflags(write=False)
-    return t
-
-
-_P2_S = _wrapped(31)        # 2**(31 - e2), indexed by -e2
-_P2_C = _wrapped(24)        # 2**(24 - e2), indexed by -e2
-_P2_D = _wrapped(-31)       # 2**(e2 - 31)
-# MMA-Sim exponent of an f32 by its top 9 bits (sign, biased exponent): zero/subnormal -> -126;
-# _ECX is it plus _EO + 1 (so that _ECX - eo = e_c - E + 1)
-_EC = (np.maximum(np.arange(512) & 0xFF, 1) - 127).astype(np.int64)
-_ECX = _EC + (_EO + 1)
-_EC.setflags(write=False)
-_ECX.setflags(write=False)
-
-
-def _accumulate(s, eo, c, cbits, two: bool) -> np.ndarray:
-    """The model's stage 2 (isa.emu.mfma._accumulate) for one group; eo = E + 256. Where e_c lies
-    in [E-1, E+7] both of its floors are exact (s is on the grid 2**(E-24), C on 2**(e_c-23)), so
-    the result is the float64 sum s + c (exact: both on grids >= 2**(E-24), below 2**(E+9))
-    rounded once to f32; elsewhere ``_accumulate_full`` on the gathered outputs."""
-    if s.size < _LEAN_FROM:
-        return _accumulate_full(s, eo - _EO, c, np.take(_EC, cbits >> 23), two)
-    # e_c - E + 1 = max(biased exponent of C, 1) - 127 - (eo - 256) + 1, in int32 (no table
-    # lookup: NumPy's take casts a uint32 index to intp, a pass more than these)
-    d = (cbits >> 23).view(np.int32)
+def _accumulate(s, eo, c, cbits, two: bool, out=None, route=None) -> np.ndarray:
+    """The model's stage 2 (isa.emu.mfma._accumulate) for one group; eo = E + 256, s the group sum
+    (a value on the grid 2**(E-24), |s| < 2**(E+5)), c the accumulator (float32, bits ``cbits``);
+    the f32 result goes to ``out`` (a new array when None). Where e_c lies in [E-1, E+7] both of
+    the model's floors are exact (s is on the grid 2**(E-24), C on 2**(e_c-23)), so the result is
+    the float64 sum s + c (exact: both on grids >= 2**(E-24), below 2**(E+9)) rounded once to f32;
+    the other outputs take ``_accumulate_full``, gathered, or all of them when they are many.
+    ``route``: a plan's one-element list: after a call where most outputs needed the full formula,
+    the next ``_FULL_RUN`` calls go straight to it (speed only: both routes give the model's bits)."""
+    if out is None:
+        out = np.empty(s.shape, np.float32)
+    sh = s.shape
+    if route is not None and route[0]:
+        # the last call of this MFMA went to the full formula: go straight there for a while
+        # (accumulators far above the products, as late in a long K loop); speed only
+        route[0] -= 1
+        return _accumulate_full(s, eo, c, cbits, two, out)
+    # e_c - E + 1 = (bc - 127) - (eo - 256) + 1 with bc C's biased exponent. A zero/subnormal C
+    # (bc = 0, e_c = -126) reads as e_c = -127 here, one too low: so only offsets 0..7 are taken
+    # as inside (the true offset is then 0..8); int32, no table lookup
+    d = np.right_shift(cbits, 23, out=buf("acc.d", sh, np.uint32))
     d &= 0xFF
-    np.maximum(d, 1, out=d)
-    d += 130
-    d -= eo                                          # |eo| < 2**10: exact in int32
-    bad = np.flatnonzero(d.view(np.uint32) > 8)   # outside 0 <= e_c - E + 1 <= 8
+    di = d.view(np.int32)
+    np.subtract(di, eo, out=di)
+    di += 130
+    bad = np.flatnonzero(np.greater(d, _U7, out=buf("acc.bad", sh, np.bool_)))
     if bad.size * _DENSE_AT > d.size:
-        return _accumulate_full(s, eo - _EO, c, np.take(_EC, cbits >> 23), two)
-    res = np.add(s, c).astype(np.float32)
+        if route is not None:
+            route[0] = _FULL_RUN
+        return _accumulate_full(s, eo, c, cbits, two, out)
+    np.add(s, c, out=out, casting="same_kind")     # the float64 sum, rounded once to f32
     if bad.size:
-        sf, ef, cf = s.reshape(-1), eo.reshape(-1), c.reshape(-1)   # copies only if strided
-        res.reshape(-1)[bad] = _accumulate_full(
-            sf[bad], ef[bad] - _EO, cf[bad], np.take(_EC, cbits.reshape(-1)[bad] >> 23), two)
-    return res
+        sf, ef, cf = s.reshape(-1), eo.reshape(-1), cbits.reshape(-1)   # copies only if strided
+        cb = cf.take(bad)
+        out.reshape(-1)[bad] = _accumulate_full(sf.take(bad), ef.take(bad), cb.view(np.float32),
+                                                cb, two, None, _fresh)
+    return out
 
 
-def _accumulate_full(s, ep, c, ec, two: bool) -> np.ndarray:
-    """The model's stage 2 (isa.emu.mfma._accumulate): E2 = max(E, e_c); the group sum s (a value,
-    on the grid 2**(E-24)) floored to units 2**(E2-31), C to units 2**(E2-24); the exact sum
-    (< 2**40 units) rounded once to f32.
-    Exponents here lie in [-380, 254], inside the tables' [-1024, 1023]."""
-    e2 = np.maximum(ep, ec)
-    s31 = np.floor(s * _P2_S[-e2])
-    c24 = np.floor(c * _P2_C[-e2])                   # float32 * float64: exact in float64
+def _accumulate_full(s, eo, c, cbits, two: bool, out=None, buf=buf) -> np.ndarray:
+    """The model's stage 2 for every output (see ``_accumulate``). The model: E2 = max(E, e_c); s
+    floored to units 2**(E2-31), C to units 2**(E2-24), the exact sum rounded once to f32. One of
+    the two floors is always exact: for e_c >= E, C's (C is on its grid 2**(e_c-23)), and s's too
+    when e_c <= E + 7; for e_c < E, s's (on 2**(E-24)). So both floor to the one grid 2**-k,
+    k = min(31 - e_c, 24 - E): floor(s * 2**k) + floor(C * 2**k) (integers below 2**34: exact),
+    times 2**-k, rounded once to f32 - the model's bits, with no case split. Exponents: e_c in
+    [-126, 127] (zero/subnormal: -126), E in [-380, 254], so k in [-230, 157] and both powers of
+    two are normal float64s, built from their bits. ``buf``: where the temporaries come from
+    (scratch arrays, or ``_fresh`` ones for a gathered subset, whose size changes every call)."""
+    sh = s.shape
+    bc = np.right_shift(cbits, 23, out=buf("acc.bc", sh, np.uint32))
+    bc &= 0xFF
+    np.maximum(bc, _U1, out=bc)              # biased exponent of C, zero/subnormal -> 1 (e_c -126)
+    # 1023 + k = min(1023 + 31 - (bc - 127), 1023 + 24 - (eo - 256))
+    x = np.subtract(1181, bc, out=buf("acc.x", sh, np.int64), dtype=np.int64)
+    np.minimum(x, np.subtract(1303, eo, out=buf("acc.y", sh, np.int64), dtype=np.int64), out=x)
+    x <<= 52
+    k2 = x.view(np.float64)                  # 2**k
+    a = np.multiply(s, k2, out=buf("acc.a", sh, _F64))
+    np.floor(a, out=a)
+    b = np.multiply(c, k2, out=buf("acc.b", sh, _F64))     # float32 * float64: exact
+    np.floor(b, out=b)
     if two:
-        c24[ec < e2 - 25] = 0.0
-    c24 *= 128.0
-    # The model adds +0.0 here (its fixed-point sum has no sign). s is never -0 (stage 1 sums
-    # from +0.0) and the floor of a negative nonzero is <= -1, so s31 is never -0 and neither is
-    # c24 + s31: the +0.0 changes nothing.
-    c24 += s31
-    c24 *= _P2_D[e2]
-    return c24.astype(np.float32)
+        # fdpa2 drops an accumulator with e_c < E2 - 25 (only possible when e_c < E):
+        # e_c < E - 25  <=>  bc - 127 < eo - 256 - 25
+        b[bc + 154 < eo] = 0.0
+    a += b
+    a += 0.0                                 # the model's fixed-point sum has no sign: -0 -> +0
+    np.subtract(_TWO_BIAS, x, out=x)         # bits of 2**-k: (2046 - (1023 + k)) << 52
+    a *= x.view(np.float64)
+    if out is None:
+        return a.astype(np.float32)
+    np.copyto(out, a, casting="same_kind")
+    return out
+
+
+def _fresh(role, shape, dtype):
+    return np.empty(shape, dtype)
+
+
+_U7 = np.uint32(7)
+_FULL_RUN = 8
+_ROUTE: dict = {}           # id(plan) -> [calls left that go straight to _accumulate_full]
+_U1 = np.uint32(1)
+_TWO_BIAS = 2046 << 52
+_F64, _F32, _I32 = np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.int32)

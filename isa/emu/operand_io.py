@@ -239,9 +239,11 @@ def vector_getter64(op, typ: str = "b64") -> Callable[[object], np.ndarray]:
 
 
 def split64(vals: np.ndarray) -> np.ndarray:
-    """uint64[..., 64] -> uint32[2, ..., 64] (lo row, hi row)."""
-    v = np.ascontiguousarray(vals.astype(np.uint64, copy=False))
-    return np.moveaxis(v.view(np.uint32).reshape(v.shape + (2,)), -1, 0)
+    """uint64[..., 64] -> uint32[2, ..., 64] (lo row, hi row): a view (no np.moveaxis: its axis
+    checks cost more than the data movement here)."""
+    v = np.ascontiguousarray(vals, np.uint64)
+    nd = v.ndim
+    return v.view(np.uint32).reshape(v.shape + (2,)).transpose((nd,) + tuple(range(nd)))
 
 
 def vector_setter(op, width: int = 1) -> Callable[[object, np.ndarray, np.ndarray], None]:

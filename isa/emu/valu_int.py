@@ -280,26 +280,53 @@ alu("v_accvgpr_read_b32", "v_accvgpr_write_b32", "v_accvgpr_mov_b32")(
     lambda ins: bind_vop(ins, lambda a: a, ("b32",), "b32"))
 
 
-# ----- v_perm_b32: with a constant selector (LLVM's usual form) the byte gather is precomputed -------
+# ----- v_perm_b32: with a constant selector (LLVM's usual form) each result byte's source is known
+# at bind time: bytes that move together from one source are one shift and mask, so a wave or a
+# group computes D in a few whole-array ops (no gather) ---------------------------------------------
+def _perm_const(selv: int):
+    """``fn(s0, s1, sel)`` of v_perm_b32 for the constant selector ``selv`` (the ``_perm`` rules)."""
+    terms: dict = {}                 # (source 0 = S1 / 1 = S0, right shift) -> result mask
+    signs = []                       # (source, bit, result mask): 0xFF where the bit is set
+    const = 0
+    for i in range(4):
+        b, mask = (selv >> (8 * i)) & 0xFF, 0xFF << (8 * i)
+        if b >= 13:
+            const |= mask
+        elif 8 <= b <= 11:           # sign of byte 1 / 3 of S1 (8, 9), of S0 (10, 11)
+            signs.append((b >= 10, 15 if b % 2 == 0 else 31, mask))
+        elif b < 8:
+            key = (b >> 2, 8 * (b & 3) - 8 * i)
+            terms[key] = terms.get(key, 0) | mask
+    plan = [(src, sh, U32(m)) for (src, sh), m in terms.items()]
+    signs = [(src, np.int32(31 - bit), U32(m)) for src, bit, m in signs]
+    const = U32(const)
+
+    def fn(s0, s1, sel):
+        srcs = (s1, s0)
+        r = None
+        for src, sh, m in plan:
+            v = srcs[src]
+            v = v >> U32(sh) if sh > 0 else (v << U32(-sh) if sh < 0 else v)
+            v = v & m
+            r = v if r is None else (r | v)
+        for src, up, m in signs:
+            v = ((srcs[src].view(np.int32) << up) >> 31).view(U32) & m
+            r = v if r is None else (r | v)
+        shape = np.broadcast_shapes(np.shape(s0), np.shape(s1))
+        if r is None:
+            return np.full(shape, const, U32)
+        if const:
+            r = r | const
+        return r if r.shape == shape else np.broadcast_to(r, shape)
+    return fn
+
+
 @alu("v_perm_b32")
 def _bind_perm(ins):
-    d, sel = ops(ins, 4)[0], ins.operands[3]
-    if not isinstance(sel, Imm) or dpp_of(ins) is not None or ins.mods:
-        return bind_vop(ins, _perm, ("u32",) * 3, "u32")
-    selb = [(imm_for_type(sel, "b32") >> (8 * k)) & 0xFF for k in range(4)]
-    if any(8 <= b <= 11 for b in selb) or group_mode():
-        return bind_vop(ins, _perm, ("u32",) * 3, "u32")
-    g0, g1 = plain_reader(ins, 1, 0, "u32"), plain_reader(ins, 2, 1, "u32")
-    put = vector_setter(d)
-    buf = np.zeros((64, 16), np.uint8)
-    buf[:, 13:16] = 0xFF
-    flat = (np.arange(64)[:, None] * 16 + np.minimum(np.array(selb), 15)[None, :]).reshape(-1)
-
-    def run(m, w):
-        buf[:, 0:4] = g1(w).view(np.uint8).reshape(64, 4)
-        buf[:, 4:8] = g0(w).view(np.uint8).reshape(64, 4)
-        put(w, buf.reshape(-1)[flat].view(U32), w.exec_mask())
-    return run
+    sel = ops(ins, 4)[3]
+    if isinstance(sel, Imm) and dpp_of(ins) is None and not ins.mods:
+        return bind_vop(ins, _perm_const(imm_for_type(sel, "b32")), ("u32",) * 3, "u32")
+    return bind_vop(ins, _perm, ("u32",) * 3, "u32")
 
 
 # ----- v_cndmask_b32: D = mask[lane] ? S1 : S0 (e32: mask is VCC; e64: any SGPR pair) ---------------

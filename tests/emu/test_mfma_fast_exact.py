@@ -3,8 +3,8 @@
 exact cancellation, wide exponent spreads, subnormals, signed zeros, accumulators far above and
 below the products, NaN/inf (those go to the model), for every fused-dot form the fast path covers
 on both arches, with modifiers and several waves batched, with each fix-up (truncating stage 1, flooring stage
-2) forced to run dense and gathered, and on both of a plan's routes (matmul sum first, or
-straight to the truncating stage 1)."""
+2) forced to run dense and gathered, and on both of a plan's stage-2 routes (the window check
+first, or straight to the full formula)."""
 from __future__ import annotations
 
 import ml_dtypes
@@ -118,18 +118,18 @@ def test_fast_path_bits_equal_the_model(case):
                           mods.get("blgp", 0))
     old = mfma_fast._DENSE_AT
     mfma_fast._DENSE_AT = case["dense_at"]
-    # the plan's route: straight to the truncating stage 1, or the matmul sum with its checks
-    route = [2, 0] if case["straight"] else [0, 16]
+    # the plan's stage-2 route: straight to the full formula, or the window check first
+    route = [8] if case["straight"] else [0]
     try:
-        mfma_fast._MODE[id(plan)] = list(route)
+        mfma_fast._ROUTE[id(plan)] = list(route)
         d = mfma_fast.fdpa(plan, a, b, c)
-        mfma_fast._MODE[id(plan)] = list(route)
+        mfma_fast._ROUTE[id(plan)] = list(route)
         d1 = mfma_fast.fdpa1(plan, a[0], b[0], c[0])
-        mfma_fast._MODE[id(plan)] = list(route)
+        mfma_fast._ROUTE[id(plan)] = list(route)
         got = mfma(name, arch, a, b, c, **mods)
     finally:
         mfma_fast._DENSE_AT = old
-        mfma_fast._MODE.pop(id(plan), None)
+        mfma_fast._ROUTE.pop(id(plan), None)
     if d is not None:
         assert np.array_equal(d, want)
     if d1 is not None:

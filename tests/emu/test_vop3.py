@@ -137,6 +137,58 @@ def test_perm():
               (1, 2))   # constant selector without sign bytes: the precomputed-gather path
 
 
+def _perm_ref(s0, s1, sel):
+    """V_PERM_B32 per lane, from the ISA guide's byte_permute table (CDNA3 ISA, VOP3 opcodes)."""
+    out = []
+    for x, y, s in zip(s0.tolist(), s1.tolist(), np.broadcast_to(sel, s0.shape).tolist()):
+        data = (x << 32) | y
+        r = 0
+        for k in range(4):
+            b = (s >> (8 * k)) & 0xFF
+            if b < 8:
+                v = (data >> (8 * b)) & 0xFF
+            elif b < 12:
+                v = 0xFF if (data >> (16 * (b - 8) + 15)) & 1 else 0
+            elif b == 12:
+                v = 0
+            else:
+                v = 0xFF
+            r |= v << (8 * k)
+        out.append(r)
+    return np.array(out, U32)
+
+
+def test_perm_constant_selectors_random():
+    """Every kind of selector byte (0-7 in and out of order, sign bytes 8-11, 0x00 and 0xFF
+    bytes, values above 15) as a literal selector, one wave and a group of waves (the
+    constant-selector binding of v_perm_b32 in isa.emu.valu_int) against the per-lane rules."""
+    from isa.emu import catalog
+    from isa.emu.group import WaveGroup, WorkgroupFiles
+    from isa.instr import Instr
+    from isa.operands import Imm, Reg
+    from isa.tables import spec_table
+    rng = np.random.default_rng(18)
+    sels = [0x05040100, 0x07060302, 0x01000504, 0x0C0C0100, 0x0D0D0D0D, 0x0C0C0C0C, 0x0B0A0908,
+            0x03020100, 0x07060504, 0x00010203, 0x0E0F0400, 0xFF201110]
+    sels += [int(x) for x in rng.integers(0, 16, (40, 4)) @ np.array([1, 1 << 8, 1 << 16, 1 << 24])]
+    spec = spec_table("gfx942")["v_perm_b32"]
+    for sel in sels:
+        run_check(f"v_perm_b32 v0, v1, v2, {sel:#x}",
+                  lambda a, b, sel=sel: _perm_ref(a, b, np.full(64, sel, U32)), (1, 2))
+        ins = Instr("v_perm_b32", (Reg("v", 0), Reg("v", 1), Reg("v", 2), Imm(sel)))
+        ref, got = [wave(EXEC) for _ in range(3)], [wave(EXEC) for _ in range(3)]
+        for k, x in enumerate(ref + got):
+            x.vgpr[1:3] = np.random.default_rng(k % 3).integers(0, 1 << 32, (2, 64), dtype=np.uint32)
+        gfn = catalog.bind_group(ins, spec, "gfx942")
+        assert gfn is not None
+        gfn(None, WaveGroup(WorkgroupFiles(got), got))
+        for r, g in zip(ref, got):
+            want = _perm_ref(r.vgpr[1], r.vgpr[2], sel)
+            act = lanes(EXEC)
+            assert np.array_equal(g.vgpr[0][act], want[act]), hex(sel)
+            assert np.array_equal(g.vgpr[0][~act], r.vgpr[0][~act]), hex(sel)
+
+
 def test_mad_u64_u32_and_carry_out_sgpr():
     w = wave()
     a, b = w.vgpr[1].astype(object), w.vgpr[2].astype(object)
