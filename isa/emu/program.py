@@ -92,7 +92,9 @@ class Entry:
 # budget footprint, wait states, hazard rule classes and bound function (a binder sees nothing but
 # the instruction, its spec and the arch; the bound function keeps no state between calls). Kept
 # across programs, so the fuzzer's many schedules of one kernel, and unrolled loops, decode each
-# instruction once. Bounded: cleared when full.
+# instruction once; the per-program fields of an Entry (pc, offset, group counters, hz_need) are
+# set per program. Bounded: cleared when full. The order of _CACHED is the order of the tuple
+# _decoded_fields returns and Program.__init__ unpacks.
 _CACHED = ("spec", "reads", "writes", "rw_set", "max_s", "max_v", "max_a", "ws", "note", "is_mfma",
            "fn", "group_ok", "hz_prod", "hz_cons", "hz_max")
 _DECODED: dict = {}
@@ -128,19 +130,12 @@ class Program:
             key = (arch, ins)
             hit = _DECODED.get(key)
             if hit is None:
-                e.spec = _find_spec(get_spec, ins)
-                _rw_sets(e)
-                e.ws = _wait_states(ins)
-                e.is_mfma = e.spec is not None and e.spec.mfma is not None
-                e.fn = catalog.bind(ins, e.spec, arch)
-                e.group_ok = catalog.groupable(ins.op)
-                hazard_check.classify(arch, e)
+                hit = _decoded_fields(e, get_spec, arch)
                 if len(_DECODED) >= _DECODED_MAX:
                     _DECODED.clear()
-                _DECODED[key] = tuple(getattr(e, f) for f in _CACHED)
-            else:
-                for f, v in zip(_CACHED, hit):
-                    setattr(e, f, v)
+                _DECODED[key] = hit
+            (e.spec, e.reads, e.writes, e.rw_set, e.max_s, e.max_v, e.max_a, e.ws, e.note,
+             e.is_mfma, e.fn, e.group_ok, e.hz_prod, e.hz_cons, e.hz_max) = hit
             self.entries.append(e)
         if offsets is not None:
             self.offset_to_pc = {off: pc for pc, off in enumerate(offsets)}
@@ -221,6 +216,19 @@ class Program:
                                 f"{sorted(self.labels)[:10]}") from None
 
 
+def _decoded_fields(e: Entry, get_spec, arch: str) -> tuple:
+    """The ``_CACHED`` fields of ``e`` (a fresh Entry of ``e.instr``), in that order."""
+    ins = e.instr
+    e.spec = _find_spec(get_spec, ins)
+    _rw_sets(e)
+    e.ws = _wait_states(ins)
+    e.is_mfma = e.spec is not None and e.spec.mfma is not None
+    e.fn = catalog.bind(ins, e.spec, arch)
+    e.group_ok = catalog.groupable(ins.op)
+    hazard_check.classify(arch, e)
+    return tuple(getattr(e, f) for f in _CACHED)
+
+
 def _find_spec(get_spec, ins: Instr):
     return None if get_spec is None else get_spec(ins)
 
@@ -240,6 +248,64 @@ def _loc_key(loc) -> int:
     return _FILE_BASE[loc[0]] + loc[1]
 
 
+# (id(spec), shape) -> (spec, reads template, writes template); see _spec_rw
+_RW_SHAPES: dict = {}
+
+
+def _spec_rw(spec, ins: Instr) -> tuple[list[int], list[int]]:
+    """Sorted register keys ``ins`` reads and writes by its spec's operand roles (one truth for
+    them: isa.access, also used by isa.hazards and the passes).
+
+    Cached per (spec, shape) as templates, the shape being the instruction without its VGPR and
+    AGPR indices (``hazard_check.shape``: which operand slots are read or written, and how wide,
+    depends on the spec, the mnemonic, the modifiers and the operand kinds and counts, never on
+    which vector register an operand names). A template keeps the keys of the shape's fixed
+    operands (SGPRs, specials, implicit registers) and, per vector operand read or written, its
+    slot's position, file and count; ``_place`` puts this instruction's indices in. The fuzzer's
+    schedules of one kernel differ mostly in their register allocation
+    (tests/emu/test_program_decode.py compares templates with isa.access over many kernels)."""
+    key = (id(spec), hazard_check.shape(ins))
+    hit = _RW_SHAPES.get(key)
+    if hit is None or hit[0] is not spec:
+        from ..access import accesses
+        reads, writes = accesses(spec, ins)
+        names = [o.name for o in spec.operands]
+        if len(set(names)) != len(names):     # slot names do not locate operands: no template
+            return _keys(reads), _keys(writes)
+        hit = (spec, _template(reads, names), _template(writes, names))
+        if len(_RW_SHAPES) >= _DECODED_MAX:
+            _RW_SHAPES.clear()
+        _RW_SHAPES[key] = hit
+    return _place(hit[1], ins), _place(hit[2], ins)
+
+
+def _keys(accs) -> list[int]:
+    return sorted({_loc_key(loc) for a in accs for loc in a.locs if loc[0] in _FILE_BASE})
+
+
+def _template(accs, names: list[str]) -> tuple[frozenset, tuple]:
+    fixed: set[int] = set()
+    placed = []
+    for a in accs:
+        op = a.operand
+        if isinstance(op, Reg) and op.file in ("v", "a") and a.slot in names:
+            placed.append((names.index(a.slot), _FILE_BASE[op.file], op.count))
+        else:
+            fixed.update(_loc_key(loc) for loc in a.locs if loc[0] in _FILE_BASE)
+    return frozenset(fixed), tuple(placed)
+
+
+def _place(template, ins: Instr) -> list[int]:
+    fixed, placed = template
+    if not placed:
+        return sorted(fixed)
+    keys = set(fixed)
+    for pos, base, count in placed:
+        first = base + ins.operands[pos].index
+        keys.update(range(first, first + count))
+    return sorted(keys)
+
+
 def _rw_sets(e: Entry) -> None:
     ins, spec = e.instr, e.spec
     reads: list[int] = []
@@ -248,10 +314,7 @@ def _rw_sets(e: Entry) -> None:
     if custom is not None:
         reads, writes = custom(ins)
     elif spec is not None:
-        # one truth for operand roles: isa.access (also used by isa.hazards and the passes)
-        from ..access import read_locs, write_locs
-        reads = sorted(_loc_key(loc) for loc in read_locs(spec, ins) if loc[0] in _FILE_BASE)
-        writes = sorted(_loc_key(loc) for loc in write_locs(spec, ins) if loc[0] in _FILE_BASE)
+        reads, writes = _spec_rw(spec, ins)
     else:
         e.note = "no spec: first operand taken as written, the rest as read"
         for i, op in enumerate(ins.operands):
