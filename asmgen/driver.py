@@ -60,7 +60,7 @@ class Lowered:
     symbol name beside others in one ``.s`` (``asmgen.fuzz.batch``)."""
 
     name: str
-    asm: str
+    asm: str               # "" when lowered with emit=False
     items: list
     res: object            # asmgen.program.KernelResources
     meta: dict             # the launch contract without toolchain and code-object hash
@@ -69,8 +69,9 @@ class Lowered:
     compiled: object
 
 
-def lower(kind, cfg, recipe, limits: dict | None = None) -> Lowered:
-    """Template -> schedule and passes -> emit: every step of ``compile`` but the assembler."""
+def lower(kind, cfg, recipe, limits: dict | None = None, emit: bool = True) -> Lowered:
+    """Template -> schedule and passes -> emit: every step of ``compile`` but the assembler.
+    ``emit=False`` leaves ``asm`` empty (a batch emits ``items`` under its own symbols)."""
     from .emit import emit_kernel
     from .kinds import registry
     from .passes.manager import compile_kernel
@@ -104,7 +105,7 @@ def lower(kind, cfg, recipe, limits: dict | None = None) -> Lowered:
         max_flat_workgroup_size=launch.threads)
     items = [it.name if hasattr(it, "name") and not hasattr(it, "op") else it
              for it in compiled.items()]
-    asm = emit_kernel(items, res)
+    asm = emit_kernel(items, res) if emit else ""
     t3 = time.perf_counter()
     check_occupancy(launch.waves, res)
     meta = {"kernel": name, "arch": cfg.arch, "grid": list(launch.grid)}

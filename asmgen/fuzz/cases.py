@@ -63,10 +63,11 @@ def compile_case(case: FuzzCase):
 
 
 def lower_case(case: FuzzCase):
-    """``compile_case`` up to the ``.s`` text (``asmgen.driver.lower``): for a batch that
-    assembles several cases' kernels at once (``asmgen.fuzz.batch``)."""
+    """``compile_case`` up to the emitter's input (``asmgen.driver.lower``, no ``.s`` text of its
+    own): for a batch that emits and assembles several cases' kernels at once
+    (``asmgen.fuzz.batch``)."""
     from ..driver import lower
-    return lower(registry.of_config(case.config), case_config(case), recipe_for(case))
+    return lower(registry.of_config(case.config), case_config(case), recipe_for(case), emit=False)
 
 
 def run_case(case: FuzzCase) -> Outcome:
