@@ -2,7 +2,8 @@
 s_setpc_b64, s_swappc_b64, s_call_b64.
 
 Branches set ``w.pc`` to the label's instruction index via ``m.label_index(w, label)``; a branch
-not taken leaves ``w.pc`` alone and the machine advances it.
+not taken leaves ``w.pc`` alone and the machine advances it. For a group of waves at one pc
+(isa.emu.group) a branch takes each member's own outcome and sets every member's pc.
 
 PC values as data (documented choice): the address of instruction ``pc`` is
 ``code_base + byte_offset(pc)``, where ``byte_offset`` is ``m.program.offsets[pc]`` when the program
@@ -14,7 +15,8 @@ instruction (ISA guide: "D = PC + 4", the PC of the following instruction); ``s_
 """
 from __future__ import annotations
 
-from .operand_io import AluError, alu, ops, scalar_getter, scalar_setter
+from .errors import EmulatorError
+from .operand_io import AluError, alu, group_mode, ops, scalar_getter, scalar_setter
 
 CODE_BASE = 0x0000_7F00_0000_0000
 
@@ -40,6 +42,8 @@ def _bind_branch(name: str):
 
     def bind(ins):
         (label,) = ops(ins, 1)
+        if group_mode():
+            return _group_branch(cond, label)
         if cond is None:
             def run(m, w):
                 w.pc = m.label_index(w, label)
@@ -51,9 +55,35 @@ def _bind_branch(name: str):
     return bind
 
 
+def _group_branch(cond, label):
+    """The branch for a group of waves at one pc (isa.emu.group): each member's own outcome (its
+    SCC, VCC or EXEC), so members whose outcomes differ go on at different pcs and step in
+    different groups from then on. Sets every member's pc; returns True to tell the stepper so."""
+    def run(m, g):
+        target = None
+        for w in g.members:
+            if cond is None or cond(w):
+                if target is None:
+                    target = _label_pc(m, w, label)
+                w.pc = target
+            else:
+                w.pc += 1
+        return True
+    return run
+
+
+def _label_pc(m, w, label) -> int:
+    """``label``'s instruction index, an error located at ``w`` for an unknown label (as
+    ``Machine.label_index``, without its per-wave jump flag)."""
+    try:
+        return m.program.label_index(label)
+    except EmulatorError as e:
+        raise m.error(EmulatorError, e.what, w) from None
+
+
 for _n in ("s_branch", "s_cbranch_scc0", "s_cbranch_scc1", "s_cbranch_vccz", "s_cbranch_vccnz",
            "s_cbranch_execz", "s_cbranch_execnz"):
-    alu(_n)(_bind_branch(_n))
+    alu(_n, group=True)(_bind_branch(_n))
 
 
 def code_base(m) -> int:
@@ -83,7 +113,6 @@ def address_pc(m, w, addr: int) -> int:
             return pc
     msg = f"jump to address {addr:#x} (code offset {off:#x}) that starts no instruction"
     if hasattr(m, "error"):     # the machine locates the error (pc, instruction, wave, workgroup)
-        from .errors import EmulatorError
         raise m.error(EmulatorError, msg, w)
     raise AluError(f"{msg} (wave {w.wave_id}, pc {w.pc})")
 

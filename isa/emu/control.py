@@ -3,7 +3,7 @@ s_setprio, s_sleep; and MFMA dispatch to ``isa.emu.mfma.mfma``.
 
 s_waitcnt simm16 (cdna-facts section 4): vmcnt = bits 3:0 | bits 15:14 << 4, expcnt = bits 6:4,
 lgkmcnt = bits 11:8; a field at its maximum (63 / 15) does not wait. s_nop only counts wait
-states (isa.emu.program). s_setprio and s_sleep change timing only, which the random
+states (isa.emu.program). Each has a form for a group of waves at one pc (below). s_setprio and s_sleep change timing only, which the random
 interleaving already covers, so they do nothing here.
 """
 from __future__ import annotations
@@ -43,36 +43,66 @@ def _simm16(ins) -> int:
     raise EmulatorError(f"s_waitcnt operand {op!r} is not an immediate")
 
 
-@SOP.binder("s_waitcnt")
+# Group forms (isa.emu.group: the waves at one pc run the instruction in one call). s_waitcnt and
+# s_endpgm land each member's own memory operations (isa.emu.pending), whose order among the
+# members is part of the seeded interleaving: a random rotation decides which member goes first,
+# the draw the stepper makes for members stepping one after the other (isa.emu.pool). s_barrier
+# parks the members one after the other in their own workgroups (the last live one to arrive
+# releases its workgroup, whatever the order).
+def _rotated(m, g) -> list:
+    members = g.members
+    k = int(m.rng.random() * len(members))
+    return members[k:] + members[:k]
+
+
+@SOP.binder("s_waitcnt", group=True)
 def bind_waitcnt(ins):
     vm, _exp, lgkm = decode_waitcnt(_simm16(ins))
     vm_n = None if vm >= VM_MAX else vm
     lgkm_n = None if lgkm >= LGKM_MAX else lgkm
+    waitcnt = pending.waitcnt
+    if group_mode():
+        def gfn(m, g):
+            for w in _rotated(m, g):
+                waitcnt(w.mach, w, vm_n, lgkm_n)
+        return gfn
 
     def fn(m, w):
-        pending.waitcnt(m, w, vm_n, lgkm_n)
+        waitcnt(m, w, vm_n, lgkm_n)
     return fn
 
 
-@SOP.binder("s_barrier")
+@SOP.binder("s_barrier", group=True)
 def bind_barrier(ins):
+    if group_mode():
+        def gfn(m, g):
+            for w in g.members:
+                w.mach.arrive_barrier(w)
+        return gfn
+
     def fn(m, w):
         m.arrive_barrier(w)
     return fn
 
 
-@SOP.binder("s_endpgm")
+@SOP.binder("s_endpgm", group=True)
 def bind_endpgm(ins):
+    if group_mode():
+        def gfn(m, g):
+            for w in _rotated(m, g):
+                w.mach.end_wave(w)
+        return gfn
+
     def fn(m, w):
         m.end_wave(w)
     return fn
 
 
-@SOP.binder("s_nop", "s_setprio", "s_sleep", "s_icache_inv")
+@SOP.binder("s_nop", "s_setprio", "s_sleep", "s_icache_inv", group=True)
 def bind_nothing(ins):
     def fn(m, w):
         return None
-    return fn
+    return fn       # one form for a wave and for a group: nothing to do
 
 
 # every dense MFMA: the shapes table's and any the spec tables give a shape (f64, scaled f8f6f4)

@@ -51,20 +51,28 @@ class WorkgroupFiles:
             w.wg_slot = k
 
 
+def _slot(w) -> int:
+    return w.wg_slot
+
+
 class WaveGroup:
     """What a group-bound instruction runs on: the member waves at one pc (of one workgroup, or of
     several in a pool).
 
     ``V``/``A``/``S`` are the workgroup's files, ``sel`` the members (a slice when they are a
-    contiguous run of waves, else an index array; ``is_slice`` says which), ``n`` their number."""
+    contiguous run of waves, else an index array; ``is_slice`` says which), ``n`` their number,
+    ``ordered`` the members in the order of ``sel``'s rows."""
 
-    __slots__ = ("A", "S", "V", "_em", "fp_mode", "is_slice", "members", "n", "pc", "sel", "wave_id")
+    __slots__ = ("A", "S", "V", "_em", "is_slice", "members", "n", "ordered", "sel")
 
     def __init__(self, files: WorkgroupFiles, members: list) -> None:
         self.V, self.A, self.S = files.V, files.A, files.S
         self.members = members
         self.n = len(members)
-        ids = sorted([w.wg_slot for w in members])
+        slots = [w.wg_slot for w in members]
+        ids = sorted(slots)
+        # the members in slot order: row k of ``X[sel]`` is ``ordered[k]``'s (isa.emu.salu_group)
+        self.ordered = members if ids == slots else sorted(members, key=_slot)
         lo = ids[0]
         if ids[-1] - lo == self.n - 1:        # distinct slots (one per wave): a contiguous run
             self.sel = slice(lo, lo + self.n)
@@ -73,10 +81,22 @@ class WaveGroup:
             self.sel = np.array(ids, np.intp)
             self.is_slice = False
         self._em = files.EM
-        self.wave_id = members[0].wave_id
-        self.pc = members[0].pc
-        # the MODE register's float fields (isa.emu.denorm); the machine groups only waves that agree
-        self.fp_mode = members[0].fp_mode
+
+    # read from the first member when asked: a group is kept while its members stay the runnable
+    # waves of the pool (isa.emu.pool), whose pcs and modes move on
+    @property
+    def wave_id(self) -> int:
+        return self.members[0].wave_id
+
+    @property
+    def pc(self) -> int:
+        return self.members[0].pc
+
+    @property
+    def fp_mode(self) -> int:
+        """The MODE register's float fields (isa.emu.denorm); the stepper groups only waves that
+        agree on them for an instruction that reads them."""
+        return self.members[0].fp_mode
 
     def exec_mask(self) -> np.ndarray:
         """bool [n_members, 64]: each member's EXEC lanes."""

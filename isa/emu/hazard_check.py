@@ -6,8 +6,9 @@ Wait states elapsed between a producer and the consumer are the states of the in
 strictly between them: each issued instruction counts 1 and ``s_nop N`` counts N+1. This is how
 AMD counts them: the ISA guides' tables give "wait states (NOPs or independent instructions)",
 and rocRoller's observers decrement every hazard counter by 1 + nops per instruction of any kind
-(WaitStateHazardCounter::decrement), an MFMA included. The wave's running clock ``w.ws_clock`` is
+(WaitStateHazardCounter::decrement), an MFMA included. The wave's running clock is
 the sum of states issued so far; the history keeps (clock after the producer, entry) of producers.
+Both live in one immutable state ``w.hz = (clock, history)`` (``issue`` gives the next one).
 
 Two kinds of violation (docs/hazard-audit.md, "Open cases"):
 * ``HazardError``: too few wait states, however the instructions between are counted;
@@ -104,20 +105,19 @@ def classes(arch: str, spec, ins) -> tuple[int, int, int]:
     return prod, cons, mx
 
 
-def check(m, w, e) -> None:
-    """Raise HazardError if ``e`` issued now by ``w`` would miss a required wait state.
-    ``w.hazard_hist`` holds (expiry clock, clock after the producer, entry) of producers whose
-    largest possible requirement has not yet elapsed (appended by the machine). The wait a
-    (producer pc, consumer pc) pair needs is asked once and kept in the consumer's ``hz_need``
-    (0 when the rule masks do not intersect).
+def check(m, w, e, clock: int, hist: tuple) -> tuple:
+    """Raise HazardError if ``e`` issued now by ``w`` (its wait-state ``clock`` and producer
+    history ``hist``) would miss a required wait state; return the history without the producers
+    whose largest possible requirement has elapsed (the machine appends to it). ``hist`` holds
+    (expiry clock, clock after the producer, entry) of recent producers. The wait a (producer pc,
+    consumer pc) pair needs is asked once and kept in the consumer's ``hz_need`` (0 when the rule
+    masks do not intersect).
 
     The history is walked newest first, so the error names the NEAREST unsatisfied producer
     (the one whose result the consumer actually waits on, e.g. the last MFMA of an accumulate
     chain), not an older one that happens to touch the same registers."""
-    hist = w.hazard_hist
-    clock = w.ws_clock
     if hist[0][0] <= clock:
-        hist[:] = [h for h in hist if h[0] > clock]
+        hist = tuple(h for h in hist if h[0] > clock)
     needs = e.hz_need
     for h in reversed(hist):
         prev = h[2]
@@ -126,29 +126,27 @@ def check(m, w, e) -> None:
             need = _need(m, prev, e)
             needs[prev.pc] = need
         if need and clock - h[1] < need:
-            _violation(m, w, e, h, clock)
+            _violation(m, w, e, h, clock, hist)
+    return hist
 
 
-def check_memo(m, w, e, memo: list) -> None:
-    """``check`` for one member of a group step (waves at one pc, checked one after the other with
-    one ``memo``, initially ``[None, -1, None]``). ``check`` is a function of (history, clock,
-    instruction) alone, and waves that ran in lockstep hold equal histories (the same producer
-    entries at the same clocks): a member whose history and clock equal the last walked member's
-    has its verdict, no violation, without walking (its expired producers are dropped alike). With
-    allowed rules (counted per occurrence) every member is walked."""
-    hist = w.hazard_hist
-    clock = w.ws_clock
-    if clock == memo[1] and hist == memo[0]:
-        if hist[0][0] <= clock:
-            hist[:] = memo[2]
-        return
-    if getattr(m, "allow_hazards", None):
-        check(m, w, e)
-        return
-    memo[0] = list(hist)
-    memo[1] = clock
-    check(m, w, e)
-    memo[2] = hist
+def issue(m, w, e, st: tuple) -> tuple:
+    """The wave's hazard state ``(clock, history)`` after it issues ``e`` from state ``st``
+    (``w.hz``): ``e`` checked against the history when it can consume a rule's result, the clock
+    advanced by ``e``'s wait states, ``e`` appended when it can produce one. States are immutable
+    tuples, so waves that ran in lockstep share one (isa.emu.pool checks a group step's members
+    whose state is the last walked one's, or equal to it, once: ``check`` is a function of
+    history, clock and instruction alone)."""
+    clock, hist = st
+    if hist and e.hz_cons:
+        hist = check(m, w, e, clock, hist)
+    clock += e.ws
+    if e.hz_prod:
+        hist = hist + ((clock + e.hz_max, clock, e),)
+    return (clock, hist)
+
+
+EMPTY = (0, ())     # the hazard state of a wave that issued nothing yet
 
 
 def _need(m, prev, e) -> int:
@@ -163,22 +161,22 @@ def _need(m, prev, e) -> int:
     return need
 
 
-def _shadow_elapsed(m, w, h, clock: int) -> int:
+def _shadow_elapsed(m, hist: tuple, h, clock: int) -> int:
     """Wait states since producer ``h`` if each MFMA issued after it counts its passes."""
     got = clock - h[1]
-    for o in w.hazard_hist:
+    for o in hist:
         if h[1] < o[1] <= clock and o[2].is_mfma:
             oe = o[2]
             got += max(0, _hz.mfma_passes(m.arch, oe.spec, oe.instr) - 1)
     return got
 
 
-def _violation(m, w, e, h, clock: int) -> None:
+def _violation(m, w, e, h, clock: int, hist: tuple) -> None:
     """Classify the unmet requirement of producer ``h`` before ``e``: raise, or count it when
     every violated rule is allowed (``m.allow_hazards``, ``m.allowed_hazards``)."""
     prev = h[2]
     got = clock - h[1]
-    shadow = _shadow_elapsed(m, w, h, clock)
+    shadow = _shadow_elapsed(m, hist, h, clock)
     key = (prev.pc, e.pc, got, shadow)
     cache = m.program.hz_cache
     verdict = cache.get(key)

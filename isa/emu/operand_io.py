@@ -421,10 +421,14 @@ Bound = Callable[[object, object], None]
 Binder = Callable[[Instr], Bound]
 
 
-def alu(*mnemonics: str):
+def alu(*mnemonics: str, group: bool | None = None):
     """Decorator registering a binder ``(ins) -> (m, w) -> None`` for the mnemonics. Built only from
-    this module's operand factories, such a binder can also bind for a group of waves (VALU)."""
-    return binder(*mnemonics, group=all(m.startswith("v_") for m in mnemonics))
+    this module's operand factories, such a binder can also bind for a group of waves (VALU); a
+    scalar binder says so with ``group=True`` (it returns a group form under ``group_mode()``,
+    isa.emu.salu_group)."""
+    if group is None:
+        group = all(m.startswith("v_") for m in mnemonics)
+    return binder(*mnemonics, group=group)
 
 
 def register(names, make: Callable[[str], Binder]) -> None:

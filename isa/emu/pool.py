@@ -68,6 +68,8 @@ class Pool:
         self.peak = 0               # most workgroups in flight at once
         self.retired = 0            # workgroups ended so far
         self.gc_at = GC_EVERY       # ... when the next paused-collector pass runs (``run``)
+        self.runnable: list = []    # the runnable waves (``_refresh``) and their WaveGroup
+        self._all_group = None
         first = self._admit(None, cap)
         self.program = first.program
         self.entries = first.entries
@@ -173,7 +175,8 @@ class Pool:
         while True:
             if self._dirty:
                 self._dirty = False
-                runnable = self._refresh()
+                runnable = self.runnable = self._refresh()
+                self._all_group = None
                 n_run = len(runnable)
                 if not n_run:
                     break
@@ -190,6 +193,8 @@ class Pool:
             if n_run > 1:
                 members = [o for o in runnable if o.pc == pc]
                 if len(members) > 1 and rnd() >= split:
+                    if len(members) == n_run:
+                        members = runnable      # every runnable wave: its WaveGroup is kept
                     self._group_step(members, e, over[pc], check_hz, trace)
                     continue
             self._step_one(m, w, e, over[pc], check_hz, trace)
@@ -203,8 +208,8 @@ class Pool:
             raise m.error(RegisterBudgetError, _budget_msg(e, w), w)
         if w.pending_regs and not w.pending_regs.keys().isdisjoint(e.rw_set):
             m._check_pending(w, e)
-        if check_hz and e.hz_cons and w.hazard_hist:
-            hazard_check.check(m, w, e)
+        if check_hz:
+            w.hz = hazard_check.issue(m, w, e, w.hz)
         if trace is not None:
             trace_record(m, w, e)
         e.fn(m, w)
@@ -212,10 +217,6 @@ class Pool:
             m._jump = False
         elif w.pc == pc:
             w.pc = pc + 1
-        w.ws_clock += e.ws
-        if check_hz and e.hz_prod:
-            clk = w.ws_clock
-            w.hazard_hist.append((clk + e.hz_max, clk, e))
         m.steps += 1
 
     def _group_step(self, members: list, e, over: bool, check_hz: bool, trace) -> None:
@@ -223,30 +224,33 @@ class Pool:
 
         With a group binding (isa.emu.group) the per-wave checks run for each member, in member
         order, as if they stepped one after the other, and the instruction runs once for all of
-        them as one NumPy operation; otherwise the members step one after the other."""
+        them as one NumPy operation; otherwise the members step one after the other. Either way
+        a member whose hazard state is the last checked member's (the same object, as waves in
+        lockstep hold, or an equal one) takes that member's next state without a walk: the check
+        is a function of the state and the instruction (isa.emu.hazard_check.issue). With allowed
+        hazard rules (counted per occurrence) every member is walked."""
         gfn = None
         limit = self.step_limit
         if e.group_ok:
             gfn = e.gfn if e.gfn is not None else self.program.group_fn(e, len(members))
-            mode = members[0].fp_mode
-            if gfn is not None and any(w.fp_mode != mode for w in members):
-                gfn = None          # waves in different float modes (s_setreg MODE) step per wave
+            if gfn is not None and e.fp_mode_read:
+                mode = members[0].fp_mode
+                if any(w.fp_mode != mode for w in members):
+                    gfn = None      # waves in different float modes (s_setreg MODE) step per wave
             if trace is not None and gfn is not None and getattr(gfn, "trace_per_wave", False):
                 gfn = None          # its trace record is annotated per wave (LDS bank conflicts)
+        rw = e.rw_set
+        share = check_hz and not getattr(members[0].mach, "allow_hazards", None)
+        issue = hazard_check.issue
+        old = new = None
         if gfn is None:
             # the members' order is part of the seeded interleaving: a random rotation (any wave
             # may go first; full shuffles cost more than the instruction). Each member steps as
             # ``_step_one`` steps it (the same checks, in the same order), inlined: this loop runs
-            # every SALU, s_waitcnt and buffer instruction of a pooled launch.
+            # every instruction without a group binding (buffer ops, per-wave VALU forms).
             k = int(self.rng.random() * len(members))
             pc = e.pc
             fn = e.fn
-            rw = e.rw_set
-            ws = e.ws
-            hz = check_hz and e.hz_cons
-            prod = check_hz and e.hz_prod
-            hz_max = e.hz_max
-            rec = (None, None)
             for w in members[k:] + members[:k]:
                 m = w.mach
                 if over:
@@ -254,8 +258,13 @@ class Pool:
                 pend = w.pending_regs
                 if pend and not pend.keys().isdisjoint(rw):
                     m._check_pending(w, e)
-                if hz and w.hazard_hist:
-                    hazard_check.check(m, w, e)
+                if check_hz:
+                    st = w.hz
+                    if share and (st is old or st == old):
+                        w.hz = new
+                    else:
+                        old = st
+                        w.hz = new = issue(m, w, e, st)
                 if trace is not None:
                     trace_record(m, w, e)
                 fn(m, w)
@@ -263,11 +272,6 @@ class Pool:
                     m._jump = False
                 elif w.pc == pc:
                     w.pc = pc + 1
-                clk = w.ws_clock = w.ws_clock + ws
-                if prod:
-                    if rec[1] != clk:
-                        rec = (clk + hz_max, clk, e)
-                    w.hazard_hist.append(rec)
                 m.steps += 1
                 if m.steps > limit:
                     m._limit_error(w, pc)
@@ -278,60 +282,48 @@ class Pool:
         if over:
             w = members[0]
             raise w.mach.error(RegisterBudgetError, _budget_msg(e, w), w)
-        rw = e.rw_set
-        if check_hz and e.hz_cons:
-            memo = [None, -1, None]
+        if check_hz or rw or trace is not None:
             for w in members:
                 pend = w.pending_regs
                 if pend and not pend.keys().isdisjoint(rw):
                     w.mach._check_pending(w, e)
-                hist = w.hazard_hist
-                if hist:
-                    # check_memo's first case inlined: the history and clock of the member
-                    # walked last (no violation), so this one's verdict too
-                    if w.ws_clock == memo[1] and hist == memo[0]:
-                        if hist[0][0] <= memo[1]:
-                            hist[:] = memo[2]
+                if check_hz:
+                    st = w.hz
+                    if share and (st is old or st == old):
+                        w.hz = new
                     else:
-                        hazard_check.check_memo(w.mach, w, e, memo)
-                if trace is not None:
-                    trace_record(w.mach, w, e)
-        else:
-            for w in members:
-                pend = w.pending_regs
-                if pend and not pend.keys().isdisjoint(rw):
-                    w.mach._check_pending(w, e)
+                        old = st
+                        w.hz = new = issue(w.mach, w, e, st)
                 if trace is not None:
                     trace_record(w.mach, w, e)
         m0 = members[0].mach
-        gfn(m0, WaveGroup(self.files, members))
+        moved = gfn(m0, self._wave_group(members))
         pc0 = e.pc
-        pc1 = pc0 + 1
-        ws = e.ws
-        if check_hz and e.hz_prod:
-            hz_max = e.hz_max
-            rec = (None, None)
+        if not moved:
+            pc1 = pc0 + 1
             for w in members:
                 w.pc = pc1
-                clk = w.ws_clock = w.ws_clock + ws
-                if rec[1] != clk:
-                    # members at one clock share the record: equal histories then hold the same
-                    # objects, which hazard_check.check_memo compares by identity first
-                    rec = (clk + hz_max, clk, e)
-                w.hazard_hist.append(rec)
-                m = w.mach
-                m.steps += 1
-                if m.steps > limit:
-                    m._limit_error(w, pc0)
+        n = len(members)
+        last = members[-1].mach
+        if last is m0 and trace is None and m0.steps + n <= limit:
+            m0.steps += n       # members in the runnable list's (machine) order: all of m0
         else:
             for w in members:
-                w.pc = pc1
-                w.ws_clock += ws
                 m = w.mach
                 m.steps += 1
                 if m.steps > limit:
                     m._limit_error(w, pc0)
         m0.group_steps += 1
         self.group_steps += 1
-        if members[-1].mach is not m0:
+        if last is not m0:
             self.mixed_steps += 1
+
+    def _wave_group(self, members: list) -> WaveGroup:
+        """The WaveGroup of ``members``; the one of all runnable waves (the lockstep case) is made
+        once per runnable list."""
+        if members is self.runnable:
+            g = self._all_group
+            if g is None:
+                g = self._all_group = WaveGroup(self.files, members)
+            return g
+        return WaveGroup(self.files, members)

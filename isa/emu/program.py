@@ -39,6 +39,7 @@ class Entry:
 
     __slots__ = (
         "fn",
+        "fp_mode_read",
         "gfn",
         "group_ok",
         "group_seen",
@@ -68,6 +69,9 @@ class Entry:
         self.fn = None
         self.gfn = None          # the group binding (isa.emu.group), made at its first group step
         self.group_ok = False    # may this instruction step for a group of waves at one pc?
+        # may its semantics depend on the MODE register's float fields (isa.emu.denorm: VALU and
+        # MFMA only)? A group step needs its members to agree on them then
+        self.fp_mode_read = instr.op.startswith("v_")
         self.group_seen = 0      # group steps that reached it before it was bound (Program.group_fn)
         self.group_waves = 0     # ... and the waves those group steps held
         self.spec = None

@@ -8,8 +8,19 @@ u32 carry/borrow; add/sub i32 signed overflow; min/max ``S0 was chosen`` (S0 < S
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import repeat
 
-from .operand_io import M32, M64, AluModifierError, alu, ops, scalar_getter, scalar_setter
+from . import salu_group as grp
+from .operand_io import (
+    M32,
+    M64,
+    AluModifierError,
+    alu,
+    group_mode,
+    ops,
+    scalar_getter,
+    scalar_setter,
+)
 
 
 def sext(value: int, bits: int) -> int:
@@ -141,6 +152,9 @@ def _bind_sop2(name: str):
 
     def bind(ins):
         d, s0, s1 = ops(ins, 3)
+        if group_mode():
+            return grp.sop2(fn, grp.column_getter(s0, w0, _typ(name, w0)),
+                            grp.column_getter(s1, w1, _typ(name, w1)), grp.column_setter(d, wd))
         g0, g1 = scalar_getter(s0, w0, _typ(name, w0)), scalar_getter(s1, w1, _typ(name, w1))
         put = scalar_setter(d, wd)
 
@@ -158,6 +172,8 @@ def _bind_sopc(name: str):
 
     def bind(ins):
         s0, s1 = ops(ins, 2)
+        if group_mode():
+            return grp.sopc(fn, grp.column_getter(s0, w0), grp.column_getter(s1, w1))
         g0, g1 = scalar_getter(s0, w0), scalar_getter(s1, w1)
 
         def run(m, w):
@@ -167,9 +183,9 @@ def _bind_sopc(name: str):
 
 
 for _n in SOP2:
-    alu(_n)(_bind_sop2(_n))
+    alu(_n, group=True)(_bind_sop2(_n))
 for _n in SOPC:
-    alu(_n)(_bind_sopc(_n))
+    alu(_n, group=True)(_bind_sopc(_n))
 
 
 # ----- SOP1: name -> (widths (d, s0), fn(s0, scc, old_d) -> (d | None, scc | None)) ------------------
@@ -216,6 +232,14 @@ def _bind_sop1(name: str):
 
     def bind(ins):
         d, s0 = ops(ins, 2)
+        if group_mode():
+            if name in ("s_mov_b32", "s_mov_b64"):
+                copy = grp.mov(d, s0, wd)
+                if copy is not None:
+                    return copy
+            gd = grp.column_getter(d, wd) if reads_dst else (lambda g: repeat(0))
+            return grp.sop1(fn, grp.column_getter(s0, w0, _typ(name, w0)), gd,
+                            grp.column_setter(d, wd))
         g0 = scalar_getter(s0, w0, _typ(name, w0))
         put = scalar_setter(d, wd)
         gd = scalar_getter(d, wd) if reads_dst else (lambda w: 0)
@@ -230,7 +254,7 @@ def _bind_sop1(name: str):
 
 
 for _n in SOP1:
-    alu(_n)(_bind_sop1(_n))
+    alu(_n, group=True)(_bind_sop1(_n))
 
 
 # ----- s_*_saveexec_b64 / *_wrexec_b64 (SOP1; ISA guide: SCC = (EXEC != 0) after the update) ----------
@@ -259,9 +283,9 @@ def _bind_saveexec(fn: Callable[[int, int], int], wrexec: bool):
 
 
 for _k, _f in SAVEEXEC.items():
-    alu(f"s_{_k}_saveexec_b64")(_bind_saveexec(_f, False))
-alu("s_andn1_wrexec_b64")(_bind_saveexec(SAVEEXEC["andn1"], True))
-alu("s_andn2_wrexec_b64")(_bind_saveexec(SAVEEXEC["andn2"], True))
+    alu(f"s_{_k}_saveexec_b64", group=True)(grp.also_for_groups(_bind_saveexec(_f, False)))
+alu("s_andn1_wrexec_b64", group=True)(grp.also_for_groups(_bind_saveexec(SAVEEXEC["andn1"], True)))
+alu("s_andn2_wrexec_b64", group=True)(grp.also_for_groups(_bind_saveexec(SAVEEXEC["andn2"], True)))
 
 
 # ----- SOPK: simm16 is sign-extended (i32 forms) or zero-extended (u32 compares) ---------------------
@@ -272,14 +296,16 @@ def _simm16(ins, op, signed: bool) -> int:
     return sext(val, 16) & M32 if signed else val & 0xFFFF
 
 
-@alu("s_movk_i32")
+@alu("s_movk_i32", group=True)
+@grp.also_for_groups
 def _movk(ins):
     d, k = ops(ins, 2)
     val, put = _simm16(ins, k, True), scalar_setter(d)
     return lambda m, w: put(w, val)
 
 
-@alu("s_cmovk_i32")
+@alu("s_cmovk_i32", group=True)
+@grp.also_for_groups
 def _cmovk(ins):
     d, k = ops(ins, 2)
     val, put = _simm16(ins, k, True), scalar_setter(d)
@@ -290,7 +316,8 @@ def _cmovk(ins):
     return run
 
 
-@alu("s_addk_i32")
+@alu("s_addk_i32", group=True)
+@grp.also_for_groups
 def _addk(ins):
     d, k = ops(ins, 2)
     val, get, put = _simm16(ins, k, True), scalar_getter(d), scalar_setter(d)
@@ -303,7 +330,8 @@ def _addk(ins):
     return run
 
 
-@alu("s_mulk_i32")
+@alu("s_mulk_i32", group=True)
+@grp.also_for_groups
 def _mulk(ins):
     d, k = ops(ins, 2)
     val, get, put = sext(_simm16(ins, k, True), 32), scalar_getter(d), scalar_setter(d)
@@ -326,4 +354,4 @@ def _bind_cmpk(name: str):
 
 for _cc in ("eq", "lg", "gt", "ge", "lt", "le"):
     for _t in ("i32", "u32"):
-        alu(f"s_cmpk_{_cc}_{_t}")(_bind_cmpk(f"s_cmpk_{_cc}_{_t}"))
+        alu(f"s_cmpk_{_cc}_{_t}", group=True)(grp.also_for_groups(_bind_cmpk(f"s_cmpk_{_cc}_{_t}")))

@@ -21,6 +21,7 @@ MASK64 = (1 << 64) - 1
 _LANES = np.arange(WAVE_SIZE, dtype=np.int64)
 _BITS = np.uint64(1) << np.arange(WAVE_SIZE, dtype=np.uint64)
 ALL_LANES = slice(None)
+_HZ_EMPTY = (0, ())
 
 
 def mask_to_bools(value: int) -> np.ndarray:
@@ -48,7 +49,7 @@ class Wave:
         "ended_at",
         "epoch",
         "fp_mode",
-        "hazard_hist",
+        "hz",
         "lane_ids",
         "lds_dma_bytes",
         "lgkm_queue",
@@ -67,7 +68,6 @@ class Wave:
         "vm_queue",
         "wave_id",
         "wg_slot",
-        "ws_clock",
     )
 
     def __init__(self, wave_id: int, sgpr_budget: int = 102, vgpr_budget: int = N_VGPR,
@@ -102,9 +102,9 @@ class Wave:
         self.lds_dma_bytes: dict = {}   # LDS byte ranges written by uncovered LDS-DMA ops
         self.vm_queue: list = []        # outstanding (uncovered) VMEM ops, issue order
         self.lgkm_queue: list = []      # outstanding (uncovered) LDS/SMEM ops, issue order
-        # Owned by isa.emu.hazard_check: recent (pc, entry, end wait-state clock).
-        self.hazard_hist: list = []
-        self.ws_clock = 0
+        # Owned by isa.emu.hazard_check: (wait-state clock, recent producers), an immutable state
+        # that waves in lockstep share (isa.emu.hazard_check.issue).
+        self.hz: tuple = _HZ_EMPTY
         self.n_issued = 0
         # Owned by isa.emu.denorm: the modelled MODE bits (FP_ROUND [3:0], FP_DENORM [7:4], IEEE
         # [9]); launch sets the denormal fields from the kernel descriptor, s_setreg may change them.
