@@ -30,6 +30,7 @@ from ..errors import AsmgenError
 from ..ir import Node, Stream
 from ..target import Target
 from .effects import effects
+from .hazard_place import placed_view
 
 HORIZON = 24          # wait states to look back (> max rule, 20 on gfx950)
 MAX_NOP_STATES = 16   # s_nop 15 (cdna-facts section 10)
@@ -51,10 +52,14 @@ _VIEW_MEMO = IdentityMemo(1 << 18)
 
 
 def _rule_view(target: Target, instr: Instr) -> tuple:
-    """``_rule_view_cached`` memoised by object identity (hashing an Instr is slow) and arch name."""
+    """``_rule_view_cached`` memoised by object identity (hashing an Instr is slow) and arch name,
+    made from its shape's template (``hazard_place``: instructions that differ only in their
+    vector registers share one)."""
     arch = target.arch
     view = _VIEW_MEMO.get(instr, arch)
-    return _VIEW_MEMO.put(instr, arch, _rule_view_cached(target, instr)) if view is MISS else view
+    if view is MISS:
+        view = _VIEW_MEMO.put(instr, arch, placed_view(target, instr, _rule_view_cached))
+    return view
 
 
 _CLASS_MEMO: dict[tuple, tuple] = {}
