@@ -73,6 +73,8 @@ class Lds:
         self.writers: set[int] = set()  # waves that wrote in this barrier epoch
         self.readers: set[int] = set()  # waves that read in this barrier epoch
         self.read_log: list = []        # (wave, dwords) reads not yet folded into r_mask
+        self.rows = None                # isa.emu.lds_pool: the pool's arrays these are a row of
+        self.row_off = 0
         self.buf32 = self.buf.view(np.uint32)
         self.u32 = self.buf32[: limit // 4]
         # _lut[w][x]: is a last-writer value x (-1 = none, at index 16) another wave than w?

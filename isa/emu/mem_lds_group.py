@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import lds_pool
 from .pending import LDS, AsyncOp, Record
 
 
@@ -31,12 +32,14 @@ def _issue_members(m, members, dws, make_op, write: bool, apply_run) -> None:
     """Each member issues its own op (``make_op(w, dw)``, no apply of its own) on its own
     workgroup's LDS, as a part of one record (isa.emu.pending ``Record``) that lands every
     member's memory side at once (``apply_run(run_members, rows)`` per workgroup run: the members
-    of one workgroup, in order, and their rows of ``dws``). The race detector records a
-    workgroup's run of members in one test (Lds.touch_reads / touch_writes) after they issued.
+    of one workgroup, in order, and their rows of ``dws``). The race detector records the
+    members after they issued, every workgroup's run in one test (isa.emu.lds_pool, equal to
+    Lds.touch_reads / touch_writes per run in order).
     With an LDS-DMA in flight in a workgroup its members issue and are recorded one by one, as
     per wave (each with its own op and apply), so the DMA test of the next member comes after the
     previous member's record (the same first error)."""
     runs: list = []
+    touches: list = []
     rec = Record(m, LDS, None, 1 + int(m._rnd() * m.latency[LDS]))
     ops: list = []
     start = 0
@@ -56,11 +59,12 @@ def _issue_members(m, members, dws, make_op, write: bool, apply_run) -> None:
         ops.append(op)
         if k + 1 == len(members) or members[k + 1].mach is not mm:
             if lds.multi:
-                touch = lds.touch_writes if write else lds.touch_reads
-                touch(mm, ops, dws[start:k + 1])
+                touches.append((mm, ops, dws[start:k + 1]))
             runs.append((members[start:k + 1], start, k + 1))
             ops = []
             start = k + 1
+    if touches:       # every workgroup's run in one test (isa.emu.lds_pool), in member order
+        (lds_pool.touch_writes if write else lds_pool.touch_reads)(touches)
     if runs:
         def apply():
             for run, a, b in runs:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable
 
-from . import hazard_check, pending
+from . import hazard_check, lds_pool, pending
 from .errors import BarrierDeadlockError, EmulatorError, RegisterBudgetError
 from .group import WaveGroup, WorkgroupFiles
 from .machine import Machine, _budget_msg
@@ -103,6 +103,10 @@ class Pool:
         else:
             self.files.place(m.waves, block * self.n_waves)
         m.pool_block = 0 if block is None else block
+        if block is None:           # the race detectors of the workgroups in flight: one array
+            self.lds_rows = lds_pool.Rows(cap, len(m.lds.w_wave)) if cap > 1 else None
+        if self.lds_rows is not None:
+            lds_pool.adopt(m.lds, self.lds_rows, m.pool_block)
         m.files = self.files
         self.live.append(m)
         self.peak = max(self.peak, len(self.live))
