@@ -1,6 +1,7 @@
 """Emulator speed: wave-instructions per CPU second (one core) on MFMA-heavy and address-heavy kernels.
 
     python benchmarks/emu_speed.py [--only gemm,gemm_wg,dsmfma,salu,opencl] [--repeat 3] [--profile]
+                                   [--classes]
                                    [--gemm-json saved_kernel.json]
 
 Benchmarks (each run is checked for correct results, so a fast wrong emulator does not pass):
@@ -14,7 +15,10 @@ Benchmarks (each run is checked for correct results, so a fast wrong emulator do
           clang-22 / ld.lld-22 are missing.
 Rate = emulator steps (wave-instructions) / process CPU time of the run (compilation and setup
 excluded); the best of ``--repeat`` runs is printed. ``--profile`` adds the cProfile top entries
-by tottime for each benchmark. design.md ("Correctness without hardware") aims at 1M/s on a GEMM.
+by tottime for each benchmark; ``--classes`` the CPU time of one run per instruction class and step
+kind (a group step with the instruction's group binding, one running its members one after the
+other, a wave stepping alone), with the waves such steps ran and their mean member count.
+design.md ("Correctness without hardware") aims at 1M/s on a GEMM.
 """
 from __future__ import annotations
 
@@ -326,12 +330,81 @@ def profile(run, top: int) -> str:
     return "\n".join(lines[start:])
 
 
+def instr_class(op: str) -> str:
+    """The class ``--classes`` counts an instruction in (by mnemonic)."""
+    if op.startswith(("v_mfma", "v_smfmac")):
+        return "mfma"
+    if op.startswith("v_"):
+        return "valu"
+    if op.startswith("ds_"):
+        return "ds"
+    if op.startswith(("buffer_", "global_", "flat_", "scratch_", "tbuffer_")):
+        return "vmem"
+    if op.startswith(("s_load", "s_buffer_", "s_store", "s_atomic", "s_dcache", "s_memtime")):
+        return "smem"
+    if op == "s_branch" or op.startswith("s_cbranch"):
+        return "branch"
+    if op in ("s_waitcnt", "s_barrier", "s_endpgm", "s_nop", "s_setprio", "s_sleep"):
+        return op
+    return "salu"
+
+
+def classes(run) -> str:
+    """One run of ``run`` with the pool's steps timed (CPU) by instruction class and step kind."""
+    from collections import defaultdict
+
+    from isa.emu.pool import Pool
+    stats: dict = defaultdict(lambda: [0, 0, 0.0])    # calls, waves, seconds
+    one, group = Pool._step_one, Pool._group_step
+    clock = time.process_time
+
+    def step_one(self, m, w, e, *a):
+        t = clock()
+        try:
+            return one(self, m, w, e, *a)
+        finally:
+            s = stats[(instr_class(e.instr.op), "alone")]
+            s[0] += 1
+            s[1] += 1
+            s[2] += clock() - t
+
+    def group_step(self, members, e, *a):
+        t = clock()
+        try:
+            return group(self, members, e, *a)
+        finally:
+            kind = "group" if e.gfn is not None else "member by member"
+            s = stats[(instr_class(e.instr.op), kind)]
+            s[0] += 1
+            s[1] += len(members)
+            s[2] += clock() - t
+    Pool._step_one, Pool._group_step = step_one, group_step
+    try:
+        t0 = clock()
+        run()
+        total = clock() - t0
+    finally:
+        Pool._step_one, Pool._group_step = one, group
+    head = (f"  {'class':10s} {'step kind':16s} {'steps':>6s} {'waves':>7s} {'members':>7s} "
+            f"{'CPU ms':>8s} {'share':>6s} {'us/wave-instr':>13s}")
+    lines = [head]
+    for (cls, kind), (n, waves, secs) in sorted(stats.items(), key=lambda kv: -kv[1][2]):
+        lines.append(f"  {cls:10s} {kind:16s} {n:6d} {waves:7d} {waves / n:7.1f} {secs * 1e3:8.2f} "
+                     f"{secs / total:6.1%} {secs / waves * 1e6:13.2f}")
+    stepped = sum(s[2] for s in stats.values())
+    lines.append(f"  (steps {stepped * 1e3:.1f} ms of the run's {total * 1e3:.1f} ms CPU; the rest is "
+                 "launch, landing of due memory ops, scheduling and the result check)")
+    return "\n".join(lines)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default=",".join(BENCHES),
                     help=f"comma-separated subset of {','.join(BENCHES)}")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--profile", action="store_true", help="print cProfile top entries by tottime")
+    ap.add_argument("--classes", action="store_true",
+                    help="print CPU time per instruction class and step kind (group / alone)")
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--gemm-json", default=None,
                     help="gemm: run this saved NN GEMM contract (.json + .hsaco) instead")
@@ -352,6 +425,8 @@ def main() -> int:
               f"{steps / secs:11,.0f} wave-instr/s", flush=True)
         if args.profile:
             print(profile(run, args.top), flush=True)
+        if args.classes:
+            print(classes(run), flush=True)
     return 0
 
 

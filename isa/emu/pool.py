@@ -69,6 +69,10 @@ class Pool:
         self.retired = 0            # workgroups ended so far
         self.gc_at = GC_EVERY       # ... when the next paused-collector pass runs (``run``)
         self.runnable: list = []    # the runnable waves (``_refresh``) and their WaveGroup
+        # may two waves of the pool run in different float modes (set by ``_admit`` and s_setreg
+        # of MODE, isa.emu.salu_extra)? Until then a group step need not compare them
+        self.modes_may_differ = False
+        self.mode0 = None
         self._all_group = None
         first = self._admit(None, cap)
         self.program = first.program
@@ -102,6 +106,11 @@ class Pool:
                 self.free = list(range(1, cap))
         else:
             self.files.place(m.waves, block * self.n_waves)
+        for w in m.waves:
+            if self.mode0 is None:
+                self.mode0 = w.fp_mode
+            elif w.fp_mode != self.mode0:
+                self.modes_may_differ = True
         m.pool_block = 0 if block is None else block
         if block is None:           # the race detectors of the workgroups in flight: one array
             self.lds_rows = lds_pool.Rows(cap, len(m.lds.w_wave)) if cap > 1 else None
@@ -237,7 +246,7 @@ class Pool:
         limit = self.step_limit
         if e.group_ok:
             gfn = e.gfn if e.gfn is not None else self.program.group_fn(e, len(members))
-            if gfn is not None and e.fp_mode_read:
+            if gfn is not None and e.fp_mode_read and self.modes_may_differ:
                 mode = members[0].fp_mode
                 if any(w.fp_mode != mode for w in members):
                     gfn = None      # waves in different float modes (s_setreg MODE) step per wave

@@ -199,6 +199,9 @@ def _setreg(m, w, ins, value: int):
                       f"(modelled value {(w.fp_mode & mask) >> off:#x}): the emulator's float ops "
                       "always round to nearest even and use IEEE mode (FP_DENORM [7:4] may change)", w)
     w.fp_mode = (w.fp_mode & ~mask) | new_bits
+    sched = getattr(m, "sched", None)
+    if sched is not None:
+        sched.modes_may_differ = True   # group steps of MODE readers compare the members' modes
 
 
 @handler("s_setreg_b32")
