@@ -104,15 +104,10 @@ def bind_group(ins: Instr, spec, arch: str) -> Callable[[object, object], None] 
 PER_WAVE = frozenset((
     "v_bfrev_b32", "v_ceil_f64", "v_cvt_f64_f32", "v_cvt_f64_i32", "v_cvt_f64_u32",
     "v_cvt_pk_f32_bf8", "v_cvt_pk_f32_fp8", "v_div_fmas_f32", "v_div_fmas_f64", "v_dot2_f32_bf16",
-    "v_dot2_f32_f16", "v_floor_f64", "v_fma_f64", "v_fma_legacy_f16",
-    "v_fmac_f64", "v_fract_f64", "v_frexp_mant_f64", "v_mov_b64", "v_msad_u8",
-    "v_permlane16_swap_b32", "v_permlane32_swap_b32", "v_pk_add_f16", "v_pk_add_f32",
-    "v_pk_add_i16", "v_pk_add_u16", "v_pk_ashrrev_i16", "v_pk_fma_f16", "v_pk_fma_f32",
-    "v_pk_lshlrev_b16", "v_pk_lshrrev_b16", "v_pk_mad_i16", "v_pk_mad_u16", "v_pk_max_f16",
-    "v_pk_max_i16", "v_pk_max_u16", "v_pk_min_f16", "v_pk_min_i16", "v_pk_min_u16", "v_pk_mov_b32",
-    "v_pk_mul_f16", "v_pk_mul_f32", "v_pk_mul_lo_u16", "v_pk_sub_i16", "v_pk_sub_u16", "v_rcp_f64",
-    "v_rndne_f64", "v_rsq_f64", "v_sad_hi_u8", "v_sad_u16", "v_sad_u8", "v_sat_pk_u8_i16",
-    "v_sqrt_f64", "v_trig_preop_f64", "v_trunc_f64",
+    "v_dot2_f32_f16", "v_floor_f64", "v_fma_f64", "v_fma_legacy_f16", "v_fmac_f64", "v_fract_f64",
+    "v_frexp_mant_f64", "v_mov_b64", "v_msad_u8", "v_permlane16_swap_b32", "v_permlane32_swap_b32",
+    "v_rcp_f64", "v_rndne_f64", "v_rsq_f64", "v_sad_hi_u8", "v_sad_u16", "v_sad_u8",
+    "v_sat_pk_u8_i16", "v_sqrt_f64", "v_trig_preop_f64", "v_trunc_f64",
 ))
 
 

@@ -30,6 +30,7 @@ from .dpp import bind_vop, clamp01, plain_reader, reject_mods, sel_bit
 from .operand_io import (
     AluModifierError,
     alu,
+    group_mode,
     imm_for_type,
     ops,
     register,
@@ -378,11 +379,12 @@ alu("v_fmaak_f32", "v_fmamk_f32")(lambda ins: bind_vop(ins, _fma_for("f32"), ("f
 
 
 def _pk_raw(op, wide: bool, typ: str):
-    """``w -> uint32[2, 64]`` (two dwords) for the f32 forms, ``w -> uint32[64]`` for 16-bit forms."""
+    """``w -> uint32[2, 64]`` (two dwords) for the f32 forms, ``w -> uint32[64]`` for 16-bit forms;
+    for a group (isa.emu.group) ``[2, n, 64]`` / ``[n, 64]``, constants ``[2, 1, 64]`` / ``[64]``."""
     if isinstance(op, Imm):
         if wide:
             bits = imm_for_type(op, "f32" if isinstance(op.value, float) else "b32")
-            arr = np.full((2, 64), bits, np.uint32)
+            arr = np.full((2, 1, 64) if group_mode() else (2, 64), bits, np.uint32)
             return lambda w: arr
         bits = imm_for_type(op, typ)
         if isinstance(op.value, float):
@@ -404,13 +406,21 @@ def _pk_elems(ins, pos: int, n: int, typ: str):
         raise AluModifierError(f"{ins}: neg_lo/neg_hi on integer packed op")
     dt = {"f16": F16, "i16": np.int16, "u16": np.uint16, "f32": F32, "b32": np.uint32, "bf16": np.uint16}[typ]
     rows = None if (s_lo, s_hi) == (0, 1) else [s_lo, s_hi]
-    sign = None if not (n_lo or n_hi) else np.array([[-1 if n_lo else 1], [-1 if n_hi else 1]], F32)
-    if sign is not None and typ == "f16":
-        sign = sign.astype(F16)
+    group = group_mode()          # lanes [n, 64] (a group's members) instead of [64]
+    sign = None if not (n_lo or n_hi) else np.array([-1 if n_lo else 1, -1 if n_hi else 1], F32)
+    if sign is not None:
+        sign = sign.reshape((2, 1, 1) if group else (2, 1)).astype(F16 if typ == "f16" else F32)
 
     def get(w):
         r = raw(w)
-        el = r.view(dt) if wide else r.view(dt).reshape(64, 2).T
+        if wide:
+            el = r.view(dt)
+        elif group:
+            # [n, 64] (an SGPR: [n, 1]; a constant: [64], as [1, 64]) dwords -> [2, n, 64] halves
+            r = np.ascontiguousarray(r.reshape(1, -1) if r.ndim == 1 else r)
+            el = r.view(dt).reshape(r.shape + (2,)).transpose((r.ndim,) + tuple(range(r.ndim)))
+        else:
+            el = r.view(dt).reshape(64, 2).T
         if rows is not None:
             el = el[rows]
         if typ == "bf16":
@@ -447,7 +457,10 @@ def _bind_pk(fn, nsrc: int, typ: str):
             if wide:
                 put(w, res.view(bits), w.exec_mask())
             else:
-                put(w, np.ascontiguousarray(res.view(bits).T).view(np.uint32)[:, 0], w.exec_mask())
+                # [2, ...lanes] halves -> [...lanes] dwords (low half from row 0)
+                h = res.view(bits)
+                h = np.ascontiguousarray(h.transpose(tuple(range(1, h.ndim)) + (0,)))
+                put(w, h.view(np.uint32)[..., 0], w.exec_mask())
         return run
     return bind
 
@@ -487,7 +500,7 @@ def _pk_mov(ins):
     g0, g1 = _pk_raw(s0, True, "b32"), _pk_raw(s1, True, "b32")
     i0, i1 = sel_bit(ins, "op_sel", 0), sel_bit(ins, "op_sel", 1)
     put = vector_setter(d, 2)
-    return lambda m, w: put(w, np.stack([g0(w)[i0], g1(w)[i1]]), w.exec_mask())
+    return lambda m, w: put(w, np.stack(np.broadcast_arrays(g0(w)[i0], g1(w)[i1])), w.exec_mask())
 
 
 # ----- v_fma_mix_f32 / v_fma_mixlo_f16 / v_fma_mixhi_f16 (VOP3P mixed precision): source i is f32, or

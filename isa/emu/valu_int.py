@@ -8,6 +8,8 @@ inactive lanes 0; carry inputs are read from the explicit mask operand.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ..operands import Imm
@@ -90,8 +92,13 @@ def _perm(s0, s1, sel):
     """v_perm_b32 (ISA guide V_PERM_B32 byte_permute): each selector byte picks a byte of {S0, S1}
     (0-7, S1 = bytes 0-3), the sign of byte 1/3/5/7 replicated (8-11), 0x00 (12) or 0xFF (13-15).
     One flat gather from a [lane, 16 candidate bytes] table (any number of lanes: one wave's 64,
-    or a group's [n_members, 64])."""
-    s0, s1, sel = np.broadcast_arrays(np.asarray(s0, U32), np.asarray(s1, U32), np.asarray(sel, U32))
+    or a group's [n_members, 64]). A selector that is one value in every lane (an SGPR or a
+    constant) takes ``_perm_const``'s shifts instead."""
+    sel = np.asarray(sel, U32)
+    first = sel.flat[0] if sel.size else 0
+    if sel.size and (sel == first).all():
+        return _perm_const_of(int(first))(np.asarray(s0, U32), np.asarray(s1, U32), sel)
+    s0, s1, sel = np.broadcast_arrays(np.asarray(s0, U32), np.asarray(s1, U32), sel)
     shape, n = s0.shape, s0.size
     if n == 64:
         data, lane = _PERM_BYTES.copy(), _PERM_LANE
@@ -319,6 +326,11 @@ def _perm_const(selv: int):
             r = r | const
         return r if r.shape == shape else np.broadcast_to(r, shape)
     return fn
+
+
+@lru_cache(maxsize=256)
+def _perm_const_of(selv: int):
+    return _perm_const(selv)
 
 
 @alu("v_perm_b32")

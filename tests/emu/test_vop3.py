@@ -175,6 +175,16 @@ def test_perm_constant_selectors_random():
     for sel in sels:
         run_check(f"v_perm_b32 v0, v1, v2, {sel:#x}",
                   lambda a, b, sel=sel: _perm_ref(a, b, np.full(64, sel, U32)), (1, 2))
+        for src in ("v3", "s10"):            # the same value in every lane, known at run time
+            w = wave(EXEC)
+            w.vgpr[3][:] = sel
+            w.sgpr[10] = sel
+            old = w.vgpr[0].copy()
+            want = _perm_ref(w.vgpr[1], w.vgpr[2], sel)
+            execute(w, f"v_perm_b32 v0, v1, v2, {src}")
+            act = lanes(EXEC)
+            assert np.array_equal(w.vgpr[0][act], want[act]) and np.array_equal(w.vgpr[0][~act],
+                                                                                old[~act]), src
         ins = Instr("v_perm_b32", (Reg("v", 0), Reg("v", 1), Reg("v", 2), Imm(sel)))
         ref, got = [wave(EXEC) for _ in range(3)], [wave(EXEC) for _ in range(3)]
         for k, x in enumerate(ref + got):
