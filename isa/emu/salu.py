@@ -153,8 +153,9 @@ def _bind_sop2(name: str):
     def bind(ins):
         d, s0, s1 = ops(ins, 3)
         if group_mode():
-            return grp.sop2(fn, grp.column_getter(s0, w0, _typ(name, w0)),
-                            grp.column_getter(s1, w1, _typ(name, w1)), grp.column_setter(d, wd))
+            return grp.either(grp.sop2(fn, grp.column_getter(s0, w0, _typ(name, w0)),
+                                       grp.column_getter(s1, w1, _typ(name, w1)),
+                                       grp.column_setter(d, wd)), grp._per_wave(bind, ins))
         g0, g1 = scalar_getter(s0, w0, _typ(name, w0)), scalar_getter(s1, w1, _typ(name, w1))
         put = scalar_setter(d, wd)
 
@@ -173,7 +174,8 @@ def _bind_sopc(name: str):
     def bind(ins):
         s0, s1 = ops(ins, 2)
         if group_mode():
-            return grp.sopc(fn, grp.column_getter(s0, w0), grp.column_getter(s1, w1))
+            return grp.either(grp.sopc(fn, grp.column_getter(s0, w0), grp.column_getter(s1, w1)),
+                              grp._per_wave(bind, ins))
         g0, g1 = scalar_getter(s0, w0), scalar_getter(s1, w1)
 
         def run(m, w):
@@ -238,8 +240,8 @@ def _bind_sop1(name: str):
                 if copy is not None:
                     return copy
             gd = grp.column_getter(d, wd) if reads_dst else (lambda g: repeat(0))
-            return grp.sop1(fn, grp.column_getter(s0, w0, _typ(name, w0)), gd,
-                            grp.column_setter(d, wd))
+            return grp.either(grp.sop1(fn, grp.column_getter(s0, w0, _typ(name, w0)), gd,
+                                       grp.column_setter(d, wd)), grp._per_wave(bind, ins))
         g0 = scalar_getter(s0, w0, _typ(name, w0))
         put = scalar_setter(d, wd)
         gd = scalar_getter(d, wd) if reads_dst else (lambda w: 0)

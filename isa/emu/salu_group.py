@@ -136,6 +136,22 @@ def set_scc_some(g, sccs) -> None:
             w.scc = c
 
 
+# Below this many members the column form's fixed cost (the NumPy reads and writes of the columns)
+# outweighs what it saves: the per-wave function runs for each member instead (the same bits).
+COLUMN_MIN = 8
+
+
+def either(column: Callable, run: Callable) -> Callable:
+    """The column form ``column(m, g)`` for a group of ``COLUMN_MIN`` members or more, else the
+    per-wave ``run(m, w)`` for each member."""
+    def run_group(m, g):
+        if g.n >= COLUMN_MIN:
+            return column(m, g)
+        for w in g.ordered:
+            run(m, w)
+    return run_group
+
+
 def sop2(fn, g0, g1, put) -> Callable:
     """Group form of a SOP2 op ``fn(s0, s1, scc) -> (d, scc | None)``."""
     def run(m, g):

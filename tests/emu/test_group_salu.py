@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from core_util import run, srd
 
-from isa.emu import catalog
+from isa.emu import catalog, salu_group
 from isa.emu.group import WaveGroup, WorkgroupFiles
 from isa.emu.machine import Machine
 from isa.emu.pool import Pool
@@ -106,8 +106,12 @@ def _compare(ins, spec, arch, slots, seed):
     return True
 
 
+@pytest.mark.parametrize("column_min", [1, 99])
 @pytest.mark.parametrize("arch", ARCHES)
-def test_every_group_bound_salu_op_matches_the_per_wave_op(arch):
+def test_every_group_bound_salu_op_matches_the_per_wave_op(arch, column_min, monkeypatch):
+    """Both ways of a group form: the SGPR-column form (every group size here reaches a
+    ``COLUMN_MIN`` of 1) and the per-wave function for each member (none reaches 99)."""
+    monkeypatch.setattr(salu_group, "COLUMN_MIN", column_min)
     ran, names = 0, set()
     for name, sp, ins in _cases(arch):
         try:
