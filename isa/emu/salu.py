@@ -137,6 +137,7 @@ def _sopc_table() -> dict[str, tuple[tuple[int, int], Callable[[int, int], bool]
 
 
 SOP2 = _sop2_table()
+_READS_SCC = ("s_addc_u32", "s_subb_u32", "s_cselect_b32", "s_cselect_b64")   # the others ignore c
 SOPC = _sopc_table()
 _SIGNED_SRC = ("_i32", "_i64")
 
@@ -155,7 +156,8 @@ def _bind_sop2(name: str):
         if group_mode():
             return grp.either(grp.sop2(fn, grp.column_getter(s0, w0, _typ(name, w0)),
                                        grp.column_getter(s1, w1, _typ(name, w1)),
-                                       grp.column_setter(d, wd)), grp._per_wave(bind, ins))
+                                       grp.column_setter(d, wd), name in _READS_SCC),
+                              grp._per_wave(bind, ins))
         g0, g1 = scalar_getter(s0, w0, _typ(name, w0)), scalar_getter(s1, w1, _typ(name, w1))
         put = scalar_setter(d, wd)
 

@@ -152,21 +152,23 @@ def either(column: Callable, run: Callable) -> Callable:
     return run_group
 
 
-def sop2(fn, g0, g1, put) -> Callable:
-    """Group form of a SOP2 op ``fn(s0, s1, scc) -> (d, scc | None)``."""
+def sop2(fn, g0, g1, put, reads_scc: bool = True) -> Callable:
+    """Group form of a SOP2 op ``fn(s0, s1, scc) -> (d, scc | None)`` (``reads_scc`` False: ``fn``
+    ignores its SCC argument, which is then not gathered)."""
     def run(m, g):
-        out = [fn(a, b, c) for a, b, c in zip(g0(g), g1(g), scc_of(g))]
-        put(g, [o[0] for o in out])
-        set_scc_some(g, [o[1] for o in out])
+        res, sccs = zip(*[fn(a, b, c) for a, b, c in
+                          zip(g0(g), g1(g), scc_of(g) if reads_scc else repeat(0))])
+        put(g, res)
+        set_scc_some(g, sccs)
     return run
 
 
 def sop1(fn, g0, gd, put) -> Callable:
     """Group form of a SOP1 op ``fn(s0, scc, old_d) -> (d, scc | None)``."""
     def run(m, g):
-        out = [fn(a, c, d) for a, c, d in zip(g0(g), scc_of(g), gd(g))]
-        put(g, [o[0] for o in out])
-        set_scc_some(g, [o[1] for o in out])
+        res, sccs = zip(*[fn(a, c, d) for a, c, d in zip(g0(g), scc_of(g), gd(g))])
+        put(g, res)
+        set_scc_some(g, sccs)
     return run
 
 
