@@ -51,6 +51,24 @@ def _batch(runs):
     return rows, gidx, np.array(wl, np.int8)[:, None], wl
 
 
+def _fold_reads(rows: Rows, runs) -> None:
+    """``Lds._fold_reads`` of every workgroup of ``runs``: their logged reads OR-ed into the
+    reader masks, one scatter per reader wave id over all their rows (OR-ing one bit is the same
+    whatever the order and repeats)."""
+    by_wave: dict = {}
+    for mm, _, _ in runs:
+        log = mm.lds.read_log
+        if log:
+            off = mm.lds.row_off
+            for rw, rdw in log:
+                by_wave.setdefault(rw, []).append(rdw + off)
+            log.clear()
+    rm = rows.r_mask.reshape(-1)
+    for rw, parts in by_wave.items():
+        idx = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        rm[idx] |= np.uint16(1 << rw)
+
+
 def touch_reads(runs) -> None:
     """``Lds.touch_reads`` of each run (machine, its plain read ops, their dws) in order."""
     got = _batch(runs) if len(runs) > 1 else None
@@ -91,9 +109,7 @@ def touch_writes(runs) -> None:
     else:               # no write in any of their epochs yet: every last writer is -1
         before = -1
     if not clash and any(mm.lds.readers for mm, _, _ in runs):
-        for mm, _, _ in runs:
-            if mm.lds.readers:
-                mm.lds._fold_reads()
+        _fold_reads(rows, runs)
         keep = np.array([0xFFFF ^ (1 << i) for i in wl], np.uint16)[:, None]   # other waves' bits
         clash = count(rows.r_mask.reshape(-1)[gidx] & keep) > 0
     if not clash:

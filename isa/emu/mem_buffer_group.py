@@ -68,7 +68,8 @@ def _where(m, g, members, sh):
     nbytes = sh.nbytes
     nr = srd.num_records
     keep = None
-    if int(v.max()) + sh.inst_off + nbytes > nr:
+    vmax = int(v.max())
+    if vmax + sh.inst_off + nbytes > nr:
         o = v + sh.inst_off
         gone = o + int(sh.dw_end[0]) > nr         # first dword out: every dword out
         keep = ~gone
@@ -76,18 +77,25 @@ def _where(m, g, members, sh):
             return None                           # a lane partly in range
         if not keep.any():
             return NOWHERE                        # every lane out of range: no memory touched
+        live = v[keep]
+        vmin, vmax = int(live.min()), int(live.max())
+    else:
+        vmin = int(v.min())
     if sh.s_off < 0:
         soff = np.full((len(members), 1), sh.s_const, np.int64)
+        s_lo = s_hi = sh.s_const
     else:
-        soff = S[:, sh.s_off:sh.s_off + 1].astype(np.int64)
-    addr = v + (soff + (srd.base + sh.inst_off))      # [n, 64] byte addresses
-    live = addr if keep is None else addr[keep]
-    lo, hi = int(live.min()), int(live.max()) + nbytes
+        col = S[:, sh.s_off]
+        soff = col[:, None].astype(np.int64)
+        s_lo, s_hi = int(col.min()), int(col.max())
+    c = srd.base + sh.inst_off
+    # every in-range lane's address lies in [c + s_lo + vmin, c + s_hi + vmax + nbytes): one
+    # allocation holding that span holds them all (else the per-wave path locates each wave)
     mem = m.mem
-    i = bisect.bisect_right(mem.bases, lo) - 1
-    if i < 0 or hi > mem.ends[i]:
+    i = bisect.bisect_right(mem.bases, c + s_lo + vmin) - 1
+    if i < 0 or c + s_hi + vmax + nbytes > mem.ends[i]:
         return None
-    off = addr - mem.bases[i]
+    off = v + (soff + (c - mem.bases[i]))             # [n, 64] byte offsets in allocation i
     if keep is not None:
         off[~keep] = 0                            # never touched: masked at landing / dropped
     if nbytes == 2:

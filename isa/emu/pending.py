@@ -229,9 +229,15 @@ def waitcnt(m, w, vm: int | None, lgkm: int | None) -> None:
         q = w.vm_queue
         n = len(q) - vm
         w.vm_queue = q[n:]
+        pend = w.pending_regs
         for op in q[:n]:
-            land(m, op)
-            _cover(m, w, op)
+            if not op.landed:
+                land(m, op)
+            for k in op.regs:           # ``_cover`` inlined (this loop runs every vmcnt wait)
+                if pend.get(k) is op:
+                    del pend[k]
+            if op.dma:
+                m.lds.dma_done(w, op)
     if lgkm is not None and w.lgkm_queue:
         q = w.lgkm_queue
         if all(op.kind == LDS for op in q):
