@@ -63,6 +63,33 @@ class GlobalSync:
         self.obs: dict[int, set] = {}      # tid -> {(tid, seq)} synchronising writes it has read
         self.pending: dict[int, list] = {}  # tid -> [(read op seq, vc, obs)] not yet covered
         self.wbl2: dict[int, list] = {}    # tid -> [(op seq, vc it covers)] of buffer_wbl2 sc1
+        self.reads: dict | None = None     # k -> bool per byte read (``track_reads``), or None
+        # called with a description at a synchronising read or write (a shard stops there:
+        # isa.emu.shards runs communicating workgroups as one pool), or None
+        self.on_sync = None
+
+    def track_reads(self) -> None:
+        """Record every byte a global read of this launch touches (``note_read``): a shard of a
+        launch (isa.emu.shards) reports what it read, so the merge can tell whether it observed
+        bytes another shard wrote."""
+        self.reads = {}
+
+    def note_read(self, loc, nbytes: int) -> None:
+        rng = _RANGES[nbytes] if nbytes < len(_RANGES) else np.arange(nbytes)
+        for buf, off in ([loc] if isinstance(loc, tuple) else [(b, o) for b, o, _ in loc]):
+            if len(off):
+                k = self._k(buf)
+                mask = self.reads.get(k)
+                if mask is None:
+                    mask = self.reads[k] = np.zeros(buf.size, bool)
+                mask[(off[:, None] + rng).ravel()] = True
+
+    def written(self, k: int):
+        """bool per byte of allocation ``k`` written in this launch (plain or atomic), or None."""
+        rec, arec = self.plain.get(k), self.atom.get(k)
+        if rec is None:
+            return None
+        return rec[0] != 0 if arec is None else (rec[0] != 0) | (arec[0] != 0)
 
     # -- bookkeeping --------------------------------------------------------------------------
     def _k(self, buf) -> int:
@@ -122,6 +149,8 @@ class GlobalSync:
             self._fold(w, t)
         seq = m.clock.seq + 1
         atomic, coherent, publish = _kind(ins.op, ins.mods)
+        if publish and self.on_sync is not None:
+            self.on_sync(f"{ins.op} (a synchronising write)")
         vc, obs = self.vc.get(t, {}), self.obs.get(t, ())
         rng = _RANGES[nbytes] if nbytes < len(_RANGES) else np.arange(nbytes)
         snap = None
@@ -207,6 +236,10 @@ class GlobalSync:
         function its landing calls, which takes in the publications of the writes it reads."""
         t = m.wg_index * SLOTS + w.wave_id
         seq = m.clock.seq + 1
+        if self.on_sync is not None:
+            self.on_sync(f"{m.entries[w.pc].instr.op} (a synchronising read)")
+        if self.reads is not None:
+            self.note_read(loc, nbytes)
         rng = np.arange(nbytes)
         where = [(self._k(buf), np.unique(((off[:, None] + rng) >> 2).ravel()).tolist())
                  for buf, off in ([loc] if isinstance(loc, tuple) else [(b, o) for b, o, _ in loc])
@@ -291,7 +324,11 @@ def check_read(m, w, loc, nbytes: int) -> None:
     """The plain-read race check of a global load by ``w`` (its current instruction), unless it
     is a synchronising read (sc1 / glc: those read what other workgroups write by design)."""
     sync = getattr(m.mem, "sync", None) if m.wg_index is not None else None
-    if sync is None or not sync.plain or loc is None:
+    if sync is None or loc is None:
+        return
+    if sync.reads is not None:
+        sync.note_read(loc, nbytes)
+    if not sync.plain:
         return
     ins = m.entries[w.pc].instr
     if ins.has("sc1") or ins.has("glc"):

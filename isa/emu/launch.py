@@ -50,7 +50,8 @@ class Emulator:
                  step_limit: int = 50_000_000, check_hazards: bool = True,
                  shuffle_workgroups: bool = True, check_global_races: bool = True,
                  poison_registers: bool = True, allow_hazards=(),
-                 concurrent_workgroups: int | None = None) -> None:
+                 concurrent_workgroups: int | None = None, shards: int | None = None,
+                 processes: int | None = None) -> None:
         if arch not in ARCHES:
             raise LaunchError(f"unknown arch {arch!r}; the emulator knows {', '.join(ARCHES)}")
         self.allow_hazards = _hazard_names(arch, allow_hazards)
@@ -70,6 +71,16 @@ class Emulator:
         if concurrent_workgroups is not None and int(concurrent_workgroups) < 1:
             raise LaunchError(f"concurrent_workgroups {concurrent_workgroups!r} must be at least 1")
         self.concurrent_workgroups = concurrent_workgroups
+        # a launch split into shards of workgroups run in worker processes (isa.emu.shards);
+        # None: ``auto_shards``; processes None: the usable CPUs, at most the shards
+        for name, v in (("shards", shards), ("processes", processes)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+                raise LaunchError(f"{name} {v!r} must be a positive integer or None")
+        self.shards = shards
+        self.processes = processes
+        self.sharded_launches = 0       # launches run as several shards and merged
+        self.shard_fallbacks = 0        # ... whose shards interacted: run again as one pool
+        self.shard_fallback_reason = ""  # why, the last time (isa.emu.shards)
         self.peak_workgroups = 0        # most workgroups one launch ran at once
         self.mixed_group_steps = 0      # group steps whose waves came from several workgroups
         self.steps = 0
@@ -188,6 +199,16 @@ class Emulator:
                 m.wg_index, m.wg_names = wg_index, order
             return m
 
+        n_shards = self._shard_count(len(order), cap)
+        if n_shards > 1:
+            from . import shards
+            state = self.rng.getstate()
+            procs = self.processes or shards.usable_cpus()
+            if shards.run_sharded(self, make, len(order), cap, n_waves, n_shards,
+                                  max(1, min(procs, n_shards)), progress):
+                return
+            self.rng.setstate(state)        # the shards interacted: the one-pool run, exactly
+            self.mem.begin_launch(self.check_global_races)
         done = [0]
 
         def on_done(m: Machine) -> None:
@@ -201,6 +222,18 @@ class Emulator:
         finally:
             self.peak_workgroups = max(self.peak_workgroups, pool.peak)
             self.mixed_group_steps += pool.mixed_steps
+
+    def _shard_count(self, n_wg: int, cap: int) -> int:
+        """Shards this launch runs as (isa.emu.shards): ``shards`` when given, else
+        ``auto_shards``; 1 when a trace is recorded (one ordered list), global races are not
+        checked (the merge needs their write records) or the platform cannot fork."""
+        if self.trace is not None or not self.check_global_races or n_wg < 2:
+            return 1
+        from .shards import can_fork
+        if not can_fork():
+            return 1
+        n = self.shards if self.shards is not None else auto_shards(n_wg, cap)
+        return max(1, min(n, n_wg))
 
     def _system_buffer(self, name: str, size: int) -> int:
         """Address of a zeroed emulator-owned buffer (kernargs, dispatch packet, queue), reused by
@@ -270,6 +303,18 @@ class Emulator:
         n_live = min(64, n_threads - 64 * i)
         w.set_exec((1 << n_live) - 1)
         return w
+
+
+# The default split (``auto_shards``): AUTO_SHARDS shards (this machine has 2 cores) once every
+# shard gets at least AUTO_MIN_POOLS pools' worth of workgroups (a shard's pool drains at its end,
+# its last workgroups stepping in small groups); a launch below that runs as one pool. Fixed
+# numbers, not the machine's CPU count, so a seed gives the same run on every machine.
+AUTO_SHARDS = 2
+AUTO_MIN_POOLS = 2
+
+
+def auto_shards(n_wg: int, cap: int) -> int:
+    return max(1, min(AUTO_SHARDS, n_wg // max(1, AUTO_MIN_POOLS * cap)))
 
 
 def _check_unified_aliasing(prog, d, kernel: str) -> None:
