@@ -28,12 +28,17 @@ class EmuRunner:
         self.allowed_hazards: dict = {}
         # called as progress(done, total) after each emulated workgroup (asmgen.runtime.progress)
         self.progress = None
+        # a launch split into shards run in worker processes (isa.emu.shards); None: the
+        # emulator's defaults (2 shards for big launches; as many processes as usable CPUs)
+        self.shards = None
+        self.processes = None
 
     def __call__(self, seed: int | None = None, **values):
         from isa.emu import Emulator
         plan = plan_launch(self.meta, values)     # every check of the contract, before any work
         emu = Emulator(arch=self.meta["arch"], seed=self.seed if seed is None else seed,
-                       allow_hazards=self.allow_hazards)
+                       allow_hazards=self.allow_hazards, shards=self.shards,
+                       processes=self.processes)
         packed = dict(plan.scalars)
         for name, arr in plan.host.items():
             packed[name] = emu.alloc(arr, name)
