@@ -418,52 +418,48 @@ def _accumulate(s, eo, c, cbits, two: bool, out=None, route=None) -> np.ndarray:
     if out is None:
         out = np.empty(s.shape, np.float32)
     sh = s.shape
+    # C's top 9 bits (sign, biased exponent): the index into the 512-entry tables
+    top = np.right_shift(cbits, _U23, out=buf("acc.top", sh, np.intp))
     if route is not None and route[0]:
         # the last call of this MFMA went to the full formula: go straight there for a while
         # (accumulators far above the products, as late in a long K loop); speed only
         route[0] -= 1
-        return _accumulate_full(s, eo, c, cbits, two, out)
-    # e_c - E + 1 = (bc - 127) - (eo - 256) + 1 with bc C's biased exponent. A zero/subnormal C
-    # (bc = 0, e_c = -126) reads as e_c = -127 here, one too low: so only offsets 0..7 are taken
-    # as inside (the true offset is then 0..8); int32, no table lookup
-    d = np.right_shift(cbits, 23, out=buf("acc.d", sh, np.uint32))
-    d &= 0xFF
-    di = d.view(np.int32)
-    np.subtract(di, eo, out=di)
-    di += 130
-    bad = np.flatnonzero(np.greater(d, _U7, out=buf("acc.bad", sh, np.bool_)))
+        return _accumulate_full(s, eo, c, top, two, out)
+    # e_c - E + 1 = (bc - 127) - (eo - 256) + 1, bc C's biased exponent (zero/subnormal: 1)
+    d = np.take(_BC130, top, out=buf("acc.d", sh, np.int32), mode="clip")
+    np.subtract(d, eo, out=d)
+    bad = np.flatnonzero(np.greater(d.view(np.uint32), _U8, out=buf("acc.bad", sh, np.bool_)))
     if bad.size * _DENSE_AT > d.size:
         if route is not None:
             route[0] = _FULL_RUN
-        return _accumulate_full(s, eo, c, cbits, two, out)
+        return _accumulate_full(s, eo, c, top, two, out)
     np.add(s, c, out=out, casting="same_kind")     # the float64 sum, rounded once to f32
     if bad.size:
         sf, ef, cf = s.reshape(-1), eo.reshape(-1), cbits.reshape(-1)   # copies only if strided
         cb = cf.take(bad)
         out.reshape(-1)[bad] = _accumulate_full(sf.take(bad), ef.take(bad), cb.view(np.float32),
-                                                cb, two, None, _fresh)
+                                                top.reshape(-1).take(bad), two, None, _fresh)
     return out
 
 
-def _accumulate_full(s, eo, c, cbits, two: bool, out=None, buf=buf) -> np.ndarray:
-    """The model's stage 2 for every output (see ``_accumulate``). The model: E2 = max(E, e_c); s
-    floored to units 2**(E2-31), C to units 2**(E2-24), the exact sum rounded once to f32. One of
-    the two floors is always exact: for e_c >= E, C's (C is on its grid 2**(e_c-23)), and s's too
-    when e_c <= E + 7; for e_c < E, s's (on 2**(E-24)). So both floor to the one grid 2**-k,
+def _accumulate_full(s, eo, c, top, two: bool, out=None, buf=buf) -> np.ndarray:
+    """The model's stage 2 for every output (see ``_accumulate``; ``top``: C's bits >> 23, the
+    index of the 512-entry tables). The model: E2 = max(E, e_c); s floored to
+    units 2**(E2-31), C to units 2**(E2-24), the exact sum rounded once to f32. One of the two
+    floors is always exact: for e_c >= E, C's (C is on its grid 2**(e_c-23)), and s's too when
+    e_c <= E + 7; for e_c < E, s's (on 2**(E-24)). So both floor to the one grid 2**-k,
     k = min(31 - e_c, 24 - E): floor(s * 2**k) + floor(C * 2**k) (integers below 2**34: exact),
-    times 2**-k, rounded once to f32 - the model's bits, with no case split. Exponents: e_c in
-    [-126, 127] (zero/subnormal: -126), E in [-380, 254], so k in [-230, 157] and both powers of
-    two are normal float64s, built from their bits. ``buf``: where the temporaries come from
+    divided by 2**k (exact), rounded once to f32 - the model's bits, with no case split.
+    Exponents: e_c in [-126, 127] (zero/subnormal: -126), E in [-380, 254], so k in [-230, 157]
+    and 2**k is a normal float64, built from its bits. ``buf``: where the temporaries come from
     (scratch arrays, or ``_fresh`` ones for a gathered subset, whose size changes every call)."""
     sh = s.shape
-    bc = np.right_shift(cbits, 23, out=buf("acc.bc", sh, np.uint32))
-    bc &= 0xFF
-    np.maximum(bc, _U1, out=bc)              # biased exponent of C, zero/subnormal -> 1 (e_c -126)
-    # 1023 + k = min(1023 + 31 - (bc - 127), 1023 + 24 - (eo - 256))
-    x = np.subtract(1181, bc, out=buf("acc.x", sh, np.int64), dtype=np.int64)
-    np.minimum(x, np.subtract(1303, eo, out=buf("acc.y", sh, np.int64), dtype=np.int64), out=x)
-    x <<= 52
-    k2 = x.view(np.float64)                  # 2**k
+    # bits of 2**k: (1023 + k) << 52, 1023 + k = min(1023 + 31 - e_c, 1023 + 24 - (eo - 256))
+    x = np.take(_K2C, top, out=buf("acc.x", sh, np.int64), mode="clip")
+    y = np.subtract(1303, eo, out=buf("acc.y", sh, np.int64), dtype=np.int64)
+    y <<= 52
+    np.minimum(x, y, out=x)
+    k2 = x.view(np.float64)
     a = np.multiply(s, k2, out=buf("acc.a", sh, _F64))
     np.floor(a, out=a)
     b = np.multiply(c, k2, out=buf("acc.b", sh, _F64))     # float32 * float64: exact
@@ -471,24 +467,36 @@ def _accumulate_full(s, eo, c, cbits, two: bool, out=None, buf=buf) -> np.ndarra
     if two:
         # fdpa2 drops an accumulator with e_c < E2 - 25 (only possible when e_c < E):
         # e_c < E - 25  <=>  bc - 127 < eo - 256 - 25
-        b[bc + 154 < eo] = 0.0
+        b[np.take(_BC130, top) + 24 < eo] = 0.0
     a += b
     a += 0.0                                 # the model's fixed-point sum has no sign: -0 -> +0
-    np.subtract(_TWO_BIAS, x, out=x)         # bits of 2**-k: (2046 - (1023 + k)) << 52
-    a *= x.view(np.float64)
+    a /= k2
     if out is None:
         return a.astype(np.float32)
     np.copyto(out, a, casting="same_kind")
     return out
 
 
+def _top_table(f) -> np.ndarray:
+    """t[i] = f(max(i & 0xFF, 1)) for i in [0, 512): indexed by an f32's bits >> 23 (sign and
+    biased exponent), f of the biased exponent with zero/subnormal read as 1 (e_c = -126)."""
+    i = np.arange(512)
+    t = f(np.maximum(i & 0xFF, 1)).astype(np.int64)
+    t.setflags(write=False)
+    return t
+
+
+_K2C = _top_table(lambda bc: (1181 - bc) << 52)              # bits of 2**(31 - e_c)
+_BC130 = _top_table(lambda bc: bc + 130).astype(np.int32)     # bc + 130 (window test, drop rule)
+_BC130.setflags(write=False)
+
+
 def _fresh(role, shape, dtype):
     return np.empty(shape, dtype)
 
 
-_U7 = np.uint32(7)
+_U8 = np.uint32(8)
+_U23 = np.uint32(23)
 _FULL_RUN = 8
 _ROUTE: dict = {}           # id(plan) -> [calls left that go straight to _accumulate_full]
-_U1 = np.uint32(1)
-_TWO_BIAS = 2046 << 52
 _F64, _F32, _I32 = np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.int32)

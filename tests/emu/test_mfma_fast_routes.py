@@ -38,9 +38,10 @@ def test_stage2_routes_equal_the_model(two, lo, hi):
     s = s_units * np.exp2(e - 24.0)
     eo = (e + mfma_fast._EO).astype(np.int32)
     cb = c.view(np.uint32)
+    top = (cb >> 23).astype(np.intp)                      # the tables' index (sign, exponent)
     with np.errstate(over="ignore", invalid="ignore"):
-        got = {"full": mfma_fast._accumulate_full(s, eo, c, cb, two),
-               "full_fresh": mfma_fast._accumulate_full(s, eo, c, cb, two, None, mfma_fast._fresh),
+        got = {"full": mfma_fast._accumulate_full(s, eo, c, top, two),
+               "full_fresh": mfma_fast._accumulate_full(s, eo, c, top, two, None, mfma_fast._fresh),
                "window": mfma_fast._accumulate(s, eo, c, cb, two),
                "straight": mfma_fast._accumulate(s, eo, c, cb, two, None, [1])}
     for route, g in got.items():
