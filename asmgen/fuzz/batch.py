@@ -56,6 +56,11 @@ def run_batch(cases: Sequence[FuzzCase], toolchain=None) -> list[Outcome]:
             from ..toolchain import find_toolchain
             tc = toolchain or find_toolchain()
             text, names = emit_kernels([(low.items, low.res) for _, low in group])
+            for _, low in group:
+                # the batch's kernels keep their .s, code object and contract, not the passes'
+                # stream: 16 cases' streams alive at once made every collection of the cyclic
+                # garbage collector rescan them (the lone rerun of a failure keeps its own)
+                low.items = low.compiled = None
             hsaco = tc.assemble(text, arch)
         except Exception:  # noqa: BLE001  (each case alone attributes the error to its kernel)
             for i, _ in group:
