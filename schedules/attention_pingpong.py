@@ -23,8 +23,8 @@ from .common import CommonTag, check_int
 from .pingpong import OPEN, PhaseRecipe
 
 _RANKS = ((A.ROWMAX, 6), (A.XLANE, 6), (A.GR_K, 5), (A.GR_K_ADDR, 5), (A.GR_V, 5),
-          (A.LW_V, 3), (A.LW_V_ADDR, 3), (A.PACK_V, 3), (A.LR_K, 3), (A.LR_K_ADDR, 3),
-          (A.LR_V, 3), (A.LR_V_ADDR, 3))
+          (A.LW_V, 3), (A.LW_V_ADDR, 3), (A.PACK_V, 3), (A.LR_K, 3), (A.LR_K_ADDR, 7),
+          (A.LR_V, 3), (A.LR_V_ADDR, 7), (A.KV_ADV, 1), (A.KV_ROT, 1))
 
 
 # the softmax / memory phase's non-VALU work (SALU, LDS, VMEM): issued in the shadow of a
@@ -36,11 +36,13 @@ EXPS = 17              # v_exp_f32 per block: alpha and the 16 scores (softmax)
 
 
 def exp_shadow_groups() -> tuple[SchedGroup, ...]:
-    """Pipeline 1: each v_exp_f32 followed by up to three non-VALU nodes (``SHADOW``); a group
-    whose nodes are not ready closes, so the order degrades to the plain ranks, never stalls."""
+    """Pipeline 1: each v_exp_f32 followed by up to three non-VALU nodes (``SHADOW``, ranked
+    above the row sum and the P packing, so they take the shadow first); a shadow group with
+    no ready node closes at once (``wait=False``), so the next v_exp_f32 is not held up behind
+    it while a row-sum or pack node that waits on the v_exp_f32 just issued fills the slot."""
     out = []
     for _ in range(EXPS):
-        out += [SchedGroup({A.EXP}, 1, 1), SchedGroup(SHADOW, SHADOW_PER_EXP, 1)]
+        out += [SchedGroup({A.EXP}, 1, 1), SchedGroup(SHADOW, SHADOW_PER_EXP, 1, wait=False)]
     return tuple(out)
 
 

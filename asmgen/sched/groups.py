@@ -6,7 +6,9 @@ node whose tags match *any* group of that pipeline may issue only if it matches 
 group; nodes that match no group of a pipeline are not constrained by it. A group closes after
 ``count`` of its nodes issued, or when no node matching it is ready and nothing else can issue
 (then the scheduler skips it rather than deadlock; ``skipped`` counts such events for tests and
-recipe debugging). Pipelines with different ``sync_id`` are independent. With ``repeat=True`` on
+recipe debugging); a group made with ``wait=False`` closes as soon as none of its nodes is ready
+(a "fill these slots if you can" group: the pipeline's next group is not held up behind it).
+Pipelines with different ``sync_id`` are independent. With ``repeat=True`` on
 the recipe, a finished pipeline starts over while matching nodes remain (an interleave pattern
 such as "1 mfma, 2 ds_read" repeated through the loop body).
 
@@ -38,8 +40,9 @@ class SchedGroup:
     mask: frozenset[str]
     count: int = 1
     sync_id: int = 0
+    wait: bool = True     # False: closes as soon as none of its nodes is ready (``schedule``)
 
-    def __init__(self, mask, count: int = 1, sync_id: int = 0) -> None:
+    def __init__(self, mask, count: int = 1, sync_id: int = 0, *, wait: bool = True) -> None:
         if isinstance(mask, str):
             mask = {mask}
         mask = frozenset(mask)
@@ -51,6 +54,7 @@ class SchedGroup:
         object.__setattr__(self, "mask", mask)
         object.__setattr__(self, "count", count)
         object.__setattr__(self, "sync_id", sync_id)
+        object.__setattr__(self, "wait", bool(wait))
 
     def matches(self, tags: frozenset[str]) -> bool:
         return not self.mask.isdisjoint(tags)

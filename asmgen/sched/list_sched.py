@@ -161,6 +161,10 @@ def schedule(nodes: list[Node], g: nx.DiGraph, recipe=None) -> list[Node]:
         if len(out) < len(nodes):
             raise SchedError(f"no ready node after {len(out)} of {len(nodes)}: the DAG has a cycle")
     while len(out) < len(nodes):
+        for i, p in enumerate(pipes):     # a wait=False group with no ready node closes
+            while (p.cur is not None and not p.groups[p.cur].wait
+                   and not any(hp and p.cur in cls[i] for cls, hp in heaps.items())):
+                p.advance()
         best = None
         best_cls = None
         for cls, hp in heaps.items():

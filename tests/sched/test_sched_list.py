@@ -151,6 +151,34 @@ def test_group_closed_when_its_nodes_are_not_ready_yet():
     assert [n.instr.op for n in order] == ["v_mov_b32", "v_add_u32"]
 
 
+def test_group_without_wait_closes_as_soon_as_no_node_is_ready():
+    """After m1 the LR_A group is current but its read waits for an ungrouped add: a waiting
+    group (the default) lets the add and then the read in before m2; ``wait=False`` closes at
+    once, so m2 (first in program order) goes next."""
+    def order(wait: bool) -> list[str]:
+        k = KernelIR(target_of("gfx942"), "t", tags=VOCAB)
+        b = k.prologue
+        x, y = k.vreg("v"), k.vreg("v")
+        for _ in range(2):
+            acc = k.vreg("a", 4)
+            b.add(Instr("v_mfma_f32_16x16x16_f16", (acc, k.vreg("v", 2), k.vreg("v", 2), acc)),
+                  {"mfma"})
+        b.add(Instr("v_add_u32", (x, y, y)), {"valu"})
+        b.add(Instr("ds_read_b32", (k.vreg("v"), x)), {"lr_a"}, lds_read="A")
+
+        class R:
+            groups = (SchedGroup(CommonTag.MFMA, 1), SchedGroup(GemmTag.LR_A, 1, wait=wait),
+                      SchedGroup(CommonTag.MFMA, 1), SchedGroup(GemmTag.LR_A, 1, wait=wait))
+
+            def priority(self, n):
+                return -n.id
+
+        return [n.instr.op[:6] for n in schedule(b.nodes, build_dag(b.nodes, k.target), R())]
+
+    assert order(True) == ["v_mfma", "v_add_", "ds_rea", "v_mfma"]
+    assert order(False) == ["v_mfma", "v_mfma", "v_add_", "ds_rea"]
+
+
 def test_seeded_tie_break_varies_but_repeats():
     k = KernelIR(target_of("gfx942"), "t", tags=VOCAB)
     b = k.prologue

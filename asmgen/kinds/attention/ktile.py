@@ -21,7 +21,8 @@ for the x8 MFMA the *pair* of k-steps 2 a, 2 a + 1 of lane half h (U = 2 a + h: 
 ``ds_read_b128`` in both cases (two x8 operands per read, half the reads of ds_read_b64). Reads:
 lane (r = l % 32, h = l / 32) forms ``r * 2 D + 16 (h ^ x)`` once per block (x = r & M) and XORs
 ``32 a`` for read a: the buffer bases and the V region are multiples of 4096, above the XORed
-bits. DMA: since the LDS position of lane l is fixed (lb l), the lane loads the *global* bytes
+bits; of 32 a only bits 5 and 6 meet set bits of the lane's offset, the rest goes in the
+``ds_read`` instruction offset (``read_operands``). DMA: since the LDS position of lane l is fixed (lb l), the lane loads the *global* bytes
 whose logical unit lands there: offset ``G0 ^ key_j`` for chunk j (R rows per chunk, key_j the
 XOR by (j R) & M of the unit bits), G0 computed once per lane (the x8 pairing is a dword
 permutation, so it needs 4-byte DMA: gfx950 uses dwordx4 only with the x16 MFMA); the chunk's ``j * chunk`` goes in the instruction offset (both addresses), 4096-byte
@@ -208,16 +209,22 @@ def read_operands(ab, body, kt: KTile, base: VReg, dst: list[VReg] | None = None
     addr = ab.vreg(name="k_ra_buf")
     body.add(Instr("v_add_u32", (addr, base, kt.read_addr)), ("addr", "lr_k_addr"))
     out = []
-    # one ds_read_b128 per 32 bytes of the row: x16 k-step a, or x8 k-steps 2a, 2a + 1
+    xored = {0: addr}
+    # one ds_read_b128 per 32 bytes of the row: x16 k-step a, or x8 k-steps 2a, 2a + 1. The
+    # read address is addr ^ 32 a; addr's bits 7 .. log2(row bytes) - 1 are 0 (the module
+    # docstring: 16 (h ^ x) < 128, rows from bit log2(row bytes) up, buffer bases multiples of
+    # 4096), so 32 a's bits from 7 up are an add: the instruction offset. Only the XOR of bits
+    # 5 and 6 needs a VGPR (at most three per block, shared by the reads a, a + 4, ...)
     for a_ in range(cfg.in_type.nbytes(cfg.head_dim) // 32):
         r = dst[a_] if dst else ab.k.vreg("v", 4, align=4, name=f"kf{a_}")
         key = 32 * a_
-        a = addr
-        if key:
-            a = ab.vreg(name="k_ra_st")
-            body.add(Instr("v_xor_b32", (a, Imm(key) if key <= 64 else ab.const(key), addr)),
-                     ("addr", "lr_k_addr"))
-        body.add(Instr("ds_read_b128", (r, a)), ("lr_k",), lds_read="K_r")
+        low, off = key & 0x60, key & ~0x7F
+        a = xored.get(low)
+        if a is None:
+            a = xored[low] = ab.vreg(name="k_ra_st")
+            body.add(Instr("v_xor_b32", (a, Imm(low), addr)), ("addr", "lr_k_addr"))
+        body.add(Instr("ds_read_b128", (r, a), (("offset", off),) if off else ()), ("lr_k",),
+                 lds_read="K_r")
         out.append(r)
     return split_operands(cfg, out)
 

@@ -11,7 +11,9 @@ see ``asmgen.kinds.attention.template``):
   alpha = 2^(fma(m, c, -c mu)) (the ping-pong loop: 2^((m - mu) c), exactly 1 when m = mu,
           ``TailOptions``); p_r = 2^(fma(S_r, c, -c mu)): one v_pk_fma_f32 per two scores
           and exactly one v_exp_f32 per score; l = l * alpha + sum_r p_r, kept as two partial
-          sums per lane (one v_pk_fma_f32 and seven v_pk_add_f32)
+          sums per lane (one v_pk_fma_f32 and seven v_pk_add_f32); -c mu and alpha share
+          one register pair, each broadcast to both halves of the packed ops by op_sel /
+          op_sel_hi (``both_from``: no copies)
   O^T  *= alpha (v_pk_mul_f32, 2 per op); P^T operand of k-step s = pack(p_4s .. p_4s+3) in
           f16/bf16 (round to nearest even; gfx950 v_cvt_pk_*_f32, gfx942 has no packed RNE
           conversion to bf16 or f16: v_cvt_pkrtz_f16_f32 truncates)
@@ -43,10 +45,27 @@ from ...ir import VReg
 
 NEG_INF = 0xFF800000
 TAGS = ("softmax",)
+EXP_LAG = 1     # pairs of exponentials between a pair's v_exp_f32 and its sum / pack
 
 
 def f32_bits(x: float) -> int:
     return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+# the per-block pair {-c mu, alpha} (``_softmax_tail``): dword NMU feeds the exponents, dword
+# ALPHA the running sum and the O rescale, each in both halves of a packed op (``both_from``)
+NMU, ALPHA = 0, 1
+
+
+def both_from(nsrc: int, src: int, dword: int) -> tuple:
+    """VOP3P modifiers making source ``src`` of a packed f32 op (``nsrc`` sources) feed both
+    halves from dword ``dword`` of its register pair, the other sources as usual (CDNA3 ISA
+    guide, VOP3P: the low result reads dword op_sel[i] of source i, the high one dword
+    op_sel_hi[i]; ``isa.emu.valu_float``). Two values broadcast this way share one pair, both
+    dwords written: no copy of either into a second dword."""
+    sel = tuple(dword if i == src else 0 for i in range(nsrc))
+    hi = tuple(dword if i == src else 1 for i in range(nsrc))
+    return ((("op_sel", sel),) if any(sel) else ()) + (("op_sel_hi", hi),)
 
 
 @dataclass
@@ -194,20 +213,19 @@ def _softmax_tail(ab, body, st: SoftmaxState, xs: VReg, bperm: VReg, guard: bool
         mu = vr(name="m_use")
         body.add(Instr("v_cmp_neq_f32", (vcc, st.ninf, mn)), TAGS)
         body.add(Instr("v_cndmask_b32", (mu, Imm(0), mn, vcc)), TAGS)
-    # nmu = -c mu in both dwords; alpha = 2^(c m - c mu) = 2^(fma(m, c, nmu)) (0 while m = -inf)
-    nmu2 = ab.k.vreg("v", 2, align=2, name="m_neg2")
-    body.add(Instr("v_mul_f32", (nmu2.sub(0), st.negc, mu)), TAGS)
-    body.add(Instr("v_mov_b32", (nmu2.sub(1), nmu2.sub(0))), TAGS)
+    # nmu = -c mu; alpha = 2^(c m - c mu) = 2^(fma(m, c, nmu)) (0 while m = -inf): one pair
+    # {nmu, alpha} (dwords NMU, ALPHA), each read in both halves of the packed ops (``both_from``)
+    nmu2 = ab.k.vreg("v", 2, align=2, name="m_neg_alpha")
+    body.add(Instr("v_mul_f32", (nmu2.sub(NMU), st.negc, mu)), TAGS)
     d = vr(name="m_d")
-    alpha2 = ab.k.vreg("v", 2, align=2, name="alpha2")     # alpha in both dwords (v_pk_mul_f32)
-    alpha = alpha2.sub(0)
+    alpha2 = nmu2
+    alpha = alpha2.sub(ALPHA)
     if opts.exact_alpha:    # (m - mu) c: 0, so alpha = 2^0 = 1 exactly, when m = mu
         body.add(Instr("v_sub_f32", (d, st.m, mu)), TAGS)
         body.add(Instr("v_mul_f32", (d, d, st.c)), TAGS)
     else:
-        body.add(Instr("v_fma_f32", (d, st.m, st.c, nmu2.sub(0))), TAGS)
+        body.add(Instr("v_fma_f32", (d, st.m, st.c, nmu2.sub(NMU))), TAGS)
     body.add(Instr("v_exp_f32", (alpha, d)), ("softmax", "exp"))
-    body.add(Instr("v_mov_b32", (alpha2.sub(1), alpha)), ("softmax", "rescale"))
     body.add(Instr("v_mov_b32", (st.m, mn)), TAGS)
     # p_r = 2^(fma(S_r, c, -c mu)): one v_pk_fma_f32 per two scores, then one v_exp_f32 per
     # score, both in place over the scores (a temporary tuple of this block: no new VGPRs);
@@ -216,25 +234,51 @@ def _softmax_tail(ab, body, st: SoftmaxState, xs: VReg, bperm: VReg, guard: bool
     nmp = nmu2
     if st.poff2 is not None:    # fp8: p' = p F, F folded into the exponent (module docstring)
         nmp = ab.k.vreg("v", 2, align=2, name="m_negp2")
-        body.add(Instr("v_pk_add_f32", (nmp, nmu2, st.poff2)), TAGS)
+        body.add(Instr("v_pk_add_f32", (nmp, nmu2, st.poff2), both_from(2, 0, NMU)), TAGS)
     for r in range(0, 16, 2):
-        body.add(Instr("v_pk_fma_f32", (ps.sub(r, 2), xs.sub(r, 2), st.c2, nmp)), TAGS)
-    for r in range(16):
-        body.add(Instr("v_exp_f32", (ps.sub(r), ps.sub(r))), ("softmax", "exp"))
+        body.add(Instr("v_pk_fma_f32", (ps.sub(r, 2), xs.sub(r, 2), st.c2, nmp),
+                       () if nmp is not nmu2 else both_from(3, 2, NMU)), TAGS)
     # l = l * alpha + sum p, two partial sums per lane: one v_pk_fma_f32, then a chain of
-    # v_pk_add_f32 into l (no temporaries: VGPRs bound the waves per SIMD)
-    body.add(Instr("v_pk_fma_f32", (st.l, st.l, alpha2, ps.sub(0, 2))), ("softmax", "rowsum"))
-    for r in range(2, 16, 2):
-        body.add(Instr("v_pk_add_f32", (st.l, st.l, ps.sub(r, 2))), ("softmax", "rowsum"))
+    # v_pk_add_f32 into l (no temporaries: VGPRs bound the waves per SIMD). Program order puts
+    # pair j's sum (and, 16-bit P without a p_scale, its pack) after the exponentials of pair
+    # j + 1 (``EXP_LAG``): the list scheduler follows program order among equal ranks and does
+    # not model the v_exp_f32 latency, so a consumer right behind its v_exp_f32 would stall
+    # the wave (cdna-timing section 3: 16 clk) and take a wait state (trans -> VALU)
+    kpl = cfg.k_per_lane
+    per = cfg.in_type.per_dword      # packed P values per register (2: the pack below is 16-bit)
+    eager_pack = st.poff2 is None and p_scale is None
+    pf = []
+
+    def pair_tail(j: int) -> None:
+        r = 2 * j
+        if r == 0:
+            body.add(Instr("v_pk_fma_f32", (st.l, st.l, alpha2, ps.sub(0, 2)),
+                           both_from(3, 1, ALPHA)), ("softmax", "rowsum"))
+        else:
+            body.add(Instr("v_pk_add_f32", (st.l, st.l, ps.sub(r, 2))), ("softmax", "rowsum"))
+        if eager_pack:      # k-step r // kpl, word (r % kpl) // per of its P^T operand
+            s_, w = r // kpl, (r % kpl) // per
+            if w == 0:
+                pf.append(opts.p_dst[s_] if opts.p_dst is not None else ab.k.vreg(
+                    "v", kpl // per, align=2 if kpl == 4 else 4, name=f"pT{s_}"))
+            _pack(ab, body, pf[s_].sub(w), ps.sub(r), ps.sub(r + 1), cfg.dtype)
+
+    for j in range(8):
+        for r in (2 * j, 2 * j + 1):
+            body.add(Instr("v_exp_f32", (ps.sub(r), ps.sub(r))), ("softmax", "exp"))
+        if j >= EXP_LAG:
+            pair_tail(j - EXP_LAG)
+    for j in range(8 - EXP_LAG, 8):
+        pair_tail(j)
     if not opts.defer_rescale:
         rescale(body, st, alpha2, ab)
+    if eager_pack:
+        return (pf, alpha2) if opts.defer_rescale else pf
     if p_scale is not None:
         _scale_p(body, ps, p_scale, guard)
     # P^T operands
-    pf = []
     # k-step s of the x8 MFMA takes p_4s..p_4s+3 (2 registers); of the gfx950 x16 MFMA
     # p_8s..p_8s+7 (4 registers): keys 16 s + 4 h + {0..3, 8..11}, the order V^T is read in
-    kpl = cfg.k_per_lane
     if st.poff2 is not None:         # fp8: k-step s = registers 8 s, 8 s + 1, in place
         for s in range(16 // kpl):
             for w in range(2):
@@ -245,7 +289,6 @@ def _softmax_tail(ab, body, st: SoftmaxState, xs: VReg, bperm: VReg, guard: bool
                                    (("op_sel", (0, 0, 1)),) if hi else ()), ("softmax", "pack"))
             pf.append(ps.sub(kpl * s, 2))
         return (pf, alpha2) if opts.defer_rescale else pf
-    per = cfg.in_type.per_dword      # packed P values per register (2: the pack below is 16-bit)
     for s in range(16 // kpl):
         f = (opts.p_dst[s] if opts.p_dst is not None
              else ab.k.vreg("v", kpl // per, align=2 if kpl == 4 else 4, name=f"pT{s}"))
@@ -267,12 +310,14 @@ def rescale(body, st: SoftmaxState, alpha2: VReg, ab=None) -> None:
                 for i in range(2):
                     body.add(Instr("v_accvgpr_read_b32", (x.sub(i), o.sub(r + i))),
                              ("softmax", "rescale"))
-                body.add(Instr("v_pk_mul_f32", (x, alpha2, x)), ("softmax", "rescale"))
+                body.add(Instr("v_pk_mul_f32", (x, alpha2, x), both_from(2, 0, ALPHA)),
+                         ("softmax", "rescale"))
                 for i in range(2):
                     body.add(Instr("v_accvgpr_write_b32", (o.sub(r + i), x.sub(i))),
                              ("softmax", "rescale"))
                 continue
-            body.add(Instr("v_pk_mul_f32", (o.sub(r, 2), alpha2, o.sub(r, 2))),
+            body.add(Instr("v_pk_mul_f32", (o.sub(r, 2), alpha2, o.sub(r, 2)),
+                         both_from(2, 0, ALPHA)),
                      ("softmax", "rescale"))
 
 
@@ -290,7 +335,7 @@ def rescale_unless_stable(ab, body, st_, alpha2, phase=frozenset()):
     resc = k.block(f"{body.name}_rescale")
     post = k.block(f"{body.name}_stable")
     k.branch(body, "s_cbranch_vccz", post,
-             Instr("v_cmp_neq_f32", (Special("vcc"), Imm(f32_bits(1.0)), alpha2.sub(0))))
+             Instr("v_cmp_neq_f32", (Special("vcc"), Imm(f32_bits(1.0)), alpha2.sub(ALPHA))))
     rescale(resc, st_, alpha2, ab)
     for n in resc.nodes:
         n.tags = n.tags | phase
