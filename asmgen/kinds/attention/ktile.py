@@ -202,9 +202,15 @@ def load_block(ab, block, kt: KTile, srd_k: VReg, buf: VReg,
                   ("gr_k", "lw_k"), lds_write=region, publish_after=publish_after)
 
 
-def read_operands(ab, body, kt: KTile, base: VReg, dst: list[VReg] | None = None) -> list[VReg]:
+def read_operands(ab, body, kt: KTile, base: VReg, dst: list[VReg] | None = None,
+                  offsets: bool = False) -> list[VReg]:
     """A operands of every k-step of S^T = K Q^T from the buffer at ``base`` (SGPR); ``dst``:
-    the 4-register tuples to read into (one per ds_read_b128, ``read_regs``), else new ones."""
+    the 4-register tuples to read into (one per ds_read_b128, ``read_regs``), else new ones.
+    ``offsets``: bits 7 and up of each read's XOR key go in the instruction offset (below),
+    so at most three XOR'd addresses per block (the ping-pong loop, whose softmax phase is
+    VALU-bound); else one XOR per read, each right before its read (the 4-wave loops
+    interleave the reads with MFMAs one by one: sharing addresses modeled 7 % slower there,
+    gfx950 D128 w4b2 prio_interleave 1733 -> 1860 clk per block)."""
     cfg = ab.cfg
     addr = ab.vreg(name="k_ra_buf")
     body.add(Instr("v_add_u32", (addr, base, kt.read_addr)), ("addr", "lr_k_addr"))
@@ -218,11 +224,14 @@ def read_operands(ab, body, kt: KTile, base: VReg, dst: list[VReg] | None = None
     for a_ in range(cfg.in_type.nbytes(cfg.head_dim) // 32):
         r = dst[a_] if dst else ab.k.vreg("v", 4, align=4, name=f"kf{a_}")
         key = 32 * a_
-        low, off = key & 0x60, key & ~0x7F
+        low, off = (key & 0x60, key & ~0x7F) if offsets else (key, 0)
         a = xored.get(low)
         if a is None:
-            a = xored[low] = ab.vreg(name="k_ra_st")
-            body.add(Instr("v_xor_b32", (a, Imm(low), addr)), ("addr", "lr_k_addr"))
+            a = ab.vreg(name="k_ra_st")
+            if offsets:
+                xored[low] = a
+            body.add(Instr("v_xor_b32", (a, Imm(low) if low <= 64 else ab.const(low), addr)),
+                     ("addr", "lr_k_addr"))
         body.add(Instr("ds_read_b128", (r, a), (("offset", off),) if off else ()), ("lr_k",),
                  lds_read="K_r")
         out.append(r)

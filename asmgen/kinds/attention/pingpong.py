@@ -174,7 +174,7 @@ def build_loop(ab, st_, qf, kt, vt, srd, trips, kb, rem, bperm, swave) -> None:
             vtile.store_rows(ab, body, vt, staging, base=vbufs[1])
             vtile.load_rows(ab, body, vt, srd["V"], staging)
         advance(body, "V")
-        ktile.read_operands(ab, body, kt, kbufs[1], dst=fk)
+        ktile.read_operands(ab, body, kt, kbufs[1], dst=fk, offsets=True)
         if vdma:
             vtr.read_operands(ab, body, vtr_, vbufs[0], fv)
         else:

@@ -11,9 +11,9 @@ see ``asmgen.kinds.attention.template``):
   alpha = 2^(fma(m, c, -c mu)) (the ping-pong loop: 2^((m - mu) c), exactly 1 when m = mu,
           ``TailOptions``); p_r = 2^(fma(S_r, c, -c mu)): one v_pk_fma_f32 per two scores
           and exactly one v_exp_f32 per score; l = l * alpha + sum_r p_r, kept as two partial
-          sums per lane (one v_pk_fma_f32 and seven v_pk_add_f32); -c mu and alpha share
-          one register pair, each broadcast to both halves of the packed ops by op_sel /
-          op_sel_hi (``both_from``: no copies)
+          sums per lane (one v_pk_fma_f32 and seven v_pk_add_f32); -c mu and alpha each
+          sit in a register pair beside another value of the block, broadcast to both halves
+          of the packed ops by op_sel / op_sel_hi (``both_from``: no copies)
   O^T  *= alpha (v_pk_mul_f32, 2 per op); P^T operand of k-step s = pack(p_4s .. p_4s+3) in
           f16/bf16 (round to nearest even; gfx950 v_cvt_pk_*_f32, gfx942 has no packed RNE
           conversion to bf16 or f16: v_cvt_pkrtz_f16_f32 truncates)
@@ -52,8 +52,9 @@ def f32_bits(x: float) -> int:
     return struct.unpack("<I", struct.pack("<f", x))[0]
 
 
-# the per-block pair {-c mu, alpha} (``_softmax_tail``): dword NMU feeds the exponents, dword
-# ALPHA the running sum and the O rescale, each in both halves of a packed op (``both_from``)
+# the per-block pairs of ``_softmax_tail``: dword NMU of {-c mu, m_new} feeds the exponents,
+# dword ALPHA of {d, alpha} the running sum and the O rescale, each in both halves of a packed
+# op (``both_from``)
 NMU, ALPHA = 0, 1
 
 
@@ -206,19 +207,22 @@ def _softmax_tail(ab, body, st: SoftmaxState, xs: VReg, bperm: VReg, guard: bool
         else:
             body.add(Instr("v_max_f32", (t, *lvl[:2])), ("softmax", "rowmax"))
         lvl = lvl[3:] + [t]
+    # two pairs, every dword written: {nmu, m_new} (the exponents read dword NMU) and
+    # {d, alpha} (the running sum and the O rescale read dword ALPHA; d = alpha's exponent),
+    # each broadcast to both halves of the packed ops (``both_from``): no copies, and the
+    # exponents do not wait for alpha's v_exp_f32
+    nmu2 = ab.k.vreg("v", 2, align=2, name="m_neg_new")
+    alpha2 = ab.k.vreg("v", 2, align=2, name="alpha_pair")
     mn = combine_halves(ab, body, lvl[0], "v_max_f32", bperm, ("softmax", "rowmax"),
-                        consume=True)
+                        consume=True, out=nmu2.sub(1 - NMU))
     mu = mn
     if guard:   # mu = m_new, or 0 while m_new = -inf (avoids -inf - -inf)
         mu = vr(name="m_use")
         body.add(Instr("v_cmp_neq_f32", (vcc, st.ninf, mn)), TAGS)
         body.add(Instr("v_cndmask_b32", (mu, Imm(0), mn, vcc)), TAGS)
-    # nmu = -c mu; alpha = 2^(c m - c mu) = 2^(fma(m, c, nmu)) (0 while m = -inf): one pair
-    # {nmu, alpha} (dwords NMU, ALPHA), each read in both halves of the packed ops (``both_from``)
-    nmu2 = ab.k.vreg("v", 2, align=2, name="m_neg_alpha")
+    # nmu = -c mu; alpha = 2^(c m - c mu) = 2^(fma(m, c, nmu)) (0 while m = -inf)
     body.add(Instr("v_mul_f32", (nmu2.sub(NMU), st.negc, mu)), TAGS)
-    d = vr(name="m_d")
-    alpha2 = nmu2
+    d = alpha2.sub(1 - ALPHA)
     alpha = alpha2.sub(ALPHA)
     if opts.exact_alpha:    # (m - mu) c: 0, so alpha = 2^0 = 1 exactly, when m = mu
         body.add(Instr("v_sub_f32", (d, st.m, mu)), TAGS)
@@ -356,14 +360,15 @@ def _scale_p(body, ps: VReg, f, guard: bool) -> None:
                  ("softmax", "vscale"))
 
 
-def combine_halves(ab, block, x: VReg, op: str, bperm: VReg, tags, consume: bool = False) -> VReg:
+def combine_halves(ab, block, x: VReg, op: str, bperm: VReg, tags, consume: bool = False,
+                   out: VReg | None = None) -> VReg:
     """op(x, x of lane l ^ 32) in every lane: the two lanes holding one query's keys.
     gfx950: ``v_permlane32_swap_b32`` on two copies (VALU only; it swaps lanes 32..63 of the
     first with lanes 0..31 of the second); gfx942: ``ds_bpermute_b32`` from byte address
     4 (l ^ 32) (LDS hardware, no LDS memory). DPP row ops and ds_swizzle stay within 32 lanes.
     ``consume``: ``x`` is a temporary read nowhere else, so the swap may overwrite it (one
-    copy instead of two)."""
-    out = ab.vreg(name="xl_out")
+    copy instead of two). ``out``: the register to write (else a new one)."""
+    out = out or ab.vreg(name="xl_out")
     if ab.cfg.target.has("v_permlane32_swap_b32"):
         a, b = x if consume else ab.vreg(name="xl_a"), ab.vreg(name="xl_b")
         if not consume:
