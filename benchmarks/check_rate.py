@@ -6,17 +6,29 @@ up-front estimate is: per kernel the estimated wave-instructions beside the emul
 
 ``EMU_INSTR_PER_SECOND`` in check_size is the wall rate this prints under the machine's usual
 load (it moves with the load: the CPU rate is the stable one). Each kernel is launched once to
-decode its code object first, so the timed run is the emulation alone.
+decode its code object first, so the timed run is the emulation alone. CPU seconds include the
+worker processes of a sharded launch (isa.emu.shards: the last row, 256 workgroups, runs as 2
+shards by default; ``shards`` says how many ran, ``wall/s`` is then the rate ``check`` sees and
+``cpu/s`` the rate per core).
+
+    PYTHONPATH=. python benchmarks/check_rate.py [--skip-sharded]
 """
 from __future__ import annotations
 
 import dataclasses
+import resource
 import sys
 import time
 from pathlib import Path
 
 # benchmarks/schedules.py would shadow the ``schedules`` package the recipes live in
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its ended children (a sharded launch's workers)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def main() -> None:
@@ -33,9 +45,12 @@ def main() -> None:
                                                           seqlen_q=64, seqlen_k=256,
                                                           head_dim=64), {}),
     ]
+    if "--skip-sharded" not in sys.argv:
+        rows.append(("gemm README kernel at 2048x2048x512 (256 workgroups, sharded)",
+                     rows[0][1], {"M": 2048, "N": 2048, "K": 512}))
     print(f"# assumed rate EMU_INSTR_PER_SECOND = {cs.EMU_INSTR_PER_SECOND:.0f} wave-instr/s (wall)")
     print(f"{'kernel':62s} {'estimate':>9s} {'actual':>9s} {'act/est':>7s} {'wall s':>7s} "
-          f"{'cpu s':>6s} {'wall/s':>8s} {'cpu/s':>8s}")
+          f"{'cpu s':>6s} {'wall/s':>8s} {'cpu/s':>8s} {'shards':>6s}")
     for name, kern, sizes in rows:
         kind = registry.of_contract(kern.meta)
         counts = cs.static_counts(kern.hsaco, kern.meta["kernel"], kern.meta["arch"])
@@ -44,12 +59,16 @@ def main() -> None:
         inputs = kind.random_inputs(cfg, 0)
         run = load(kern)
         run(**inputs, **sizes)                       # decode once
-        w0, c0 = time.perf_counter(), time.process_time()
+        w0, c0 = time.perf_counter(), _cpu()
         run(**inputs, **sizes)
-        wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-        steps = run.last_emulator.steps
+        wall, cpu = time.perf_counter() - w0, _cpu() - c0
+        emu = run.last_emulator
+        steps = emu.steps
+        shards = 1 if not emu.sharded_launches else cs.launch_shards(
+            est.workgroups, -(-kern.meta["block"][0] * kern.meta["block"][1] * kern.meta["block"][2] // 64),
+            int(kern.meta.get("lds_bytes", 0) or 0))
         print(f"{name:62s} {est.instructions:9d} {steps:9d} {steps / est.instructions:7.2f} "
-              f"{wall:7.2f} {cpu:6.2f} {steps / wall:8.0f} {steps / cpu:8.0f}", flush=True)
+              f"{wall:7.2f} {cpu:6.2f} {steps / wall:8.0f} {steps / cpu:8.0f} {shards:6d}", flush=True)
 
 
 if __name__ == "__main__":

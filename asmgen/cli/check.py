@@ -51,6 +51,13 @@ def register(sub, wanted: str | None = None) -> None:
                    help="emulation time the contract's sizes may take before check picks "
                         "smaller ones (default 30; the estimate is explained in "
                         "asmgen.runtime.check_size)")
+    c.add_argument("--processes", type=int, default=None, metavar="N",
+                   help="worker processes the emulator runs a big launch's shards on (default: "
+                        "the usable CPUs; isa.emu.shards: the result does not depend on it)")
+    c.add_argument("--shards", type=int, default=None, metavar="N",
+                   help="split the launch's workgroups into N shards run side by side and merged "
+                        "exactly (default: 2 for a launch of at least 4 pools of workgroups, "
+                        "else 1; the seed and N fix the run)")
     bar = c.add_mutually_exclusive_group()
     bar.add_argument("--progress", action="store_true", default=None,
                      help="draw the progress bar on stderr even when it is not a terminal")
@@ -101,10 +108,16 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"asmgen check: error: --budget {args.budget} must be a positive number of seconds",
               file=sys.stderr)
         return EXIT_BAD_INPUT
+    for opt in ("processes", "shards"):
+        v = getattr(args, opt)
+        if v is not None and v < 1:
+            print(f"asmgen check: error: --{opt} {v} must be at least 1", file=sys.stderr)
+            return EXIT_BAD_INPUT
     bar = None
     try:
         run = load(path, backend=args.backend, seed=args.seed, allow_hazards=args.allow_hazard)
         if getattr(run, "backend", "emu") == "emu":
+            run.shards, run.processes = args.shards, args.processes
             sizes, bar = _plan_emulation(kind, meta, hsaco, sizes, args)
             run.progress = bar
         try:

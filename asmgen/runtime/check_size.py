@@ -80,6 +80,13 @@ class SizeChoice:
     kept: dict = field(default_factory=dict)   # size -> why it could not shrink
 
 
+def launch_shards(workgroups: int, waves: int, lds_bytes: int) -> int:
+    """Shards the emulator splits such a launch into by default (isa.emu.shards)."""
+    from isa.emu.launch import auto_shards
+    from isa.emu.pool import capacity
+    return auto_shards(workgroups, capacity(workgroups, waves, lds_bytes))
+
+
 def static_counts(hsaco: bytes, kernel: str, arch: str) -> tuple[int, int]:
     """(S_rest, S_loop) of the kernel's code (see the module doc); S_loop 0 without a loop."""
     from isa.codeobj import CodeObject
