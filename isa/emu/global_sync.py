@@ -69,20 +69,50 @@ class GlobalSync:
         self.on_sync = None
 
     def track_reads(self) -> None:
-        """Record every byte a global read of this launch touches (``note_read``): a shard of a
-        launch (isa.emu.shards) reports what it read, so the merge can tell whether it observed
-        bytes another shard wrote."""
+        """Record every byte a global read of this launch touches (``note_read``; every global
+        read path calls ``check_read`` or ``read``): a shard of a launch (isa.emu.shards) reports
+        what it read, so the merge can tell whether it observed bytes another shard wrote. The
+        offsets are logged and scattered into the masks in batches (``read_mask``)."""
         self.reads = {}
+        self._read_log: dict = {}
+        self._logged = 0
+
+    @property
+    def checks_reads(self) -> bool:
+        """Whether plain reads must call ``check_read``: bytes were written in this launch, or
+        reads are recorded."""
+        return bool(self.plain) or self.reads is not None
 
     def note_read(self, loc, nbytes: int) -> None:
-        rng = _RANGES[nbytes] if nbytes < len(_RANGES) else np.arange(nbytes)
         for buf, off in ([loc] if isinstance(loc, tuple) else [(b, o) for b, o, _ in loc]):
             if len(off):
                 k = self._k(buf)
-                mask = self.reads.get(k)
-                if mask is None:
-                    mask = self.reads[k] = np.zeros(buf.size, bool)
-                mask[(off[:, None] + rng).ravel()] = True
+                log = self._read_log.get(k)
+                if log is None:
+                    log = self._read_log[k] = []
+                log.append((np.array(off, np.int64), nbytes))
+                self._logged += 1
+        if self._logged >= 4096:
+            self._flush_reads()
+
+    def _flush_reads(self) -> None:
+        for k, log in self._read_log.items():
+            mask = self.reads.get(k)
+            if mask is None:
+                mask = self.reads[k] = np.zeros(self.mem.bufs[k].size, bool)
+            by_size: dict = {}
+            for off, n in log:
+                by_size.setdefault(n, []).append(off)
+            for n, offs in by_size.items():
+                rng = _RANGES[n] if n < len(_RANGES) else np.arange(n)
+                mask[(np.concatenate(offs)[:, None] + rng).ravel()] = True
+        self._read_log = {}
+        self._logged = 0
+
+    def read_mask(self, k: int):
+        """bool per byte of allocation ``k`` read in this launch (``track_reads``), or None."""
+        self._flush_reads()
+        return self.reads.get(k)
 
     def written(self, k: int):
         """bool per byte of allocation ``k`` written in this launch (plain or atomic), or None."""
@@ -328,7 +358,9 @@ def check_read(m, w, loc, nbytes: int) -> None:
         return
     if sync.reads is not None:
         sync.note_read(loc, nbytes)
-    if not sync.plain:
+        if not sync.plain:
+            return
+    elif not sync.plain:
         return
     ins = m.entries[w.pc].instr
     if ins.has("sc1") or ins.has("glc"):

@@ -152,7 +152,7 @@ def group_load(ins, fn, sh, vdst, regs, signed: bool):
                 f[sel, d:d + ndw] = 0
             return _issue(m, members, regs, zero, ins)
         sync = sync_of(m)
-        if sync is not None and sync.plain:
+        if sync is not None and sync.checks_reads:
             for k, w in enumerate(members):
                 check_read(w.mach, w, _member_loc(buf8, off, keep, k), nbytes)
         gone = None if keep is None else ~keep
@@ -222,7 +222,7 @@ def group_load_lds(ins, fn, sh, lds_stride: int):
             return _per_wave(fn, members)
         buf8, off, buf, idx, keep = loc
         sync = sync_of(m)
-        plain = buf8 is not None and sync is not None and sync.plain
+        plain = buf8 is not None and sync is not None and sync.checks_reads
         rec = Record(m, VM, None, 1 + int(m._rnd() * m.latency[VM]))
         pc = members[0].pc
         dws = []

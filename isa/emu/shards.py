@@ -251,7 +251,7 @@ def _run_shard(emu, make, piece: range, cap: int, n_waves: int, seed: int, index
         mask = changed if wrote is None else wrote | changed
         if mask.any():
             res.writes[k] = (np.packbits(mask), buf[mask])
-        read = sync.reads.get(k)
+        read = sync.read_mask(k)
         if read is not None:
             res.reads[k] = np.packbits(read)
     return res

@@ -148,3 +148,43 @@ def test_an_error_inside_a_shard_is_its_verdict(hsaco):
                    kernargs=struct.pack("<QQ", emu.alloc(x), emu.alloc(out)))
     assert emu.sharded_launches == 1 and emu.shard_fallbacks == 0
     assert info.value.workgroup is not None and info.value.pc is not None
+
+
+def test_every_read_of_a_gemm_is_recorded(monkeypatch):
+    """The merge is only as good as the read records: every global read path (here the README
+    GEMM's group buffer loads of A, B and, with beta != 0, C; its scalar kernarg loads) calls
+    check_read, so a launch with reads tracked has read exactly the bytes of A, B and C the
+    problem uses (their rows are 4096 elements, the contract's leading dimension)."""
+    import dataclasses
+
+    from asmgen import api
+    from asmgen.kinds.gemm.reference import compare, gemm_random_inputs
+    from isa.emu.memory import GlobalMemory
+    kern = api.gemm(4096, 4096, 4096, dtype="bf16", layout="NT", schedule="pgr2",
+                    tile=(128, 128, 32), waves=(2, 2), prefetch=2)
+    cfg = dataclasses.replace(kern.config, m=256, n=256, k=128)
+    inp = dict(gemm_random_inputs(cfg, 0), beta=0.5)
+    seen = []
+    begin = GlobalMemory.begin_launch
+
+    def tracking(self, races=True):
+        begin(self, races)
+        self.sync.track_reads()
+        seen.append(self)
+    monkeypatch.setattr(GlobalMemory, "begin_launch", tracking)
+    run = api.load(kern, backend="emu", seed=0)
+    out = run(**inp, M=256, N=256, K=128)
+    assert compare(cfg, out, inp["A"], inp["B"], inp["C"], inp["alpha"], inp["beta"])[0]
+    mem = seen[-1]
+    names = {n: k for k, n in enumerate(mem.names)}
+    for name in ("A", "B", "C", "kernargs"):
+        mask = mem.sync.read_mask(names[name])
+        assert mask is not None, name
+        if name != "kernargs":
+            rows, ld = inp[name].shape
+            used = np.zeros((rows, 2 * ld), bool)
+            used[:, :2 * (128 if name in "AB" else 256)] = True
+            assert (mask == used.ravel()).all(), (name, int(mask.sum()), int(used.sum()))
+    c_used = np.zeros((256, 2 * 4096), bool)
+    c_used[:, :512] = True
+    assert (mem.sync.written(names["C"]) == c_used.ravel()).all()
