@@ -185,11 +185,13 @@ class Pool:
         split = self.split
         runnable: list = []
         n_run = 0
+        lock = False        # every runnable wave at one pc: the last step moved them all as one
         while True:
             if self._dirty:
                 self._dirty = False
                 runnable = self.runnable = self._refresh()
                 self._all_group = None
+                lock = False
                 n_run = len(runnable)
                 if not n_run:
                     break
@@ -204,12 +206,14 @@ class Pool:
                               "missing s_endpgm?", w, pc=pc)
             e = entries[pc]
             if n_run > 1:
-                members = [o for o in runnable if o.pc == pc]
+                # the waves at the picked wave's pc (all of them, without a scan, in lockstep)
+                members = runnable if lock else [o for o in runnable if o.pc == pc]
                 if len(members) > 1 and rnd() >= split:
                     if len(members) == n_run:
                         members = runnable      # every runnable wave: its WaveGroup is kept
-                    self._group_step(members, e, over[pc], check_hz, trace)
+                    lock = self._group_step(members, e, over[pc], check_hz, trace)
                     continue
+                lock = False
             self._step_one(m, w, e, over[pc], check_hz, trace)
             if m.steps > limit:
                 m._limit_error(w, pc)
@@ -232,8 +236,10 @@ class Pool:
             w.pc = pc + 1
         m.steps += 1
 
-    def _group_step(self, members: list, e, over: bool, check_hz: bool, trace) -> None:
+    def _group_step(self, members: list, e, over: bool, check_hz: bool, trace) -> bool:
         """Every wave of ``members`` (all at ``e``'s pc) runs ``e`` in this one scheduling step.
+        True when the members were every runnable wave and all went on to the next pc together
+        (the next step's members are then all runnable waves again, ``_run`` needs no scan).
 
         With a group binding (isa.emu.group) the per-wave checks run for each member, in member
         order, as if they stepped one after the other, and the instruction runs once for all of
@@ -288,7 +294,7 @@ class Pool:
                 m.steps += 1
                 if m.steps > limit:
                     m._limit_error(w, pc)
-            return
+            return False
         if trace is not None:
             k = int(self.rng.random() * len(members))
             members = members[k:] + members[:k]
@@ -330,6 +336,7 @@ class Pool:
         self.group_steps += 1
         if last is not m0:
             self.mixed_steps += 1
+        return not moved and members is self.runnable and not self._dirty
 
     def _wave_group(self, members: list) -> WaveGroup:
         """The WaveGroup of ``members``; the one of all runnable waves (the lockstep case) is made
