@@ -186,3 +186,27 @@ def test_mixed_b_dtype_is_drawn_and_decoded_as_b():
     ref = gemm_reference(cfg, inp["A"], inp["B"], inp["C"])
     want = inp["A"].astype(np.float64) @ inp["B"].astype(np.float64).T   # NT: B is NxK
     assert np.allclose(ref, want.astype(np.float32), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("out", ["f16", "bf16"])
+def test_compare_expects_the_infinity_an_ieee_output_rounds_to(out):
+    """An i8 GEMM whose f32 accumulator lies beyond the f16/bf16 range: the kernel's converts
+    (v_cvt_f16_f32, RNE, MODE.FP16_OVFL clear) write +-inf, which ``compare`` accepts with the
+    reference's sign (fuzz gemm --seed 1 found an i8 -> f16 GEMM failing on exactly this); a
+    finite value there, or an infinity where the reference is in range, still fails."""
+    cfg = _cfg("i8", out=out, m=2, n=2, k=4)
+    big = 127 if out == "f16" else 0
+    A = np.full((2, 4), big or 1, np.int8)
+    B = np.full((2, 4), big or 1, np.int8)
+    C = np.zeros((2, 2), np.float32)
+    alpha = 2.0 if out == "f16" else 1e38        # f16: 2 * 4 * 127^2 = 129032 > 65520
+    ref = gemm_reference(cfg, A, B, C, alpha, 0.0).astype(np.float64)
+    assert np.isinf(ref).all()                   # NumPy's cast rounds the same way
+    got = np.full((2, 2), np.inf)
+    assert compare(cfg, got, A, B, C, alpha, 0.0)[0]
+    ok, msg = compare(cfg, -got, A, B, C, alpha, 0.0)
+    assert not ok and "expected" in msg          # wrong sign
+    finite = np.full((2, 2), float(np.finfo(np.float16).max) if out == "f16" else 3.3e38)
+    assert not compare(cfg, finite, A, B, C, alpha, 0.0)[0]
+    small = alpha / 4                            # in range: an infinity is wrong
+    assert not compare(cfg, got, A, B, C, small / (4 * (big or 1) ** 2), 0.0)[0]
