@@ -418,28 +418,36 @@ def _accumulate(s, eo, c, cbits, two: bool, out=None, route=None) -> np.ndarray:
     if out is None:
         out = np.empty(s.shape, np.float32)
     sh = s.shape
-    # C's top 9 bits (sign, biased exponent): the index into the 512-entry tables
-    top = np.right_shift(cbits, _U23, out=buf("acc.top", sh, np.intp))
     if route is not None and route[0]:
         # the last call of this MFMA went to the full formula: go straight there for a while
         # (accumulators far above the products, as late in a long K loop); speed only
         route[0] -= 1
-        return _accumulate_full(s, eo, c, top, two, out)
-    # e_c - E + 1 = (bc - 127) - (eo - 256) + 1, bc C's biased exponent (zero/subnormal: 1)
-    d = np.take(_BC130, top, out=buf("acc.d", sh, np.int32), mode="clip")
-    np.subtract(d, eo, out=d)
-    bad = np.flatnonzero(np.greater(d.view(np.uint32), _U8, out=buf("acc.bad", sh, np.bool_)))
+        return _accumulate_full(s, eo, c, _top(cbits, buf), two, out)
+    # e_c - E + 1 = (bc - 127) - (eo - 256) + 1 with bc C's biased exponent, in int32. A
+    # zero/subnormal C (bc = 0, e_c = -126) reads as e_c = -127 here, one too low: so only
+    # offsets 0..7 are taken as inside (the true offset is then 0..8)
+    d = np.right_shift(cbits, _U23, out=buf("acc.d", sh, np.uint32))
+    d &= 0xFF
+    di = d.view(np.int32)
+    np.subtract(di, eo, out=di)
+    di += 130
+    bad = np.flatnonzero(np.greater(d, _U7, out=buf("acc.bad", sh, np.bool_)))
     if bad.size * _DENSE_AT > d.size:
         if route is not None:
             route[0] = _FULL_RUN
-        return _accumulate_full(s, eo, c, top, two, out)
+        return _accumulate_full(s, eo, c, _top(cbits, buf), two, out)
     np.add(s, c, out=out, casting="same_kind")     # the float64 sum, rounded once to f32
     if bad.size:
         sf, ef, cf = s.reshape(-1), eo.reshape(-1), cbits.reshape(-1)   # copies only if strided
         cb = cf.take(bad)
         out.reshape(-1)[bad] = _accumulate_full(sf.take(bad), ef.take(bad), cb.view(np.float32),
-                                                top.reshape(-1).take(bad), two, None, _fresh)
+                                                _top(cb, _fresh), two, None, _fresh)
     return out
+
+
+def _top(cbits, buf):
+    """C's top 9 bits (sign, biased exponent) as intp: the index of the 512-entry tables."""
+    return np.right_shift(cbits, _U23, out=buf("acc.top", cbits.shape, np.intp))
 
 
 def _accumulate_full(s, eo, c, top, two: bool, out=None, buf=buf) -> np.ndarray:
@@ -495,7 +503,7 @@ def _fresh(role, shape, dtype):
     return np.empty(shape, dtype)
 
 
-_U8 = np.uint32(8)
+_U7 = np.uint32(7)
 _U23 = np.uint32(23)
 _FULL_RUN = 8
 _ROUTE: dict = {}           # id(plan) -> [calls left that go straight to _accumulate_full]
