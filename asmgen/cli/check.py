@@ -138,12 +138,25 @@ def cmd_check(args: argparse.Namespace) -> int:
     except EmulatorError as exc:   # the kernel misbehaved (race, unwaited load, hazard, ...)
         print(f"FAILED {meta.get('kernel')} seed={args.seed}: emulator: {exc}")
         return EXIT_MISMATCH
+    _report_shards(getattr(run, "last_emulator", None))
     for (rule, how), n in sorted(getattr(run, "allowed_hazards", {}).items()):
         print(f"allowed hazard {rule} ({how}): {n} violation(s) let through by --allow-hazard")
     if args.no_reference:      # an asmgen contract always has its kind's NumPy reference
         msg += " (--no-reference ignored: asmgen contracts are compared with their reference)"
     print(f"{'OK' if ok else 'MISMATCH'} {meta.get('kernel')} seed={args.seed}: {msg}")
     return EXIT_OK if ok else EXIT_MISMATCH
+
+
+def _report_shards(emu) -> None:
+    """Say how the emulator split the launch (isa.emu.shards), when it did."""
+    if emu is None:
+        return
+    n, procs = getattr(emu, "last_split", (1, 1))
+    if getattr(emu, "sharded_launches", 0):
+        print(f"emulated as {n} shards of workgroups on {procs} process(es), merged exactly "
+              f"(isa.emu.shards)")
+    elif getattr(emu, "shard_fallbacks", 0):
+        print(f"emulated as one pool: the {n} shards interacted ({emu.shard_fallback_reason})")
 
 
 def _plan_emulation(kind, meta: dict, hsaco: bytes, sizes: dict, args):

@@ -40,12 +40,14 @@ from ..kernarg import as_args
 from .launch import LaunchError, grid_of, resolve_scalars, scalar_value
 
 # wave-instructions per second of isa.emu, wall clock, on this 2-core machine under its usual load.
-# Measured 2026-12-04 with `PYTHONPATH=. python benchmarks/check_rate.py` on a quiet machine (load
-# 1.6): 67k/s (README GEMM at 256^3), 98k/s (f16 GEMM), 33k/s (attention) wall; on 2026-12-03,
-# before that session's emulator speed-ups, the same script gave 16k-23k/s under load 9-13 and a
-# whole `asmgen check` run 6.5k/s. 25k/s is the GEMM figure under the usual load (about a third of
-# the quiet one, as before); the estimate is an order of magnitude, not a promise.
-EMU_INSTR_PER_SECOND = 25_000.0
+# Measured 2026-12-04 22:32 UTC with `PYTHONPATH=. python benchmarks/check_rate.py` under load 6.6
+# (8 engineers): 53k/s wall, 162k/s CPU (README GEMM at 256^3), 95k/277k (f16 GEMM), 22k/66k
+# (attention), 118k/196k (README GEMM at 2048x2048x512: 256 workgroups in 2 shards on 2
+# processes, isa.emu.shards); under load 4 the same GEMM rows gave 220k/s wall. Earlier the
+# same day (before session 8's emulator speed-ups) 67k/s quiet and 25k/s under load. 80k/s is the
+# GEMM figure under the usual load (attention runs about 3x slower per instruction); the estimate
+# is an order of magnitude, not a promise.
+EMU_INSTR_PER_SECOND = 80_000.0
 DEFAULT_BUDGET_S = 30.0
 
 

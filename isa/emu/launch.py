@@ -81,6 +81,7 @@ class Emulator:
         self.sharded_launches = 0       # launches run as several shards and merged
         self.shard_fallbacks = 0        # ... whose shards interacted: run again as one pool
         self.shard_fallback_reason = ""  # why, the last time (isa.emu.shards)
+        self.last_split = (1, 1)        # (shards, processes) of the last sharded launch
         self.peak_workgroups = 0        # most workgroups one launch ran at once
         self.mixed_group_steps = 0      # group steps whose waves came from several workgroups
         self.steps = 0

@@ -95,6 +95,7 @@ def run_sharded(emu, make, n_wg: int, cap: int, n_waves: int, shards: int, proce
     doc). Returns False when the shards interacted: nothing was changed and the caller runs the
     launch as one pool (after restoring the RNG state)."""
     pieces = split(n_wg, shards)
+    emu.last_split = (shards, processes)
     seeds = [emu.rng.getrandbits(64) for _ in pieces]
     mem = emu.mem
     snapshot = [b.copy() for b in mem.bufs]          # what every shard starts from

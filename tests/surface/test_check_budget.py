@@ -70,8 +70,8 @@ def test_estimate_matches_the_emulator_instruction_count():
 def test_readme_gemm_is_reduced_at_the_default_budget(readme_gemm):
     c = _choice(readme_gemm)
     assert c.reduced and c.full.seconds > cs.DEFAULT_BUDGET_S >= c.estimate.seconds
-    assert c.sizes == {"M": 512, "N": 512, "K": 512}, c.sizes
-    assert c.full.workgroups == 32 * 32 and c.estimate.workgroups == 4 * 4
+    assert c.sizes == {"M": 1024, "N": 1024, "K": 1024}, c.sizes     # ~13 s at 80k/s
+    assert c.full.workgroups == 32 * 32 and c.estimate.workgroups == 8 * 8
     full = _choice(readme_gemm, full=True)
     assert not full.reduced and full.sizes == {} and "--full" in full.reason
 
@@ -124,11 +124,11 @@ def test_readme_gemm_checked_reduced_says_which_sizes(tmp_path, capsys):
     assert main(README_GEMM + ["-o", str(tmp_path), "--no-cache"]) == 0
     c = next(tmp_path.glob("*.json"))
     capsys.readouterr()
-    assert main(["check", str(c), "--budget", "5", "--progress"]) == 0
+    assert main(["check", str(c), "--budget", "1", "--progress"]) == 0
     cap = capsys.readouterr()
     assert ("checking at runtime sizes M=256, N=256, K=256 instead of the contract's M=4096, "
             "N=4096, K=4096: the contract's sizes would take 1024 workgroups") in cap.out
-    assert "over the 5 s budget" in cap.out and "--full checks" in cap.out
+    assert "over the 1 s budget" in cap.out and "--full checks" in cap.out
     assert cap.out.splitlines()[-1].startswith("OK gemm_NT_bf16")
     assert "emulating [" not in cap.out                  # the bar never goes to stdout
 
@@ -140,6 +140,22 @@ def test_budget_must_be_positive(tmp_path, capsys):
     capsys.readouterr()
     assert main(["check", str(c), "--budget", "0"]) == 2
     assert "--budget 0.0 must be a positive number of seconds" in capsys.readouterr().err
+
+
+def test_check_splits_a_launch_into_shards(tmp_path, capsys):
+    """``--shards 2 --processes 1``: the README kernel at 512x512x128 (16 workgroups) runs as two
+    shards merged exactly and matches NumPy; 0 is refused with exit 2."""
+    assert main(README_GEMM + ["-o", str(tmp_path), "--no-cache"]) == 0
+    c = next(tmp_path.glob("*.json"))
+    capsys.readouterr()
+    for opt in ("--shards", "--processes"):
+        assert main(["check", str(c), "--m", "512", "--n", "512", "--k", "128", opt, "0"]) == 2
+        assert f"{opt} 0 must be at least 1" in capsys.readouterr().err
+    assert main(["check", str(c), "--m", "512", "--n", "512", "--k", "128", "--shards", "2",
+                 "--processes", "1", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "emulated as 2 shards of workgroups on 1 process(es), merged exactly" in out
+    assert out.splitlines()[-1].startswith("OK gemm_NT_bf16")
 
 
 @pytest.mark.slow
