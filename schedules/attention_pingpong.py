@@ -14,6 +14,8 @@ Requires (and defaults to) ``waves=8`` (and ``kv_buffers=3``).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from asmgen.kinds.attention.tags import AttnTag as A
 from asmgen.sched.groups import SchedGroup
 
@@ -23,8 +25,23 @@ from .common import CommonTag, check_int
 from .pingpong import OPEN, PhaseRecipe
 
 _RANKS = ((A.ROWMAX, 6), (A.XLANE, 6), (A.GR_K, 5), (A.GR_K_ADDR, 5), (A.GR_V, 5),
-          (A.LW_V, 3), (A.LW_V_ADDR, 3), (A.PACK_V, 3), (A.LR_K, 3), (A.LR_K_ADDR, 7),
+          (A.LW_V, 3), (A.LW_V_ADDR, 3), (A.PACK_V, 3), (A.LR_K, 3), (A.LR_K_ADDR, 6),
           (A.LR_V, 3), (A.LR_V_ADDR, 7), (A.KV_ADV, 1), (A.KV_ROT, 1))
+XLANE_RANK = 5   # the cross-lane op itself (it carries the row-max tag too), ``PingpongPhase``
+
+
+@dataclass(frozen=True)
+class PingpongPhase(PhaseRecipe):
+    """``PhaseRecipe`` whose cross-lane node (``XLANE``: v_permlane32_swap / ds_bpermute) ranks
+    ``XLANE_RANK``, below the row max it belongs to and the K read addresses (6, less 0.5 for an
+    address): those issue between the row max's last VALU write and the swap that reads it,
+    the two wait states gfx950 needs there (``isa.hazards`` valu_vgpr_permlane_swap), where an
+    s_nop would stand; the V read addresses (7) fill the MFMA -> VALU wait states before the
+    row max."""
+
+    def priority(self, node) -> tuple:
+        rank, order = super().priority(node)
+        return (XLANE_RANK if A.XLANE in node.tags else rank, order)
 
 
 # the softmax / memory phase's non-VALU work (SALU, LDS, VMEM): issued in the shadow of a
@@ -61,7 +78,7 @@ def attn_pingpong(mfma_phase: bool = True, seed: int | None = None) -> AttnRecip
         raise ConfigError(f"attn_pingpong mfma_phase={mfma_phase!r} is not a bool")
     if seed is not None:
         check_int("seed", seed, 0, 2**31 - 1)
-    loop = PhaseRecipe(ranks=_RANKS, groups=phase_groups() + exp_shadow_groups()
+    loop = PingpongPhase(ranks=_RANKS, groups=phase_groups() + exp_shadow_groups()
                        if mfma_phase else (), seed=seed)
     params = ({} if mfma_phase else {"mfma_phase": False}) | ({} if seed is None else {"seed": seed})
     shape = {"waves": 8, "kv_buffers": 3}
