@@ -242,6 +242,44 @@ class GlobalSync:
                 raise m.error(GlobalRaceError, what + " of the same launch with no release -> acquire "
                               "between them (workgroups are unordered; isa.emu.global_sync)", w)
 
+    def write_plain_group(self, entries: list, ins, nbytes: int) -> bool:
+        """``write`` of each of one group step's members in order, in one NumPy scatter, when
+        that is what the member-by-member calls would record (isa.emu.mem_buffer_group): plain
+        writes (not atomic, not synchronising) ``entries`` [(machine, wave, (buffer, byte
+        offsets))] into one allocation without atomic records, no acquire waiting to fold in,
+        no byte of them written before in this launch (so ``write`` would check nothing) and
+        none written by two of them; the k-th member's op is issued as seq ``clock.seq + 1 + k``
+        (each right after its claim). Returns False, having recorded nothing, otherwise: the
+        caller then claims member by member."""
+        atomic, coherent, publish = _kind(ins.op, ins.mods)
+        if atomic or publish or self.pending or not entries:
+            return False
+        buf = entries[0][2][0]
+        if any(loc[0] is not buf for _, _, loc in entries):
+            return False
+        k = self._k(buf)
+        if self.atom.get(k) is not None:
+            return False
+        rng = _RANGES[nbytes] if nbytes < len(_RANGES) else np.arange(nbytes)
+        seq0 = entries[0][0].clock.seq + 1
+        idx = np.concatenate([(loc[1][:, None] + rng).ravel() for _, _, loc in entries])
+        per = [len(loc[1]) * nbytes for _, _, loc in entries]
+        tids = np.repeat(np.array([m.wg_index * SLOTS + w.wave_id + 1 for m, w, _ in entries],
+                                  np.int32), per)
+        rec = self.plain.get(k)
+        if rec is None:
+            rec = self.plain[k] = (np.zeros(buf.size, np.int32), np.zeros(buf.size, np.int64),
+                                   np.zeros(buf.size, bool))
+        elif np.count_nonzero(rec[0][idx]):
+            return False
+        rec[0][idx] = tids
+        if np.count_nonzero(rec[0][idx] != tids):     # two members wrote one byte
+            rec[0][idx] = 0
+            return False
+        rec[1][idx] = np.repeat(np.arange(seq0, seq0 + len(entries), dtype=np.int64), per)
+        rec[2][idx] = coherent
+        return True
+
     def plain_read(self, m, w, loc, nbytes: int) -> None:
         """A plain (not synchronising) global read by ``w`` at issue: reading a byte another
         workgroup wrote with a plain store needs that store ordered before it, as a write would.

@@ -123,6 +123,11 @@ def _issue(m, members, regs, apply, ins, claim=None, nbytes=0) -> None:
     claim (``claim[k]``: its location) right before its own op issues, as per wave."""
     rec = Record(m, VM, apply, 1 + int(m._rnd() * m.latency[VM]))
     pc = members[0].pc
+    if claim is not None:
+        sync = sync_of(m)
+        if sync is None or sync.write_plain_group([(w.mach, w, claim[k]) for k, w in
+                                                    enumerate(members)], ins, nbytes):
+            claim = None        # no race checking, or every member's write recorded at once
     for k, w in enumerate(members):
         if claim is not None:
             w.mach.claim_global_writes(w, claim[k], nbytes)

@@ -5,7 +5,8 @@ and a partly-in-range tail (the per-wave fallback), a V# with num_records 0 (no 
 every step a group step and with every step a single wave; an address outside every allocation
 raises alike; a group record (isa.emu.pending ``issue_group``) landed early by one member's wait
 first lands every member's older VMEM ops; two workgroups in one pool storing the same bytes in
-group steps are a global write race."""
+group steps are a global write race, and a group's write claims are recorded in one scatter
+(isa.emu.global_sync ``write_plain_group``) only when member-by-member claims would check nothing."""
 from __future__ import annotations
 
 import numpy as np
@@ -270,3 +271,63 @@ def test_group_lds_dma_then_ds_read_without_vmcnt_is_found(monkeypatch):
     for split in (1.0, 0.0):
         with pytest.raises(PendingReadError, match="LDS-DMA write has not been waited for"):
             _dma(monkeypatch, split, 0, "gfx942", "dword", text=bad)
+
+
+TILES = """
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  s_waitcnt lgkmcnt(0)
+  v_lshlrev_b32 v1, 2, v0
+  s_mul_i32 s6, s2, {stride}
+  v_add_u32 v1, s6, v1
+  v_add_u32 v2, s2, v0
+  s_mov_b32 s12, s4
+  s_and_b32 s13, s5, 0xffff
+  s_mov_b32 s14, 2048
+  s_mov_b32 s15, 0x20000
+  buffer_store_dword v2, v1, s[12:15], 0 offen
+  s_waitcnt vmcnt(0)
+  s_endpgm"""
+
+
+def _tiles(monkeypatch, stride, cap, split):
+    from hand_kernel import hand_kernel
+
+    from isa.emu import global_sync
+    monkeypatch.setattr(program, "GROUP_BIND_AFTER", 1)
+    monkeypatch.setitem(Machine.__init__.__kwdefaults__, "split", split)
+    seen = []
+    real = global_sync.GlobalSync.write_plain_group
+
+    def spy(self, *a):
+        seen.append(real(self, *a))
+        return seen[-1]
+    monkeypatch.setattr(global_sync.GlobalSync, "write_plain_group", spy)
+    out = np.zeros(512, np.uint32)
+    emu = Emulator(concurrent_workgroups=cap, shuffle_workgroups=False)
+    blob = np.array([emu.alloc(out)], np.uint64).tobytes()
+    emu.launch(hand_kernel(TILES.format(stride=stride), DIRS), "k", grid=(2, 1, 1), block=(256, 1, 1),
+               kernargs=blob)
+    return out, seen
+
+
+@needs_llvm
+@pytest.mark.parametrize("cap, split", [(None, 0.0), (1, 0.0), (None, 1.0)])
+def test_group_store_claims_recorded_at_once(monkeypatch, cap, split):
+    """Each workgroup's waves store their own bytes (workgroup w at 1024 w): the group's write
+    claims are recorded in one scatter (GlobalSync.write_plain_group) and the bytes are NumPy's."""
+    out, seen = _tiles(monkeypatch, 1024, cap, split)
+    tid = np.arange(256)
+    assert np.array_equal(out, np.concatenate([tid, tid + 1]))
+    assert (True in seen) == (split == 0.0)
+
+
+@needs_llvm
+@pytest.mark.parametrize("cap", [None, 1])
+def test_group_store_claims_find_the_race(monkeypatch, cap):
+    """Both workgroups store the same 1024 bytes: a GlobalRaceError whether they are in one
+    group (two members write one byte: member by member) or one after the other (the second
+    group's bytes were written before: member by member, which checks them)."""
+    calls = _spy(monkeypatch)
+    with pytest.raises(GlobalRaceError, match="global write race"):
+        _tiles(monkeypatch, 0, cap, 0.0)
+    assert calls["group"] > 0 and calls["fallback"] == 0      # the stores were group operations
