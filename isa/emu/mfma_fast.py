@@ -297,8 +297,8 @@ def _compute(p: Plan, ca, cb, cc):
         flag = np.greater_equal(flag, p.flag_at, out=buf("mf.flag", out_sh, np.bool_))
     f = np.flatnonzero(flag)
     if f.size * _DENSE_AT > flag.size:
-        sig = (_truncated_sums32(ca, cb, sig, eo) if p.f32_exact else
-               _truncated_sums(p, ca, cb, eo))
+        sig = (_truncated_sums32_chunked(ca, cb, sig, eo) if p.f32_exact
+               else _truncated_sums(p, ca, cb, eo))
     elif f.size:
         np.put(sig, f, _truncated_sums_at(va[0], vb[0], eo, f))
     if p.two_halves:
@@ -370,6 +370,20 @@ def _truncated_sums32(ca, cb, x, eo):
     # back to a value: 2**(E-24) as float64 bits (biased 1023 - 24 + eoc - 256)
     t *= ((eoc.astype(np.int64) + (1023 - 24 - _EO)) << 52).view(np.float64)
     return t
+
+
+def _truncated_sums32_chunked(ca, cb, x, eo):
+    """``_truncated_sums32`` over at most ``_CHUNK_WAVES`` waves at a time (the product arrays of a
+    64-wave group outgrow the caches: 2 MB each for 32x32x8)."""
+    w = ca.shape[0] if ca.ndim == 6 else 0          # [W, blocks, Gc, H, M, G] has a wave axis
+    if w <= _CHUNK_WAVES:
+        return _truncated_sums32(ca, cb, x, eo)
+    return np.concatenate([_truncated_sums32(ca[i:i + _CHUNK_WAVES], cb[i:i + _CHUNK_WAVES],
+                                             x[i:i + _CHUNK_WAVES], eo[i:i + _CHUNK_WAVES])
+                           for i in range(0, w, _CHUNK_WAVES)])
+
+
+_CHUNK_WAVES = 16
 
 
 def _truncated_sums_at(va, vb, eo, f):

@@ -86,11 +86,13 @@ def test_f16_float32_truncation_equals_float64_and_the_model(name):
         s32 = mfma_fast._truncated_sums32(ca, cb, r[0].copy(), eo)
         s64 = mfma_fast._truncated_sums(plan, ca, cb, eo)
         assert np.array_equal(s32 + 0.0, s64 + 0.0), spread        # (the sign of a zero sum is
-        old = mfma_fast._DENSE_AT                                 # dropped in stage 2)
+        old = mfma_fast._DENSE_AT, mfma_fast._CHUNK_WAVES          # dropped in stage 2)
+        want = mfma_model(name, "gfx942", a, b, c)
         try:
-            for dense_at in (1 << 40, 0):          # every call dense (float32) / gathered
-                mfma_fast._DENSE_AT = dense_at
+            # every call dense (float32; all 5 waves at once, or 2 + 2 + 1) / gathered
+            for dense_at, chunk in ((1 << 40, 16), (1 << 40, 2), (0, 16)):
+                mfma_fast._DENSE_AT, mfma_fast._CHUNK_WAVES = dense_at, chunk
                 d = mfma_fast.fdpa(plan, a, b, c)
-                assert d is not None and np.array_equal(d, mfma_model(name, "gfx942", a, b, c))
+                assert d is not None and np.array_equal(d, want), (dense_at, chunk)
         finally:
-            mfma_fast._DENSE_AT = old
+            mfma_fast._DENSE_AT, mfma_fast._CHUNK_WAVES = old
