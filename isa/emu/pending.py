@@ -170,11 +170,14 @@ class Record:
             heapq.heappush(self.mach.clock.heap, (t, self.seq, self))
 
 
-def _land_record(rec: Record) -> None:
+def _land_record(rec: Record, due: bool = False) -> None:
+    """Land the record (``due``: popped from the heap at its time, when every member's older op
+    of its order has landed already: their landing times are at most the record's and their
+    heap keys (time, seq) come first, as the record's parts took consecutive sequence numbers)."""
     if rec.landed:
         return
     rec.landed = True
-    for op in rec.parts:
+    for op in () if due else rec.parts:
         # the member's older ops of the same order first (VMEM: all; lgkm: the LDS ops, SMEM
         # returns out of order); its queue is in issue order, so they have lower sequence numbers
         kind = op.kind
@@ -211,7 +214,10 @@ def land_due(clock: Clock) -> None:
     now = clock.now
     while heap and heap[0][0] <= now:
         op = heapq.heappop(heap)[2]
-        land(op.mach, op)
+        if op.group is op:
+            _land_record(op, True)
+        else:
+            land(op.mach, op)
 
 
 def _cover(m, w, op: AsyncOp) -> None:

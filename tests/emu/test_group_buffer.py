@@ -331,3 +331,21 @@ def test_group_store_claims_find_the_race(monkeypatch, cap):
     with pytest.raises(GlobalRaceError, match="global write race"):
         _tiles(monkeypatch, 0, cap, 0.0)
     assert calls["group"] > 0 and calls["fallback"] == 0      # the stores were group operations
+
+
+def test_group_record_landing_at_its_time_follows_every_members_older_ops():
+    """From the heap a record lands after every member's older op (their times are at most its
+    time and their heap keys come first), so it needs no walk of the members' queues."""
+    m, a, b = _M(), _W(), _W()
+    a.mach = b.mach = m
+    log = []
+    own = pending.AsyncOp(b, pending.VM, (), lambda: log.append("b own"), 0, None)
+    pending.issue(m, b, own, 5)
+    rec = pending.Record(m, pending.VM, lambda: log.append("record"), 1)
+    for w in (a, b):
+        rec.add(w, pending.AsyncOp(w, pending.VM, (), None, 1, None))
+    rec.push()
+    assert rec.land_time == own.land_time
+    m.clock.now = rec.land_time
+    pending.land_due(m.clock)
+    assert log == ["b own", "record"] and not m.clock.heap
