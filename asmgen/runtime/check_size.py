@@ -46,7 +46,9 @@ from .launch import LaunchError, grid_of, resolve_scalars, scalar_value
 # processes, isa.emu.shards); under load 4 the same GEMM rows gave 220k/s wall. Earlier the
 # same day (before session 8's emulator speed-ups) 67k/s quiet and 25k/s under load. 80k/s is the
 # GEMM figure under the usual load (attention runs about 3x slower per instruction); the estimate
-# is an order of magnitude, not a promise.
+# is an order of magnitude, not a promise. Checked against the README's 4096^3 `asmgen check
+# --full` (2026-12-04 22:35, load 6-7.6, 2 shards on 2 processes): estimated ~10 min, ran 11 min 14 s
+# wall, 325 s CPU (310 user + 15 sys: 152k wave-instructions per CPU second).
 EMU_INSTR_PER_SECOND = 80_000.0
 DEFAULT_BUDGET_S = 30.0
 
