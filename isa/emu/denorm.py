@@ -59,6 +59,27 @@ flushes destinations. Which ops:
 Binders outside bind_vop (valu_cmp, the packed/mix binders in valu_float, valu_dot) call
 ``flush_src`` / ``flush_dst`` here; the per-op policy (always / never / mode) lives only in this
 module (``ALWAYS_FLUSH``, ``NEVER_FLUSH_SRC``).
+
+FP16_OVFL (MODE bit 23; kernel descriptor COMPUTE_PGM_RSRC1 bit 26, ``.amdhsa_fp16_overflow``,
+LLVM AMDHSAKernelDescriptor.h COMPUTE_PGM_RSRC1_GFX9_PLUS FP16_OVFL) acts here too, on the same
+result writes. AMD's GCN/CDNA ISA guides' MODE register table: "If set, an overflowed FP16 result
+is clamped to +/- MAX_FP16, regardless of round mode, while still preserving true INF values."
+The guide does not say what a "true INF" is for an op with several sources or for a
+transcendental; AMD's rocjitsu emulator (its CDNA f16 paths compute in f32 and narrow with
+``f32_to_f16_mode(value, fp16_ovfl)``; its measured f16 transcendental pipeline: "FP16_OVFL turns
+an infinite result of a finite source into the signed maximum finite value, including
+divide-by-zero results") is followed: an f16 result that is +-Inf while no float source of the op
+is +-Inf becomes sign | 0x7BFF (+-65504); an Inf reached from an Inf source stays Inf, NaN stays
+NaN. So v_add/v_mul/v_fma_f16 overflow -> +-65504, Inf + 1 -> Inf, v_rcp_f16(0) -> 65504,
+v_cvt_f16_f32(1e6) -> 65504, v_cvt_f16_f32(Inf) -> Inf. Which ops: every f16-result float VALU op
+bound through bind_vop (VOP1/VOP2/VOP3, the ALWAYS_FLUSH MADs too), the packed ``v_pk_*_f16``
+and ``v_fma_mixlo/hi_f16`` (their binders call ``flush_dst`` with the sources). Not affected:
+f32/f64 results; bf16 results (the guide names FP16 only; rocjitsu saturates its gfx950 packed
+bf16 FMA under the bit, an op this emulator does not have); ``v_cvt_pkrtz_f16_f32``, whose
+rounding toward zero already gives +-65504 for a finite overflow and keeps Inf; the fp8/bf8
+converts, which read the bit themselves (isa.emu.valu_cvt [MODE]). An omod scaling applied after
+the op (isa.emu.dpp) is not re-saturated (rocjitsu saturates it again; an f16 op with omod under
+FP16_OVFL is not modelled beyond this).
 """
 from __future__ import annotations
 
@@ -72,6 +93,8 @@ ALWAYS_FLUSH = frozenset(("v_mad_f16", "v_mac_f16", "v_madak_f16", "v_madmk_f16"
 NEVER_FLUSH_SRC = frozenset(f"{b}class_{t}" for b in ("v_cmp_", "v_cmpx_") for t in ("f16", "f32", "f64"))
 FLOAT_TYPES = ("f16", "f32", "f64")
 DEFAULT_MODE = 0x2F0      # RNE, FP_DENORM 3/3, IEEE
+FP16_OVFL = 1 << 23       # MODE.FP16_OVFL (module docstring)
+_F16_INF, _F16_MAX = np.uint16(0x7C00), np.uint16(0x7BFF)
 
 _BITS = {  # typ -> (unsigned view, exponent mask, sign mask)
     "f32": (np.uint32, np.uint32(0x7F800000), np.uint32(0x80000000)),
@@ -96,9 +119,26 @@ def flush(vals, typ: str):
     return np.where(den, bits & sign, bits).astype(view).view(a.dtype)
 
 
-def mode_bits(denorm32: int, denorm16_64: int) -> int:
-    """MODE bits for the descriptor's FLOAT_DENORM_MODE_32 / _16_64 (round RNE, IEEE on)."""
-    return (DEFAULT_MODE & ~0xF0) | (denorm32 & 3) << 4 | (denorm16_64 & 3) << 6
+def mode_bits(denorm32: int, denorm16_64: int, fp16_ovfl: bool = False) -> int:
+    """MODE bits for the descriptor's FLOAT_DENORM_MODE_32 / _16_64 and FP16_OVFL (round RNE,
+    IEEE on)."""
+    return ((DEFAULT_MODE & ~0xF0) | (denorm32 & 3) << 4 | (denorm16_64 & 3) << 6
+            | (FP16_OVFL if fp16_ovfl else 0))
+
+
+def saturate_f16(res, srcs: Sequence = ()):
+    """f16 lanes ``res`` under FP16_OVFL: +-Inf becomes +-65504 in the lanes where no float source
+    in ``srcs`` (typed lanes, broadcastable to ``res``) is +-Inf (module docstring)."""
+    a = np.asarray(res, np.float16)
+    bits = a.view(np.uint16)
+    inf = (bits & np.uint16(0x7FFF)) == _F16_INF
+    if not inf.any():
+        return a
+    for s in srcs:
+        s = np.asarray(s)
+        if s.dtype.kind == "f":
+            inf = inf & ~np.isinf(s)
+    return np.where(inf, (bits & np.uint16(0x8000)) | _F16_MAX, bits).astype(np.uint16).view(np.float16)
 
 
 def flush_src(w, vals, typ: str, op: str = ""):
@@ -111,13 +151,18 @@ def flush_src(w, vals, typ: str, op: str = ""):
     return vals if field(mode, typ) & 1 else flush(vals, typ)
 
 
-def flush_dst(w, vals, typ: str, op: str = ""):
+def flush_dst(w, vals, typ: str, op: str = "", srcs: Sequence = ()):
     """``vals`` (a float result of ``op``) as written under ``w``'s MODE: denormals flushed when
-    the field of ``typ`` flushes results (bit 1 clear), or always for ``ALWAYS_FLUSH`` ops."""
+    the field of ``typ`` flushes results (bit 1 clear), or always for ``ALWAYS_FLUSH`` ops; an f16
+    result saturated under FP16_OVFL (``saturate_f16`` with the op's sources ``srcs``)."""
     if typ not in FLOAT_TYPES:
         return vals
     mode = 0 if op in ALWAYS_FLUSH else w.fp_mode
-    return vals if field(mode, typ) & 2 else flush(vals, typ)
+    if not field(mode, typ) & 2:
+        vals = flush(vals, typ)
+    if typ == "f16" and w.fp_mode & FP16_OVFL:
+        vals = saturate_f16(vals, srcs)
+    return vals
 
 
 def apply(ins, fn: Callable, src_types: Sequence[str], dst_type: str):
@@ -129,15 +174,18 @@ def apply(ins, fn: Callable, src_types: Sequence[str], dst_type: str):
     if not floats_in and not float_out:
         return fn, None
     always = ins.op in ALWAYS_FLUSH
+    ovfl_out = dst_type == "f16"
     cur = [DEFAULT_MODE]
 
     def prologue(w) -> None:
         cur[0] = w.fp_mode
 
     def flushing(*vals):
+        ovfl = ovfl_out and cur[0] & FP16_OVFL
         mode = 0 if always else cur[0]
         if not always and mode & 0xF0 == 0xF0:         # neither field flushes
-            return fn(*vals)
+            res = fn(*vals)
+            return saturate_f16(res, [vals[i] for i in floats_in]) if ovfl else res
         vals = list(vals)
         for i in floats_in:
             t = src_types[i]
@@ -146,6 +194,8 @@ def apply(ins, fn: Callable, src_types: Sequence[str], dst_type: str):
         res = fn(*vals)
         if float_out and not field(mode, dst_type) & 2:     # bit 1 clear: result flushed
             res = flush(np.asarray(res, _NP[dst_type]), dst_type)
+        if ovfl:
+            res = saturate_f16(res, [vals[i] for i in floats_in])
         return res
     return flushing, prologue
 

@@ -378,7 +378,10 @@ def bind_vop(ins: Instr, fn: Callable, src_types: Sequence[str], dst_type: str, 
     flushing = _bind_vop(ins, flushing_fn, src_types, dst_type, dst_pos=dst_pos, src_pos=src_pos,
                          fn_clamp=fn_clamp)
     if ins.op in denorm.ALWAYS_FLUSH:
-        return flushing
+        def run_always(m, w):
+            prologue(w)         # the wrapper reads MODE.FP16_OVFL (isa.emu.denorm)
+            flushing(m, w)
+        return run_always
     default = denorm.DEFAULT_MODE
 
     def run(m, w):

@@ -161,11 +161,6 @@ class Emulator:
             _PROGRAMS[key] = cached
         ki, prog, entry = cached
         d = ki.descriptor
-        if d.fp16_ovfl:
-            # MODE.FP16_OVFL saturates f16 results and the fp8/bf8 converts (isa.emu.valu_cvt
-            # docstring [MODE]); the emulator's f16 ops do not model it
-            raise LaunchError(f"kernel {kernel!r} starts with FP16_OVFL set (.amdhsa_fp16_overflow 1): "
-                              f"fp16/fp8 overflow saturation is not modelled by the emulator")
         lds = d.group_segment_fixed_size + dynamic_lds
         if lds > LDS_LIMIT[self.arch]:
             raise LaunchError(f"LDS of {lds} bytes ({d.group_segment_fixed_size} static + {dynamic_lds} "
@@ -272,9 +267,9 @@ class Emulator:
     def _init_wave(self, i, d, ki, wg, block, n_threads, karg, dispatch, queue, kernargs,
                    budgets) -> Wave:
         w = Wave(i, *budgets)
-        # FLOAT_DENORM_MODE_32 / _16_64 (compute_pgm_rsrc1 bits 19:16) become
-        # the wave's initial MODE denormal fields (isa.emu.denorm)
-        w.fp_mode = denorm.mode_bits(d.float_denorm_mode_32, d.float_denorm_mode_16_64)
+        # FLOAT_DENORM_MODE_32 / _16_64 (compute_pgm_rsrc1 bits 19:16) become the wave's initial
+        # MODE denormal fields, FP16_OVFL (rsrc1 bit 26) MODE bit 23 (isa.emu.denorm)
+        w.fp_mode = denorm.mode_bits(d.float_denorm_mode_32, d.float_denorm_mode_16_64, d.fp16_ovfl)
         if self.poison_registers:
             poison_wave(w, self.rng)
         lay = d.user_sgpr_layout()

@@ -142,9 +142,10 @@ RW_SETS["s_movreld_b32"] = RW_SETS["s_movreld_b64"] = _movreld_rw
 # Only HW_REG_MODE (id 1) is modelled, and only the fields the emulator's float semantics are fixed
 # to (isa.emu.valu_float docstring): MODE layout per LLVM SIDefines.h / AMDGPUUsage kernel
 # descriptor: [1:0] FP_ROUND f32, [3:2] FP_ROUND f16/f64 (0 = round to nearest even), [5:4]
-# FP_DENORM f32, [7:6] FP_DENORM f16/f64, [9] IEEE (1). The FP_DENORM fields are the wave's
-# (``w.fp_mode``, set from the kernel descriptor at launch; isa.emu.denorm applies them): they read
-# back and any value can be written. The emulator always rounds to nearest even with IEEE mode on,
+# FP_DENORM f32, [7:6] FP_DENORM f16/f64, [9] IEEE (1), [23] FP16_OVFL. The FP_DENORM fields and
+# FP16_OVFL are the wave's (``w.fp_mode``, set from the kernel descriptor at launch; isa.emu.denorm
+# and the fp8/bf8 converts of isa.emu.valu_cvt apply them): they read back and any value can be
+# written. The emulator always rounds to nearest even with IEEE mode on,
 # so FP_ROUND reads 0 and IEEE 1, and a write of those same values is accepted; another value would
 # need float semantics the emulator does not have: refused. Every other MODE bit (DX10_CLAMP
 # [8], exception enables, GPR_IDX_EN, ...) and every other hwreg (HW_ID, STATUS, TRAPSTS, ...) holds
@@ -153,7 +154,7 @@ RW_SETS["s_movreld_b32"] = RW_SETS["s_movreld_b64"] = _movreld_rw
 HW_REG_MODE = 1
 HWREG_NAMES = {1: "HW_REG_MODE", 2: "HW_REG_STATUS", 3: "HW_REG_TRAPSTS", 4: "HW_REG_HW_ID",
                5: "HW_REG_GPR_ALLOC", 6: "HW_REG_LDS_ALLOC", 7: "HW_REG_IB_STS", 20: "HW_REG_XCC_ID"}
-MODE_MODELLED_BITS = 0x2FF      # FP_ROUND [3:0], FP_DENORM [7:4], IEEE [9]
+MODE_MODELLED_BITS = 0x8002FF   # FP_ROUND [3:0], FP_DENORM [7:4], IEEE [9], FP16_OVFL [23]
 MODE_VALUE = 0x2F0              # RNE, denormals kept (f32 and f16/f64), IEEE mode on
 
 
@@ -176,11 +177,12 @@ def _hwreg(m, w, ins, op) -> tuple[int, int]:
     if mask & ~MODE_MODELLED_BITS:
         raise m.error(UnmodelledStateError, f"{ins.op}: MODE bits {mask & ~MODE_MODELLED_BITS:#x} "
                       f"(offset {off}, size {size}) are not modelled; only FP_ROUND [3:0], "
-                      "FP_DENORM [7:4] and IEEE [9] are", w)
+                      "FP_DENORM [7:4], IEEE [9] and FP16_OVFL [23] are", w)
     return off, mask
 
 
 FP_DENORM_BITS = 0xF0
+FREE_BITS = FP_DENORM_BITS | 1 << 23      # any value can be written: FP_DENORM, FP16_OVFL
 
 
 @handler("s_getreg_b32")
@@ -193,11 +195,12 @@ def _getreg(m, w, ins):
 def _setreg(m, w, ins, value: int):
     off, mask = _hwreg(m, w, ins, ins.operands[0])
     new_bits = (value << off) & mask
-    fixed = mask & ~FP_DENORM_BITS
+    fixed = mask & ~FREE_BITS
     if new_bits & fixed != MODE_VALUE & fixed:
         raise m.error(UnmodelledStateError, f"{ins.op}: MODE bits {mask:#x} := {new_bits >> off:#x} "
                       f"(modelled value {(w.fp_mode & mask) >> off:#x}): the emulator's float ops "
-                      "always round to nearest even and use IEEE mode (FP_DENORM [7:4] may change)", w)
+                      "always round to nearest even and use IEEE mode (FP_DENORM [7:4] and FP16_OVFL [23] may "
+                      "change)", w)
     w.fp_mode = (w.fp_mode & ~mask) | new_bits
     sched = getattr(m, "sched", None)
     if sched is not None:

@@ -19,9 +19,16 @@ f32 -> fp8/bf8 (v_cvt_pk_fp8_f32, v_cvt_pk_bf8_f32, v_cvt_sr_fp8_f32, v_cvt_sr_b
           Inf/NaN ("propagate NAN/INF, no clipping"), then ``__builtin_amdgcn_cvt_pk_fp8_f32``.
   [MODE]  The MODE register's FP16_OVFL bit (23; kernel descriptor COMPUTE_PGM_RSRC1 bit 26)
           makes these converts saturate finite overflow (triton-lang/triton#7337 sets it on
-          gfx950; AMD's rocjitsu emulator reads ``fp16_ovfl`` in its CDNA3 narrowing). The same
-          bit changes every f16 result, which this emulator does not model, so it is refused
-          (s_setreg: isa.emu.salu_extra; descriptor: isa.emu.launch).
+          gfx950; AMD's rocjitsu emulator passes ``wf.fp16_ovfl()`` to its CDNA3 and CDNA4
+          narrowing helpers ``f32_to_fp8/bf8_*_rne_mode`` / ``_sr_mode``). The ISA guide's MODE
+          table words the bit for FP16 only ("an overflowed FP16 result is clamped to +/-
+          MAX_FP16, regardless of round mode, while still preserving true INF values"); for the
+          fp8/bf8 converts the emulator follows rocjitsu and the guide's rule carried over: with
+          the bit set, a finite source whose rounding would overflow gives the format's largest
+          finite value with the source's sign (E4M3FNUZ 240, E5M2FNUZ 57344, OCP E4M3 448, OCP
+          E5M2 57344), for the pk and the sr forms alike; an Inf source ("true INF") and NaN are
+          encoded as without the bit (NaN, or Inf in OCP E5M2). The bit comes from the descriptor
+          (isa.emu.launch) or s_setreg (isa.emu.salu_extra); the f16 results: isa.emu.denorm.
   [LLVM]  llvm-mc-22 (gfx942, gfx950) accepts ``op_sel:[0,0,1]`` (the destination word, encoding
           bit 14 = OPSEL[3]) on the pk forms, ``op_sel:[_,_,b2,b3]`` (destination byte b2 + 2 b3)
           on the sr forms, and abs/neg on the f32 sources, and rejects ``clamp`` on all four.
@@ -42,6 +49,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
+from .denorm import FP16_OVFL
 from .dpp import bind_vop, is_sdwa, plain_reader, reject_mods, sdwa_src, sel_bit
 from .operand_io import AluModifierError, alu, ops, register, vector_getter, vector_setter
 
@@ -152,8 +160,12 @@ def _make_cvt(name):
 register(CVT_OPS, _make_cvt)
 
 
-def to_fp8(x, dt):
-    """f32 lanes -> fp8/bf8 byte patterns (uint8): RNE, non-saturating (module docstring)."""
+def to_fp8(x, dt, sat: bool = False):
+    """f32 lanes -> fp8/bf8 byte patterns (uint8): RNE, non-saturating, or with ``sat``
+    (MODE.FP16_OVFL) finite overflow clamped to the largest finite value (module docstring)."""
+    if sat:
+        big = F32(ml_dtypes.finfo(dt).max)
+        x = np.where(np.isfinite(x), np.clip(x, -big, big), x)
     with np.errstate(over="ignore", invalid="ignore"):
         return x.astype(dt).view(np.uint8)
 
@@ -179,7 +191,8 @@ def _bind_pk8(kind: str):
 
         def run(m, w):
             dt = fp8_type(m, kind)
-            word = to_fp8(ga(w), dt).astype(U32) | (to_fp8(gb(w), dt).astype(U32) << U32(8))
+            sat = bool(w.fp_mode & FP16_OVFL)
+            word = to_fp8(ga(w), dt, sat).astype(U32) | (to_fp8(gb(w), dt, sat).astype(U32) << U32(8))
             put(w, (gd(w) & keep) | (word << sh), w.exec_mask())
         return run
     return bind
@@ -247,7 +260,7 @@ def _bind_sr8(kind: str):
             with np.errstate(over="ignore"):
                 summed = (bits.astype(np.uint64) + noise.astype(np.uint64)).astype(U32)
             rounded = np.where(fin, summed & ~U32((1 << drop) - 1), bits).view(F32)
-            b8 = to_fp8(rounded, dt).astype(U32)
+            b8 = to_fp8(rounded, dt, bool(w.fp_mode & FP16_OVFL)).astype(U32)
             tiny = fin & (x != 0) & (np.abs(x) < F32(fi.smallest_normal))
             if tiny.any():
                 b8 = np.where(tiny, sr_denormal_codes(x, seed, dt), b8)

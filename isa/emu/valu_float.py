@@ -449,7 +449,7 @@ def _bind_pk(fn, nsrc: int, typ: str):
         def run(m, w):
             if is_float and w.fp_mode != denorm.DEFAULT_MODE:     # MODE (isa.emu.denorm)
                 vals = [denorm.flush_src(w, g(w), typ, op) for g in srcs]
-                res = denorm.flush_dst(w, np.asarray(fn(*vals), dt), typ, op)
+                res = denorm.flush_dst(w, np.asarray(fn(*vals), dt), typ, op, vals)
             else:
                 res = np.asarray(fn(*[g(w) for g in srcs]), dt)
             if clamp:
@@ -538,9 +538,10 @@ def _bind_mix(dst: str):
         typ, op = ("f32" if dst == "f32" else "f16"), ins.op
 
         def run(m, w):
-            r = fma_round(*[g(w) for g in srcs], out)
+            xs = [g(w) for g in srcs]
+            r = fma_round(*xs, out)
             if w.fp_mode != denorm.DEFAULT_MODE:
-                r = denorm.flush_dst(w, r, typ, op)
+                r = denorm.flush_dst(w, r, typ, op, xs)
             if clamp:
                 r = clamp01(r)
             if dst == "f32":

@@ -4,8 +4,8 @@ rational rounding; not ml_dtypes, which the emulator uses): max finite, the ties
 overflow, +-Inf, NaN, fp8 denormals and their ties, f32 denormals, +-0 (FNUZ has no -0), ties at
 1.0. Non-saturating RNE is the hardware behaviour (isa.emu.valu_cvt docstring: [MLIR], [RCCL],
 [CK]); NaN results are exact codes with the source's sign (AMD HIP's OCP host reference). Also:
-the destination word select, abs/neg on the sources, the refused clamp bit, the refused FP16_OVFL
-mode (the bit that would make them saturate), and the sr forms' stochastic rounding in the normal
+the destination word select, abs/neg on the sources, the refused clamp bit, MODE.FP16_OVFL
+(finite overflow saturates to the largest finite value, Inf/NaN sources unchanged), and the sr forms' stochastic rounding in the normal
 range and on the denormal grid below it."""
 from __future__ import annotations
 
@@ -15,11 +15,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hand_kernel import LLD, MC, hand_kernel
 
-from isa.emu import Emulator
 from isa.emu.catalog import execute
-from isa.emu.errors import EmulatorError
 from isa.emu.operand_io import AluModifierError
 from isa.emu.state import Wave
 
@@ -171,23 +168,66 @@ def test_clamp_is_refused(op):
         execute(w, op, arch="gfx950")
 
 
-@pytest.mark.skipif(not (MC and LLD), reason="llvm-mc-22 / ld.lld-22 not installed")
-def test_fp16_ovfl_mode_is_refused_at_run_time():
-    """s_setreg of MODE bit 23 (FP16_OVFL), which would make the converts saturate: refused."""
-    dirs = "  .amdhsa_next_free_vgpr 8\n  .amdhsa_next_free_sgpr 8\n  .amdhsa_accum_offset 8\n"
-    hs = hand_kernel("  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 23, 1), 1\n  s_endpgm", dirs)
-    with pytest.raises(EmulatorError, match="MODE bits 0x800000"):
-        Emulator().launch(hs, "k")
+FP16_OVFL_MODE = 0x2F0 | 1 << 23      # default MODE with FP16_OVFL (bit 23) set
 
 
-@pytest.mark.skipif(not (MC and LLD), reason="llvm-mc-22 / ld.lld-22 not installed")
-def test_fp16_overflow_descriptor_is_refused_at_launch():
-    body = "  s_endpgm"
-    dirs = "  .amdhsa_next_free_vgpr 8\n  .amdhsa_next_free_sgpr 8\n  .amdhsa_accum_offset 8\n"
-    emu = Emulator()
-    emu.launch(hand_kernel(body, dirs + "  .amdhsa_fp16_overflow 0"), "k")
-    with pytest.raises(EmulatorError, match="FP16_OVFL"):
-        emu.launch(hand_kernel(body, dirs + "  .amdhsa_fp16_overflow 1"), "k")
+def saturated(x: float, code: int, fmt) -> int:
+    """``code`` (the non-saturating byte of ``x``) under MODE.FP16_OVFL: a finite source whose
+    encoding overflowed (NaN, or Inf in OCP E5M2) gives the largest finite code with x's sign; Inf
+    and NaN sources keep their code (isa.emu.valu_cvt docstring [MODE])."""
+    fnuz, e4m3fn = fmt[3], fmt[4]
+    if not math.isfinite(x):
+        return code
+    nan = 0x80 if fnuz else (code & 0x80) | (0x7F if e4m3fn else 0x7E)
+    if code != nan and (fnuz or e4m3fn or code & 0x7F != 0x7C):
+        return code
+    top = 0x7F if fnuz else (0x7E if e4m3fn else 0x7B)      # 240 / 57344 / 448 / 57344
+    return top | (0x80 if x < 0 else 0)
+
+
+@pytest.mark.parametrize("arch,kind", list(FORMATS))
+def test_fp16_ovfl_saturates_the_pk_convert(arch, kind):
+    fmt = FORMATS[(arch, kind)]
+    big = fmt[5]
+    edge = [big, -big, float(F32(big * 1.01)), -float(F32(big * 1.01)), float(F32(big * 1.2)),
+            1e30, -1e30, 3.0e38, math.inf, -math.inf, math.nan, 1.0, -0.5, 0.0]
+    xs = (edge * 5)[:64]
+    ys = list(reversed(xs))
+    w = Wave(0)
+    w.set_exec(FULL)
+    w.fp_mode = FP16_OVFL_MODE
+    w.vgpr[10] = np.asarray(xs, F32).view(U32)
+    w.vgpr[11] = np.asarray(ys, F32).view(U32)
+    execute(w, f"v_cvt_pk_{kind}_f32 v0, v10, v11", arch=arch)
+    got = w.vgpr[0]
+    for lane in range(64):
+        for b, x in ((int(got[lane]) & 0xFF, xs[lane]), ((int(got[lane]) >> 8) & 0xFF, ys[lane])):
+            want = saturated(x, encode(x, fmt), fmt)
+            assert b == want, f"{arch} {kind} {x!r}: {b:#04x} != {want:#04x}"
+    # without the bit the same overflow is NaN (or Inf for OCP E5M2)
+    plain = _run(arch, kind, xs, ys, "v_cvt_pk_{kind}_f32 v0, v10, v11")
+    assert (int(plain[4]) & 0xFF) == encode(xs[4], fmt) != saturated(xs[4], encode(xs[4], fmt), fmt)
+
+
+@pytest.mark.parametrize("arch,kind", list(FORMATS))
+def test_fp16_ovfl_saturates_the_sr_convert(arch, kind):
+    fmt = FORMATS[(arch, kind)]
+    big = fmt[5]
+    rng = np.random.default_rng(5)
+    xs = ([big, -big, float(F32(big * 1.01)), -float(F32(big * 1.05)), 1e30, -3e38, math.inf,
+           -math.inf, math.nan, 1.25] * 7)[:64]
+    seeds = [int(s) for s in rng.integers(0, 1 << 32, 64, dtype=np.uint64)]
+    seeds[0] = seeds[1] = 0xFFFFFFFF                       # max finite + full noise: would overflow
+    w = Wave(0)
+    w.set_exec(FULL)
+    w.fp_mode = FP16_OVFL_MODE
+    w.vgpr[10] = np.asarray(xs, F32).view(U32)
+    w.vgpr[11] = np.asarray(seeds, np.uint64).astype(U32)
+    execute(w, f"v_cvt_sr_{kind}_f32 v0, v10, v11", arch=arch)
+    got = w.vgpr[0]
+    for lane in range(64):
+        want = saturated(xs[lane], sr_reference(xs[lane], seeds[lane], fmt), fmt)
+        assert int(got[lane]) & 0xFF == want, (arch, kind, xs[lane], hex(seeds[lane]))
 
 
 def sr_reference(x: float, seed: int, fmt) -> int:
