@@ -56,23 +56,25 @@ DIRS = """  .amdhsa_next_free_vgpr 16
   .amdhsa_fp16_overflow {ovfl}"""
 
 
-def _inputs():
-    a = np.resize(np.asarray(A, F16), 64)
+def _inputs(n: int = 64):
+    a = np.resize(np.asarray(A, F16), n)
     b = np.resize(np.asarray(B, F16), 64)
-    b = np.roll(b, np.arange(64) // 16)                 # vary the (a, b) pairs across the wave
-    c = np.resize(np.asarray(C, F32), 64)
-    inp = np.zeros((64, 2), np.uint32)
+    b = np.resize(np.concatenate([np.roll(b, k) for k in range(4)]), n)   # vary the (a, b) pairs
+    c = np.resize(np.asarray(C, F32), n)
+    inp = np.zeros((n, 2), np.uint32)
     inp[:, 0] = a.view(np.uint16).astype(np.uint32) | b.view(np.uint16).astype(np.uint32) << 16
     inp[:, 1] = c.view(np.uint32)
     return a, b, c, inp
 
 
-def _run(ovfl: int, setreg: str = "", arch: str = "gfx942"):
+def _run(ovfl: int, setreg: str = "", arch: str = "gfx942", n: int = 64):
+    """One workgroup of ``n`` work-items (n > 64: its waves step as groups, isa.emu.pool)."""
     hs = hand_kernel(BODY.format(setreg=setreg), DIRS.format(ovfl=ovfl), arch=arch)
-    a, b, c, inp = _inputs()
-    out = np.zeros((64, 8), np.uint32)
+    a, b, c, inp = _inputs(n)
+    out = np.zeros((n, 8), np.uint32)
     emu = Emulator(arch=arch)
-    emu.launch(hs, "k", kernargs=struct.pack("<QQ", emu.alloc(inp), emu.alloc(out)))
+    emu.launch(hs, "k", block=(n, 1, 1),
+               kernargs=struct.pack("<QQ", emu.alloc(inp), emu.alloc(out)))
     return hs, (a, b, c), out
 
 
@@ -155,11 +157,11 @@ def test_descriptor_bit_saturates_f16_results(arch):
 
 @needs_mc
 def test_setreg_sets_the_bit_at_run_time():
-    hs, inputs, out = _run(0, "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 23, 1), 1")
+    hs, inputs, out = _run(0, "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 23, 1), 1", n=256)
     assert not CodeObject.from_bytes(hs).kernel("k").descriptor.fp16_ovfl
     _check(out, inputs, True)
-    _, _, out2 = _run(1, "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 23, 1), 0")
-    _check(out2, inputs, False)
+    _, inputs2, out2 = _run(1, "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 23, 1), 0")
+    _check(out2, inputs2, False)
 
 
 @pytest.mark.parametrize("ovfl", [False, True])
