@@ -64,6 +64,8 @@ FP16_OVFL (MODE bit 23; kernel descriptor COMPUTE_PGM_RSRC1 bit 26, ``.amdhsa_fp
 LLVM AMDHSAKernelDescriptor.h COMPUTE_PGM_RSRC1_GFX9_PLUS FP16_OVFL) acts here too, on the same
 result writes. AMD's GCN/CDNA ISA guides' MODE register table: "If set, an overflowed FP16 result
 is clamped to +/- MAX_FP16, regardless of round mode, while still preserving true INF values."
+(wording as the team's brief quotes it; the guide's PDF was not in this session's search corpora,
+so it is not re-verified here).
 The guide does not say what a "true INF" is for an op with several sources or for a
 transcendental; AMD's rocjitsu emulator (its CDNA f16 paths compute in f32 and narrow with
 ``f32_to_f16_mode(value, fp16_ovfl)``; its measured f16 transcendental pipeline: "FP16_OVFL turns
