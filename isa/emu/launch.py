@@ -41,6 +41,10 @@ HIDDEN_ARGS = {  # offset from the start of the hidden area, size (cdna-facts se
 # its instructions, so sharing cannot change a run): (sha1 of code object, kernel, arch) -> entry.
 _PROGRAMS: dict = {}
 _PROGRAM_CACHE_SIZE = 64
+# Parsed code objects by sha1, a few: a fuzz batch (asmgen.fuzz.batch) launches each of its up to
+# 16 kernels from one shared object, which was parsed again per kernel (~1.5 ms each).
+_CODE_OBJECTS: dict = {}
+_CODE_OBJECT_CACHE_SIZE = 4
 
 
 class Emulator:
@@ -141,10 +145,16 @@ class Emulator:
         n_threads = block[0] * block[1] * block[2]
         if n_threads > MAX_BLOCK:
             raise LaunchError(f"block {block} has {n_threads} work-items, more than {MAX_BLOCK}")
-        key = (hashlib.sha1(bytes(hsaco)).hexdigest(), kernel, self.arch)
+        sha = hashlib.sha1(bytes(hsaco)).hexdigest()
+        key = (sha, kernel, self.arch)
         cached = _PROGRAMS.get(key)
         if cached is None:
-            co = CodeObject.from_bytes(hsaco)
+            co = _CODE_OBJECTS.get(sha)
+            if co is None:
+                co = CodeObject.from_bytes(hsaco)
+                if len(_CODE_OBJECTS) >= _CODE_OBJECT_CACHE_SIZE:
+                    _CODE_OBJECTS.pop(next(iter(_CODE_OBJECTS)))
+                _CODE_OBJECTS[sha] = co
             if kernel not in co.kernels:
                 raise LaunchError(f"kernel {kernel!r} not in the code object; it has "
                                   f"{sorted(co.kernels)}")
