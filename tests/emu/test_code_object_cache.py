@@ -2,13 +2,12 @@
 launches up to 16 kernels from one shared object, each was parsed again (~1.5 ms)."""
 from __future__ import annotations
 
-import pytest
-from hand_kernel import LLD, MC, assemble, kernel_text
+from hand_kernel import assemble, kernel_text, needs_mc
 
 from isa import codeobj
 from isa.emu import Emulator, launch
 
-pytestmark = pytest.mark.skipif(not (MC and LLD), reason="needs llvm-mc-22 and ld.lld-22")
+pytestmark = needs_mc
 
 DIRS = ".amdhsa_next_free_vgpr 4\n.amdhsa_next_free_sgpr 8\n.amdhsa_accum_offset 4"
 

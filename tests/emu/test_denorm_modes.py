@@ -9,7 +9,7 @@ import struct
 
 import numpy as np
 import pytest
-from hand_kernel import LLD, MC, hand_kernel
+from hand_kernel import hand_kernel, needs_mc
 from test_llvm_kernels_zoo_util import build, launch, mnemonics, needs_llvm
 
 from isa.codeobj import CodeObject
@@ -159,7 +159,7 @@ def _run_default(setreg: str):
     return d, out.reshape(64, 8)
 
 
-@pytest.mark.skipif(not (MC and LLD), reason="llvm-mc-22 / ld.lld-22 not installed")
+@needs_mc
 def test_hand_written_kernel_with_default_directives_flushes_f32_only():
     d, out = _run_default("")
     # no .amdhsa_float_denorm_mode_32: LLVM writes 0 (flush); _16_64 defaults to 3 (keep)
@@ -170,7 +170,7 @@ def test_hand_written_kernel_with_default_directives_flushes_f32_only():
     assert (out[:, 4] == 0b1100).all()                                  # FP_DENORM f32 0, f16/f64 3
 
 
-@pytest.mark.skipif(not (MC and LLD), reason="llvm-mc-22 / ld.lld-22 not installed")
+@needs_mc
 def test_setreg_of_mode_changes_the_flushing_at_run_time():
     _, out = _run_default("s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 3")
     assert (out[:, 0] == 0).all()                                       # before: flushed

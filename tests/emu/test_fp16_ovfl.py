@@ -11,7 +11,7 @@ import struct
 
 import numpy as np
 import pytest
-from hand_kernel import LLD, MC, hand_kernel
+from hand_kernel import hand_kernel, needs_mc
 
 from isa.codeobj import CodeObject
 from isa.emu import Emulator
@@ -125,8 +125,6 @@ def _check(out, inputs, ovfl: bool, exact_rcp=True):
         assert ok.all(), (k, ovfl, np.nonzero(~ok)[0][:4], got[k][~ok][:4], want[k][~ok][:4])
     assert (out[:, 7] == int(ovfl)).all()                 # s_getreg reads MODE bit 23 back
 
-
-needs_mc = pytest.mark.skipif(not (MC and LLD), reason="llvm-mc-22 / ld.lld-22 not installed")
 
 
 @needs_mc

@@ -8,13 +8,13 @@ import struct
 
 import numpy as np
 import pytest
-from hand_kernel import LLD, MC, hand_kernel
+from hand_kernel import hand_kernel, needs_mc
 
 from isa.codeobj import CodeObject
 from isa.emu import Emulator
 from isa.emu.errors import LaunchError, RegisterBudgetError
 
-pytestmark = pytest.mark.skipif(not (MC and LLD), reason="llvm-mc-22 / ld.lld-22 not installed")
+pytestmark = needs_mc
 
 BODY = """
   s_load_dwordx2 s[2:3], s[0:1], 0
